@@ -1,0 +1,44 @@
+"""whist_env: reinforcement-learning environments for the Whist family of trick-taking games.
+
+    >>> from whist_env import classic_whist_v0
+    >>> env = classic_whist_v0.env(render_mode="ansi")
+    >>> env.reset(seed=0)
+
+Games: ``classic_whist_v0``, ``humbug_v0`` (see ``whist_env.registry.GAMES``). ``import whist_env``
+never imports torch, stable-baselines3, ray or pygame.
+"""
+
+from __future__ import annotations
+
+from whist_env.cards import card_pretty, card_str, parse_card, parse_cards
+from whist_env.errors import IllegalActionError, OptionError
+from whist_env.registry import game_ids, make, register_with_pettingzoo
+from whist_env.view import PlayerView
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "IllegalActionError",
+    "OptionError",
+    "PlayerView",
+    "card_pretty",
+    "card_str",
+    "game_ids",
+    "make",
+    "parse_card",
+    "parse_cards",
+    "__version__",
+]
+
+register_with_pettingzoo()
+
+
+def __getattr__(name: str):  # noqa: ANN202
+    # `from whist_env import classic_whist_v0` imports the env module on first use.
+    from whist_env.registry import GAMES
+
+    if name in GAMES:
+        import importlib
+
+        return importlib.import_module(GAMES[name])
+    raise AttributeError(f"module 'whist_env' has no attribute {name!r}")

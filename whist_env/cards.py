@@ -1,0 +1,133 @@
+"""Cards as small ints, and the one place that spells them (RULES.md §0.1).
+
+A card is ``13 * suit + rank`` with suits C D H S (0..3) and ranks 2..A (0..12), so 0 = 2♣ and
+51 = A♠. The card id is also the action id of playing that card in every game. Sets of cards are
+Python ints used as 52-bit masks (bit ``c`` set = card ``c`` present): they are immutable values,
+cheap to copy, and set operations are single machine-level ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+NUM_CARDS = 52
+NUM_SUITS = 4
+NUM_RANKS = 13
+SUITS = "CDHS"
+RANKS = "23456789TJQKA"
+SUIT_SYMBOLS = "♣♦♥♠"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+FULL_DECK = (1 << NUM_CARDS) - 1
+SUIT_MASKS = tuple(((1 << NUM_RANKS) - 1) << (NUM_RANKS * s) for s in range(NUM_SUITS))
+
+CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+
+
+def suit(card: int) -> int:
+    """Suit index 0..3 (C D H S) of a card id."""
+    return card // NUM_RANKS
+
+
+def rank(card: int) -> int:
+    """Rank index 0..12 (2..A) of a card id."""
+    return card % NUM_RANKS
+
+
+def make_card(suit_index: int, rank_index: int) -> int:
+    """Card id from a suit index 0..3 and a rank index 0..12."""
+    return NUM_RANKS * suit_index + rank_index
+
+
+def card_str(card: int) -> str:
+    """Short form, rank then suit: ``"TS"`` for 10♠."""
+    return RANKS[card % NUM_RANKS] + SUITS[card // NUM_RANKS]
+
+
+def card_pretty(card: int) -> str:
+    """Display form with a Unicode suit: ``"10♠"``."""
+    r = RANKS[card % NUM_RANKS]
+    return ("10" if r == "T" else r) + SUIT_SYMBOLS[card // NUM_RANKS]
+
+
+def suit_str(suit_index: int | None) -> str:
+    """Unicode symbol of a suit, or ``"NT"`` for no trump."""
+    return "NT" if suit_index is None else SUIT_SYMBOLS[suit_index]
+
+
+_SUIT_LOOKUP = {**{c: i for i, c in enumerate(SUITS)}, **{c: i for i, c in enumerate(SUIT_SYMBOLS)}}
+_SUIT_LOOKUP.update({"♧": 0, "♢": 1, "♡": 2, "♤": 3})
+
+
+def parse_card(text: str) -> int:
+    """Parse one card: ``"TS"``, ``"10S"``, ``"10♠"``, ``"ts"`` and ``"T♠"`` all give 47.
+
+    Raises:
+        ValueError: naming the text and the accepted forms.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a card must be a string such as 'TS' or '10♠', got {text!r}")
+    t = text.strip()
+    if len(t) >= 2:
+        suit_char = t[-1].upper() if t[-1].isalpha() else t[-1]
+        rank_text = t[:-1].upper()
+        if rank_text == "10":
+            rank_text = "T"
+        if suit_char in _SUIT_LOOKUP and len(rank_text) == 1 and rank_text in RANKS:
+            return make_card(_SUIT_LOOKUP[suit_char], RANKS.index(rank_text))
+    raise ValueError(
+        f"cannot read {text!r} as a card: write rank then suit, rank one of "
+        f"2 3 4 5 6 7 8 9 T (or 10) J Q K A, suit one of C D H S or ♣ ♦ ♥ ♠ (e.g. 'TS', '10♠')"
+    )
+
+
+def parse_cards(text: str | Iterable[str]) -> list[int]:
+    """Parse several cards from a whitespace/comma separated string or an iterable of strings."""
+    items = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    return [parse_card(t) for t in items]
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """The mask holding the given card ids."""
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def iter_cards(mask: int) -> Iterator[int]:
+    """Card ids in a mask, ascending."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card ids in a mask, ascending (suit-major: clubs first, then by rank)."""
+    return list(iter_cards(mask))
+
+
+def count(mask: int) -> int:
+    """Number of cards in a mask."""
+    return mask.bit_count()
+
+
+def format_cards(cards: Iterable[int] | int, pretty: bool = False) -> str:
+    """Space-separated names of cards (a mask or an iterable of ids)."""
+    ids = cards_of(cards) if isinstance(cards, int) else list(cards)
+    fmt = card_pretty if pretty else card_str
+    return " ".join(fmt(c) for c in ids)
+
+
+def format_hand(mask: int) -> str:
+    """A hand grouped by suit, highest first, spades first: ``♠ A T 3  ♥ K  ♦ -  ♣ 9 2``."""
+    parts = []
+    for s in (SPADES, HEARTS, DIAMONDS, CLUBS):
+        ranks = [RANKS[rank(c)] for c in reversed(cards_of(mask & SUIT_MASKS[s]))]
+        parts.append(SUIT_SYMBOLS[s] + " " + (" ".join(r.replace("T", "10") for r in ranks) or "-"))
+    return "  ".join(parts)
+
+
+def canonical_deck() -> list[int]:
+    """The canonical (unshuffled) deck order 0..51 used by RULES.md test vectors."""
+    return list(range(NUM_CARDS))

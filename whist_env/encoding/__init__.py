@@ -1,0 +1,1 @@
+"""Observation encodings: declared layouts, and one encoder per game."""

@@ -1,0 +1,172 @@
+"""The observation pieces every trick-taking game shares, and the encoder base built on them.
+
+A game's encoder subclasses :class:`TrickEncoder`, adds its own pieces in :meth:`game_pieces` and
+fills them in :meth:`encode_game`. Every seat-indexed piece is rotated so that the observer is
+relative seat 0 ("me"), then clockwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from whist_env.encoding import layout as L
+from whist_env.view import PlayerView
+
+
+
+class TrickEncoder:
+    """Encodes a :class:`PlayerView` as a float32 vector of 0/1 entries (and optional scalars).
+
+    Args:
+        num_players: seats at the table.
+        max_tricks: largest trick count a seat can have in one deal (sizes the trick-count pieces).
+        partnership: name relative seats me/left/partner/right (4 players).
+        phases: names of the phases, when the game has more than card play.
+    """
+
+    def __init__(
+        self,
+        num_players: int,
+        max_tricks: int,
+        partnership: bool = False,
+        phases: tuple[str, ...] = (),
+    ) -> None:
+        n = num_players
+        self.n = n
+        self.seat_labels = L.relative_seat_labels(n, partnership)
+        self.max_tricks = max_tricks
+        self.phases = phases
+        lab = self.seat_labels
+        pieces: list[L.Piece] = [
+            L.cards("hand", "my current hand"),
+            L.cards("unseen", "cards whose place I cannot tell (other hands, blinds, stock, set aside)"),
+            L.cards("turn_up", "the face-up trump card while it is on the table"),
+            L.onehot("trump", L.TRUMP_LABELS, "trump suit, NT for none"),
+        ]
+        pieces += [L.cards(f"known[{lab[r]}]", f"cards known to be in {lab[r]}'s hand") for r in range(1, n)]
+        pieces += [L.cards(f"trick[{lab[r]}]", f"card {lab[r]} played to the current trick") for r in range(n)]
+        pieces.append(L.onehot("leader", lab, "who led the current trick (or leads it)"))
+        pieces += [L.cards(f"last_trick[{lab[r]}]", f"card {lab[r]} played to the last trick") for r in range(n)]
+        pieces.append(L.onehot("last_winner", lab, "winner of the last trick while it is visible"))
+        pieces += [L.cards(f"played[{lab[r]}]", f"cards {lab[r]} played this deal (history)") for r in range(n)]
+        pieces += [L.flags(f"void[{lab[r]}]", L.SUIT_LABELS, f"suits {lab[r]} has shown out of") for r in range(n)]
+        pieces += [L.count(f"tricks[{lab[r]}]", max_tricks, f"tricks {lab[r]} took this deal") for r in range(n)]
+        pieces.append(L.onehot("dealer", lab, "dealer of this deal"))
+        pieces.append(L.onehot("to_act", lab, "whose decision it is"))
+        if phases:
+            pieces.append(L.onehot("phase", phases, "phase of the deal"))
+        pieces += self.game_pieces()
+        self.layout = L.Layout(pieces)
+        off = self.layout.offsets
+        self._o_hand = off["hand"]
+        self._o_unseen = off["unseen"]
+        self._o_turn = off["turn_up"]
+        self._o_trump = off["trump"]
+        self._o_known = [0] + [off[f"known[{lab[r]}]"] for r in range(1, n)]
+        self._o_trick = [off[f"trick[{lab[r]}]"] for r in range(n)]
+        self._o_leader = off["leader"]
+        self._o_last = [off[f"last_trick[{lab[r]}]"] for r in range(n)]
+        self._o_lastw = off["last_winner"]
+        self._o_played = [off[f"played[{lab[r]}]"] for r in range(n)]
+        self._o_void = [off[f"void[{lab[r]}]"] for r in range(n)]
+        self._o_tricks = [off[f"tricks[{lab[r]}]"] for r in range(n)]
+        self._o_dealer = off["dealer"]
+        self._o_to_act = off["to_act"]
+        self._o_phase = off.get("phase", -1)
+        self._phase_index = {p: i for i, p in enumerate(phases)}
+        # per observer: (relative seat, absolute seat, offsets...) and absolute -> relative seat
+        self._rotation = [
+            [
+                (r, (me + r) % n, self._o_known[r], self._o_played[r], self._o_void[r], self._o_tricks[r])
+                for r in range(n)
+            ]
+            for me in range(n)
+        ]
+        self._rel = [[(s - me) % n for s in range(n)] for me in range(n)]
+
+    @property
+    def size(self) -> int:
+        """Length of the observation vector."""
+        return self.layout.size
+
+    def game_pieces(self) -> list[L.Piece]:
+        """The game's own pieces, appended after the common ones."""
+        return []
+
+    def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
+        """Bits (already at their offsets) and scalar values of the game's own pieces."""
+        return 0, []
+
+    def encode(self, view: PlayerView) -> np.ndarray:
+        """The observation vector of ``view`` (shape ``(layout.size,)``, float32)."""
+        bits, scalars = self.encode_bits(view)
+        return self.layout.pack(bits, scalars)
+
+    def encode_with_mask(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
+        """The observation vector and the int8 action mask of ``view.legal``."""
+        bits, scalars = self.encode_bits(view)
+        return self.layout.pack_with_mask(bits, scalars, view.legal)
+
+    def encode_bits(self, view: PlayerView) -> tuple[int, list[float]]:
+        """The binary pieces as one int, and the scalar values."""
+        me = view.seat
+        bits = (view.hand << self._o_hand) | (view.unseen << self._o_unseen)
+        if view.turn_up >= 0:
+            bits |= 1 << (self._o_turn + view.turn_up)
+        bits |= 1 << (self._o_trump + (4 if view.trump is None else view.trump))
+        known, played, voids, tricks = view.known, view.played, view.voids, view.tricks_won
+        mt = self.max_tricks
+        for r, s, o_known, o_played, o_void, o_tricks in self._rotation[me]:
+            if known[s] and r:
+                bits |= known[s] << o_known
+            if played[s]:
+                bits |= played[s] << o_played
+            if voids[s]:
+                bits |= voids[s] << o_void
+            t = tricks[s]
+            bits |= 1 << (o_tricks + (t if t < mt else mt))
+        rel = self._rel[me]
+        if view.trick:
+            o_trick = self._o_trick
+            for seat, card in view.trick:
+                bits |= 1 << (o_trick[rel[seat]] + card)
+            bits |= 1 << (self._o_leader + rel[view.trick[0][0]])
+        elif view.to_act >= 0:
+            bits |= 1 << (self._o_leader + rel[view.leader])
+        if view.last_trick:
+            o_last = self._o_last
+            for seat, card in view.last_trick:
+                bits |= 1 << (o_last[rel[seat]] + card)
+            bits |= 1 << (self._o_lastw + rel[view.last_winner])
+        bits |= 1 << (self._o_dealer + rel[view.dealer])
+        if view.to_act >= 0:
+            bits |= 1 << (self._o_to_act + rel[view.to_act])
+        if self._o_phase >= 0 and view.phase in self._phase_index:
+            bits |= 1 << (self._o_phase + self._phase_index[view.phase])
+        extra_bits, scalars = self.encode_game(view)
+        return bits | extra_bits, scalars
+
+    def describe(self, obs: Any) -> str:
+        """``obs`` in words (accepts the vector or the ``{"observation", "action_mask"}`` dict)."""
+        if isinstance(obs, dict):
+            obs = obs["observation"]
+        return self.layout.describe(np.asarray(obs))
+
+    def rel(self, view: PlayerView, seat: int) -> int:
+        """Relative index of an absolute seat for this view."""
+        return (seat - view.seat) % self.n
+
+
+def onehot_bit(offset: int, index: int) -> int:
+    """The single bit of a one-hot at ``offset``."""
+    return 1 << (offset + index)
+
+
+def count_bit(offset: int, value: int, maximum: int) -> int:
+    """The bit of a count piece (0..maximum) at ``offset``, clipping ``value``."""
+    v = 0 if value < 0 else (maximum if value > maximum else value)
+    return 1 << (offset + v)
+
+

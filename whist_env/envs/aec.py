@@ -1,0 +1,346 @@
+"""The PettingZoo AEC environment shared by every game, and the lean default wrapper.
+
+Each game module (``whist_env/classic_whist_v0.py``, ...) subclasses :class:`WhistAECEnv` with its
+rules class and encoder, and exposes ``raw_env`` and ``env``. ``env()`` wraps the raw environment in
+:class:`WhistWrapper`, which gives PettingZoo's terminate-on-illegal-action behaviour, bounds checks
+and call-order errors in one thin layer instead of three stock wrappers.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from whist_env.encoding.layout import Layout, cards
+from whist_env.encoding.trick import TrickEncoder
+from whist_env.errors import IllegalActionError, OptionError
+from whist_env.rules.core import Phase, State, TrickGame
+
+RENDER_MODES = ("human", "ansi")
+RESET_OPTIONS = ("deck", "dealer")
+
+
+class WhistAECEnv(AECEnv):
+    """A Whist-family game as a PettingZoo AEC environment.
+
+    Agents ``player_0 … player_{n-1}`` are seats 0..n-1. Observations are
+    ``{"observation": float32 vector, "action_mask": int8 vector}``; actions are ``Discrete``: card
+    ``c`` is action ``c`` (see each game for its other actions). ``state()`` returns the full hidden
+    state for centralised critics.
+
+    Args:
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        render_seat: when set, ``render()`` shows only what that seat may see.
+        **options: the game's options (see the game module's docstring).
+
+    Raises:
+        OptionError: for an unknown option or a bad value, naming what is allowed.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "name": "whist", "is_parallelizable": False}
+    game_cls: ClassVar[type[TrickGame]]
+
+    def __init__(self, render_mode: str | None = None, render_seat: int | None = None, **options: Any) -> None:
+        super().__init__()
+        name = self.metadata["name"]
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise OptionError(f"{name}: render_mode={render_mode!r} is not supported; use None, 'ansi' or 'human'")
+        self.render_mode = render_mode
+        self.game = self.game_cls(**options)
+        n = self.game.num_players
+        if render_seat is not None and not (isinstance(render_seat, int) and 0 <= render_seat < n):
+            raise OptionError(f"{name}: render_seat must be None or a seat 0..{n - 1}, got {render_seat!r}")
+        self.render_seat = render_seat
+        self.encoder = self.make_encoder(self.game)
+        self.encoder.layout.set_num_actions(self.game.num_actions)
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
+        size, num_actions = self.encoder.size, self.game.num_actions
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.hidden_layout = Layout(
+            [cards(f"hand[player_{s}]", f"player_{s}'s hand") for s in range(n)]
+            + [cards(name, doc) for name, doc in self.hidden_pieces()]
+        )
+        state_size = self.hidden_layout.size + size
+        self.state_space = spaces.Box(0.0, 1.0, (state_size,), np.float32)
+        self._num_actions = num_actions
+        self._rng: np.random.Generator | None = None
+        self._state: State | None = None
+        self.agents = []
+        self.rewards = {}
+        self._cumulative_rewards = {}
+        self.terminations = {}
+        self.truncations = {}
+        self.infos = {}
+        self._rewarded = False
+        self._info_key = (-1, -1)
+
+    # ------------------------------------------------------------------ game hooks
+    @classmethod
+    def make_encoder(cls, game: TrickGame) -> TrickEncoder:
+        """The observation encoder of this game."""
+        raise NotImplementedError
+
+    def hidden_pieces(self) -> list[tuple[str, str]]:
+        """Names and meanings of hidden card sets in ``state()`` beyond the hands (blinds, stock)."""
+        return []
+
+    def hidden_masks(self, state: State) -> list[int]:
+        """The masks of :meth:`hidden_pieces`, in order."""
+        return []
+
+    # ------------------------------------------------------------------ PettingZoo API
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new episode.
+
+        Args:
+            seed: seeds the environment's generator; without it a seeded generator continues.
+            options: ``{"deck": [52 cards], "dealer": seat}`` to start from a given deal (the deck is
+                dealt as the game's RULES.md section maps ``deck[i]`` to hands).
+        """
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        elif self._rng is None:
+            self._rng = np.random.default_rng()
+        opts = dict(options or {})
+        allowed = RESET_OPTIONS + tuple(self.game.extra_reset_options)
+        unknown = sorted(k for k in opts if k not in allowed)
+        if unknown:
+            warnings.warn(
+                f"{self.metadata['name']}: ignoring unknown reset option(s) {unknown}; known: {list(allowed)}",
+                stacklevel=2,
+            )
+        extra = {k: opts[k] for k in self.game.extra_reset_options if k in opts}
+        self._state = self.game.new_episode(self._rng, opts.get("deck"), opts.get("dealer"), **extra)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._rewarded = False
+        self._refresh_infos()
+        self.agent_selection = self.possible_agents[self._state.to_act]
+
+    def _refresh_infos(self) -> None:
+        state = self._state
+        assert state is not None
+        self.infos = {a: self.game.info(state, self.agent_seat[a]) for a in self.agents}
+        self._info_key = (state.deal_index, state.trick_number)
+
+    def _require_state(self) -> State:
+        if self._state is None:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before step(), observe(), last() or state()")
+        return self._state
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation", "action_mask"}`` of ``agent``: what its seat knows, and its legal actions."""
+        state = self._state
+        if state is None:
+            self._require_state()
+        seat = self.agent_seat.get(agent)
+        if seat is None:
+            raise KeyError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        obs, mask = self.encoder.encode_with_mask(self.game.view(state, seat))  # type: ignore[arg-type]
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        """Apply ``action`` for ``agent_selection``.
+
+        Raises:
+            IllegalActionError: when the action is not legal (the env is unchanged).
+            ValueError: when the action is not an int in the action space.
+        """
+        state = self._state
+        if state is None:
+            self._require_state()
+            return
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(action.dtype, np.integer):
+                action = action.reshape(()).item()
+            else:
+                raise ValueError(
+                    f"{self.metadata['name']}: an action must be an int in 0..{self._num_actions - 1}, got {action!r}"
+                )
+        a = int(action)
+        if not 0 <= a < self._num_actions:
+            raise ValueError(f"{self.metadata['name']}: action {a} is outside the action space 0..{self._num_actions - 1}")
+        rewards = self.game.step(state, a, self._rng)  # type: ignore[arg-type]
+        self._cumulative_rewards[agent] = 0
+        if rewards is not None:
+            rw = self.rewards
+            cum = self._cumulative_rewards
+            for name, r in zip(self.possible_agents, rewards):
+                rw[name] = r
+                cum[name] += r
+            self._rewarded = True
+        elif self._rewarded:
+            self._clear_rewards()
+            self._rewarded = False
+        if state.phase == Phase.OVER:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._refresh_infos()
+            self.agent_selection = self.possible_agents[(self.agent_seat[agent] + 1) % len(self.possible_agents)]
+            return
+        if (state.deal_index, state.trick_number) != self._info_key:
+            self._refresh_infos()
+        self.agent_selection = self.possible_agents[state.to_act]
+
+    def state(self) -> np.ndarray:
+        """The full hidden state: every hand and the game's hidden card sets (``hidden_layout``),
+        then the public table as seat 0 sees it (the observation layout, absolute seats)."""
+        st = self._require_state()
+        lay = self.hidden_layout
+        bits = 0
+        for s, hand in enumerate(st.hands):
+            bits |= hand << lay.offset(f"hand[player_{s}]")
+        for (name, _), mask in zip(self.hidden_pieces(), self.hidden_masks(st), strict=True):
+            bits |= mask << lay.offset(name)
+        return np.concatenate([lay.pack(bits), self.encoder.encode(self.game.view(st, 0))])
+
+    def describe_state(self, vector: np.ndarray) -> str:
+        """A ``state()`` vector printed back in words."""
+        h = self.hidden_layout.size
+        return self.hidden_layout.describe(vector[:h]) + "\n-- seat 0's table --\n" + self.encoder.layout.describe(vector[h:])
+
+    def describe(self, obs: Any) -> str:
+        """An observation (vector or dict) printed back in words."""
+        return self.encoder.describe(obs)
+
+    def render(self) -> str | None:
+        """Text picture of the table (all hands, or ``render_seat``'s view)."""
+        if self.render_mode is None:
+            warnings.warn(
+                "You are calling render() without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2
+            )
+            return None
+        text = self.game.render(self._require_state(), self.render_seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
+
+    # ------------------------------------------------------------------ conveniences
+    @property
+    def game_state(self) -> State:
+        """The omniscient rules state (for tests, search agents and teaching)."""
+        return self._require_state()
+
+    def view(self, agent: str):  # noqa: ANN201 (PlayerView; imported lazily to keep layers clean)
+        """The :class:`~whist_env.view.PlayerView` of ``agent``."""
+        return self.game.view(self._require_state(), self.agent_seat[agent])
+
+
+class WhistWrapper(BaseWrapper):
+    """The default wrapper of ``env()``: an illegal action ends the game with a penalty.
+
+    PettingZoo's terminate-illegal convention: the agent that made the illegal move receives
+    ``illegal_reward`` (default -1), every other agent 0, every agent is terminated, and each
+    ``info`` says ``illegal_action`` (with the reason) and counts ``illegal_actions``. Out-of-space
+    actions and calls before ``reset()`` raise clear errors (the raw env checks both).
+    """
+
+    def __init__(self, env: WhistAECEnv, illegal_reward: float = -1.0) -> None:
+        super().__init__(env)
+        self.raw: WhistAECEnv = env
+        self.illegal_reward = float(illegal_reward)
+        self.metadata = env.metadata
+        self.possible_agents = env.possible_agents
+        self.observation_spaces = env.observation_spaces
+        self.action_spaces = env.action_spaces
+        self.state_space = env.state_space
+        self.render_mode = env.render_mode
+
+    # Plain properties are several times faster than BaseWrapper.__getattr__ on the hot path.
+    @property
+    def agents(self) -> list[str]:  # type: ignore[override]
+        return self.raw.agents
+
+    @property
+    def agent_selection(self) -> str:  # type: ignore[override]
+        return self.raw.agent_selection
+
+    @property
+    def rewards(self) -> dict[str, float]:  # type: ignore[override]
+        return self.raw.rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:  # type: ignore[override]
+        return self.raw.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:  # type: ignore[override]
+        return self.raw.truncations
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:  # type: ignore[override]
+        return self.raw.infos
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:  # type: ignore[override]
+        return self.raw._cumulative_rewards
+
+    @property
+    def game(self) -> TrickGame:
+        return self.raw.game
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.raw.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.raw.action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self.raw.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return self.raw.last(observe)
+
+    def step(self, action: Any) -> None:
+        try:
+            self.raw.step(action)
+        except IllegalActionError as err:
+            self._terminate_illegal(str(err))
+
+    def _terminate_illegal(self, reason: str) -> None:
+        raw = self.raw
+        agent = raw.agent_selection
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, False)
+        raw.rewards = dict.fromkeys(raw.agents, 0)
+        raw.rewards[agent] = self.illegal_reward
+        raw._accumulate_rewards()
+        raw._rewarded = True
+        for a in raw.agents:
+            raw.infos[a] = {**raw.infos[a], "illegal_action": reason, "illegal_actions": 1, "illegal_agent": agent}
+        raw._deads_step_first()
+
+    def __str__(self) -> str:
+        return str(self.raw)

@@ -1,0 +1,21 @@
+"""Exceptions raised by whist_env, each with a message that says what was wrong and what is allowed."""
+
+from __future__ import annotations
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow at this point (a revoke, a forbidden bid, ...).
+
+    The raw environments raise it; ``env()`` instead ends the game with a penalty (PettingZoo's
+    terminate-illegal convention). The message names the seat, the action and the legal actions.
+    """
+
+    def __init__(self, message: str, seat: int = -1, action: int = -1, legal: tuple[int, ...] = ()):
+        super().__init__(message)
+        self.seat = seat
+        self.action = action
+        self.legal = legal
+
+
+class OptionError(ValueError):
+    """A bad constructor option, reset option or configuration value."""

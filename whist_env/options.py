@@ -1,0 +1,122 @@
+"""Typed, validated game options: every option a game takes is a field of a frozen dataclass.
+
+A game declares ``@dataclass(frozen=True) class XConfig(GameConfig)`` with fields made by
+:func:`option`; :meth:`GameConfig.from_options` rejects unknown names, wrong types and values
+outside the allowed set with an :class:`~whist_env.errors.OptionError` that names what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from whist_env.errors import OptionError
+
+C = TypeVar("C", bound="GameConfig")
+
+
+def option(
+    default: Any,
+    *,
+    choices: tuple[Any, ...] | None = None,
+    kind: type | tuple[type, ...] | None = None,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    optional: bool = False,
+    doc: str = "",
+) -> Any:
+    """A config field with its validation rules.
+
+    Args:
+        default: the default value (RULES.md's default).
+        choices: the allowed values, if the option is an enumeration.
+        kind: the allowed type(s) when ``choices`` is not given (``bool`` and ``int`` are kept apart).
+        minimum: smallest allowed int.
+        maximum: largest allowed int.
+        optional: whether ``None`` is allowed.
+        doc: one line for error messages and docs.
+    """
+    meta = {
+        "choices": choices,
+        "kind": kind if kind is not None else type(default),
+        "minimum": minimum,
+        "maximum": maximum,
+        "optional": optional,
+        "doc": doc,
+    }
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def _type_ok(value: Any, kind: type | tuple[type, ...]) -> bool:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool):
+        return bool in kinds
+    return isinstance(value, kinds)
+
+
+@dataclasses.dataclass(frozen=True)
+class GameConfig:
+    """Base of every game's options. Subclasses add fields made with :func:`option`."""
+
+    @classmethod
+    def allowed(cls) -> dict[str, str]:
+        """Option name → a short description of its allowed values."""
+        out = {}
+        for f in dataclasses.fields(cls):
+            m = f.metadata
+            if m.get("choices") is not None:
+                desc = " | ".join(repr(c) for c in m["choices"])
+            else:
+                kinds = m["kind"] if isinstance(m["kind"], tuple) else (m["kind"],)
+                desc = " or ".join(k.__name__ for k in kinds)
+                if m.get("minimum") is not None or m.get("maximum") is not None:
+                    desc += f" in [{m.get('minimum')}, {m.get('maximum')}]"
+            if m.get("optional"):
+                desc += " | None"
+            out[f.name] = f"{desc} (default {f.default!r})"
+        return out
+
+    @classmethod
+    def from_options(cls: type[C], game_id: str, options: Mapping[str, Any]) -> C:
+        """Build and validate a config from keyword options.
+
+        Raises:
+            OptionError: for an unknown name, a wrong type or a value outside the allowed set.
+        """
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(options) - set(names))
+        if unknown:
+            allowed = "; ".join(f"{k}: {v}" for k, v in cls.allowed().items())
+            raise OptionError(f"{game_id} has no option {', '.join(map(repr, unknown))}. Allowed options: {allowed}")
+        for key, value in options.items():
+            m = names[key].metadata
+            if value is None and m.get("optional"):
+                continue
+            choices = m.get("choices")
+            if choices is not None:
+                if not any(value == c and type(value) is type(c) for c in choices):
+                    raise OptionError(
+                        f"{game_id}: {key}={value!r} is not allowed; choose one of "
+                        f"{', '.join(repr(c) for c in choices)}"
+                    )
+                continue
+            if not _type_ok(value, m["kind"]):
+                kinds = m["kind"] if isinstance(m["kind"], tuple) else (m["kind"],)
+                raise OptionError(
+                    f"{game_id}: {key} must be {' or '.join(k.__name__ for k in kinds)}"
+                    f"{' or None' if m.get('optional') else ''}, got {type(value).__name__} {value!r}"
+                )
+            lo, hi = m.get("minimum"), m.get("maximum")
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
+                raise OptionError(f"{game_id}: {key}={value!r} is out of range; allowed {lo}..{hi}")
+        config = cls(**options)
+        config.check(game_id)
+        return config
+
+    def check(self, game_id: str) -> None:
+        """Cross-option checks; subclasses raise :class:`OptionError` for bad combinations."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The options as a plain dict."""
+        return dataclasses.asdict(self)

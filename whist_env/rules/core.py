@@ -1,0 +1,528 @@
+"""The trick-taking core every game is built on: the state, the phases and the card-play step.
+
+A game is a subclass of :class:`TrickGame` that adds only what is its own (deal layout, extra phases
+such as bidding or the exchange, scoring, match progression); following suit, trick winners,
+voids, history and the views are written here once.
+
+The state is a small mutable value with cheap :meth:`State.copy` (flat lists of ints and tuples).
+Randomness enters only through the generator passed to :meth:`TrickGame.new_episode` and
+:meth:`TrickGame.step` at deal time; a game can also start from a given deck (RULES.md test vectors,
+notebooks, reproducing a position).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Any, ClassVar
+
+import numpy as np
+
+from whist_env.cards import FULL_DECK, NUM_CARDS, card_str, format_cards, format_hand, parse_card, suit_str
+from whist_env.errors import IllegalActionError, OptionError
+from whist_env.options import GameConfig
+from whist_env.rules.tricks import NO_SUIT, legal_cards, trick_winner
+from whist_env.view import PlayerView
+
+
+class Phase(IntEnum):
+    """Where a deal stands. ``DEAL_END`` is transient: :meth:`TrickGame.step` deals the next hand."""
+
+    PLAY = 0
+    BIDDING = 1
+    EXCHANGE = 2
+    DEAL_END = 3
+    OVER = 4
+
+
+PHASE_NAMES = {Phase.PLAY: "play", Phase.BIDDING: "bidding", Phase.EXCHANGE: "exchange",
+               Phase.DEAL_END: "deal_end", Phase.OVER: "over"}  # fmt: skip
+
+
+_PHASE_BY_INT = [PHASE_NAMES[Phase(i)] for i in range(len(Phase))]
+
+
+def _all_slots(cls: type) -> tuple[str, ...]:
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        names.extend(getattr(klass, "__slots__", ()))
+    return tuple(names)
+
+
+class State:
+    """The omniscient state of an episode. Seats are absolute. Card sets are int masks.
+
+    Subclasses add their own fields in ``__slots__``; every field must be an int, a bool, None, a
+    tuple, or a flat list of those (so that :meth:`copy` is a correct value copy).
+    """
+
+    __slots__ = (
+        "num_players",  # n
+        "dealer",
+        "deal_index",  # deals completed before this one in the episode
+        "phase",
+        "to_act",  # seat to decide, -1 when over
+        "hands",  # (n,) masks
+        "dealt",  # (n,) masks: hands as dealt (before any exchange or draw)
+        "deal_tricks",  # tricks in this deal
+        "trump",  # suit 0..3 or None
+        "turn_up",  # face-up trump card id, or -1
+        "turn_up_public",  # whether the turn-up card is on the table right now
+        "leader",  # seat that led / leads the current trick
+        "led_suit",  # suit of the current trick, NO_SUIT when empty
+        "trick",  # [(seat, card)] in play order
+        "last_trick",  # completed trick still visible, () when none
+        "last_winner",  # -1 when none
+        "trick_number",  # tricks completed this deal
+        "tricks_won",  # (n,) this deal
+        "played",  # (n,) masks of cards each seat played this deal
+        "voids",  # (n,) 4-bit masks of suits each seat showed out of this deal
+        "history",  # [(seat, card)] every card played this deal, in order
+        "scores",  # (n,) the game's running score per seat
+        "returns",  # (n,) rewards paid so far this episode
+        "deal_summary",  # tuple of (key, value) pairs for the last finished deal, () when none
+    )
+
+    def __init__(self, num_players: int, dealer: int) -> None:
+        self.num_players = num_players
+        self.dealer = dealer
+        self.deal_index = 0
+        self.phase = Phase.PLAY
+        self.to_act = -1
+        self.hands = [0] * num_players
+        self.dealt = tuple([0] * num_players)
+        self.deal_tricks = 0
+        self.trump: int | None = None
+        self.turn_up = -1
+        self.turn_up_public = False
+        self.leader = 0
+        self.led_suit = NO_SUIT
+        self.trick: list[tuple[int, int]] = []
+        self.last_trick: tuple[tuple[int, int], ...] = ()
+        self.last_winner = -1
+        self.trick_number = 0
+        self.tricks_won = [0] * num_players
+        self.played = [0] * num_players
+        self.voids = [0] * num_players
+        self.history: list[tuple[int, int]] = []
+        self.scores = [0] * num_players
+        self.returns = [0.0] * num_players
+        self.deal_summary: tuple[tuple[str, Any], ...] = ()
+
+    def copy(self) -> State:
+        """An independent copy (lists are copied; everything inside them is immutable)."""
+        new = object.__new__(type(self))
+        for name in _all_slots(type(self)):
+            value = getattr(self, name)
+            if type(value) is list:
+                value = value.copy()
+            object.__setattr__(new, name, value)
+        return new
+
+    @property
+    def done(self) -> bool:
+        """Whether the episode is over."""
+        return self.phase == Phase.OVER
+
+
+def check_deck(deck: Any, game_id: str) -> list[int]:
+    """Validate a deck given in ``reset(options={"deck": ...})``: 52 distinct cards, ids or names."""
+    if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__"):
+        raise OptionError(f"{game_id}: 'deck' must be a list of 52 cards (ids 0..51 or names like 'TS'), got {deck!r}")
+    if len(deck) != NUM_CARDS:
+        raise OptionError(f"{game_id}: 'deck' must hold exactly 52 cards, got {len(deck)}")
+    cards = []
+    for item in deck:
+        if isinstance(item, str):
+            cards.append(parse_card(item))
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool) and 0 <= int(item) < NUM_CARDS:
+            cards.append(int(item))
+        else:
+            raise OptionError(f"{game_id}: deck entry {item!r} is not a card; use an id 0..51 or a name like 'TS'")
+    if len(set(cards)) != NUM_CARDS:
+        seen: set[int] = set()
+        dup = [card_str(c) for c in cards if c in seen or seen.add(c)]  # type: ignore[func-returns-value]
+        raise OptionError(f"{game_id}: 'deck' must hold each of the 52 cards once; repeated: {' '.join(dup)}")
+    return cards
+
+
+class TrickGame:
+    """Base of every game's rules. Pure Python: no gymnasium, pettingzoo or torch.
+
+    Subclasses set ``game_id``, ``config_cls`` (and ``state_cls`` if they add fields) and
+    implement :meth:`start_deal` and :meth:`end_deal`; games with a bidding or exchange phase
+    also implement :meth:`legal_other` and :meth:`apply_other`.
+    """
+
+    game_id: ClassVar[str] = ""
+    config_cls: ClassVar[type[GameConfig]] = GameConfig
+    state_cls: ClassVar[type[State]] = State
+    num_actions: int = NUM_CARDS
+    extra_reset_options: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, **options: Any) -> None:
+        self.config = self.config_cls.from_options(self.game_id, options)
+        self.num_players = 2
+        self.recall = True
+
+    # ----------------------------------------------------------------- episode and deals
+    def new_episode(
+        self,
+        rng: np.random.Generator,
+        deck: Sequence[int | str] | None = None,
+        dealer: int | None = None,
+        **extra: Any,
+    ) -> State:
+        """Start an episode: choose the first dealer, then deal (RULES.md §0.3 draw order).
+
+        Args:
+            rng: the only source of randomness.
+            deck: optional deck order for the first deal (52 distinct cards); later deals are drawn.
+            dealer: optional first dealer; drawn with ``rng.integers(n)`` when None.
+            **extra: a game's own start options (``extra_reset_options``), handled by its override.
+        """
+        if extra:
+            raise OptionError(f"{self.game_id}: unknown start option(s) {sorted(extra)}; known: deck, dealer")
+        n = self.num_players
+        if dealer is None:
+            first = int(rng.integers(n))
+        elif isinstance(dealer, (int, np.integer)) and not isinstance(dealer, bool) and 0 <= dealer < n:
+            first = int(dealer)
+        else:
+            raise OptionError(f"{self.game_id}: 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
+        cards = check_deck(deck, self.game_id) if deck is not None else None
+        state = self.state_cls(n, first)
+        self.begin_episode(state)
+        self.start_deal(state, cards if cards is not None else self.draw_deck(rng, state))
+        return state
+
+    def begin_episode(self, state: State) -> None:
+        """Hook: initialise the game's own episode-level fields."""
+
+    def draw_deck(self, rng: np.random.Generator, state: State) -> list[int]:
+        """Shuffle for the next deal: ``rng.permutation(52)`` (RULES.md §0.3)."""
+        return rng.permutation(NUM_CARDS).tolist()
+
+    def next_dealer(self, state: State) -> int:
+        """Dealer of the next deal: the deal passes to the left (two players: it alternates)."""
+        return (state.dealer + 1) % state.num_players
+
+    def next_deal(self, state: State, rng: np.random.Generator) -> None:
+        """Deal the next hand of the episode (after a deal ended with the episode going on)."""
+        state.deal_index += 1
+        state.dealer = self.next_dealer(state)
+        self.start_deal(state, self.draw_deck(rng, state))
+
+    def start_deal(self, state: State, deck: list[int]) -> None:
+        """Deal ``deck`` and set the phase, trump and first player. Implemented by each game."""
+        raise NotImplementedError
+
+    def reset_deal(self, state: State, hands: list[int], deal_tricks: int) -> None:
+        """Reset the per-deal fields for a new deal with ``hands``."""
+        n = state.num_players
+        state.hands = list(hands)
+        state.dealt = tuple(hands)
+        state.deal_tricks = deal_tricks
+        state.trump = None
+        state.turn_up = -1
+        state.turn_up_public = False
+        state.led_suit = NO_SUIT
+        state.trick = []
+        state.last_trick = ()
+        state.last_winner = -1
+        state.trick_number = 0
+        state.tricks_won = [0] * n
+        state.played = [0] * n
+        state.voids = [0] * n
+        state.history = []
+
+    def step(self, state: State, action: int, rng: np.random.Generator) -> list[float] | None:
+        """Apply ``action`` for ``state.to_act``; deal the next hand when a deal ends mid-episode.
+
+        Returns:
+            The rewards this action produced for every seat, or None when there are none.
+
+        Raises:
+            IllegalActionError: when the action is not legal now.
+        """
+        rewards = self.apply(state, action)
+        if state.phase == Phase.DEAL_END:
+            self.next_deal(state, rng)
+        return rewards
+
+    # ----------------------------------------------------------------- actions
+    def legal_mask(self, state: State) -> int:
+        """Legal actions of ``state.to_act`` as a bit mask over the action space."""
+        if state.phase == Phase.PLAY:
+            return legal_cards(state.hands[state.to_act], state.led_suit)
+        if state.phase == Phase.OVER:
+            return 0
+        return self.legal_other(state)
+
+    def legal_actions(self, state: State) -> list[int]:
+        """Legal actions of ``state.to_act``, ascending."""
+        out, m = [], self.legal_mask(state)
+        while m:
+            low = m & -m
+            out.append(low.bit_length() - 1)
+            m ^= low
+        return out
+
+    def apply(self, state: State, action: int) -> list[float] | None:
+        """Apply ``action`` for ``state.to_act`` (no next deal; see :meth:`step`)."""
+        if state.phase == Phase.PLAY:
+            return self.play_card(state, action)
+        if state.phase == Phase.OVER:
+            raise IllegalActionError(f"{self.game_id}: the episode is over; call reset()", -1, action)
+        return self.apply_other(state, action)
+
+    def legal_other(self, state: State) -> int:
+        """Legal actions in a phase other than card play (bidding, exchange)."""
+        raise NotImplementedError
+
+    def apply_other(self, state: State, action: int) -> list[float] | None:
+        """Apply an action in a phase other than card play."""
+        raise NotImplementedError
+
+    def describe_action(self, action: int) -> str:
+        """An action in words (``"TS"``, ``"bid 3"``, ``"KEEP"``)."""
+        return card_str(action) if 0 <= action < NUM_CARDS else f"action {action}"
+
+    def illegal(self, state: State, action: int, reason: str) -> IllegalActionError:
+        """An :class:`IllegalActionError` naming the seat, the action, why, and the legal actions."""
+        legal = tuple(self.legal_actions(state))
+        names = " ".join(self.describe_action(a) for a in legal)
+        return IllegalActionError(
+            f"seat {state.to_act} cannot play {self.describe_action(action)}: {reason}; legal: {names}",
+            state.to_act,
+            action,
+            legal,
+        )
+
+    def play_card(self, state: State, card: int) -> list[float] | None:
+        """Play ``card`` for ``state.to_act``: RULES.md §0.4 following suit, §0.5 trick winner."""
+        seat = state.to_act
+        hand = state.hands[seat]
+        led = state.led_suit
+        if not 0 <= card < NUM_CARDS or not (hand >> card) & 1:
+            raise self.illegal(state, card, "that card is not in the hand")
+        card_suit = card // 13
+        if led >= 0 and card_suit != led:
+            if hand & (0x1FFF << (13 * led)):
+                raise self.illegal(state, card, f"must follow {('clubs', 'diamonds', 'hearts', 'spades')[led]}")
+            state.voids[seat] |= 1 << led
+        state.hands[seat] = hand ^ (1 << card)
+        state.played[seat] |= 1 << card
+        state.history.append((seat, card))
+        trick = state.trick
+        if not trick:
+            state.led_suit = card_suit
+            state.leader = seat
+            state.last_trick = ()
+            state.last_winner = -1
+        trick.append((seat, card))
+        if state.turn_up_public and seat == state.dealer:
+            # RULES.md §1.5 / §2.1: the turn-up is public until the dealer plays his first card.
+            state.turn_up_public = False
+        if len(trick) < self.trick_size(state):
+            state.to_act = self.next_to_play(state, seat)
+            return None
+        winner = trick_winner(trick, state.trump)
+        state.tricks_won[winner] += 1
+        state.last_trick = tuple(trick)
+        state.last_winner = winner
+        state.trick = []
+        state.led_suit = NO_SUIT
+        state.trick_number += 1
+        state.leader = winner
+        state.to_act = winner  # RULES.md §0.5: the winner leads the next trick
+        return self.on_trick_complete(state, winner)
+
+    def trick_size(self, state: State) -> int:
+        """Cards in a trick: one per player."""
+        return state.num_players
+
+    def next_to_play(self, state: State, seat: int) -> int:
+        """The next seat to play to the trick: clockwise (RULES.md §0.2)."""
+        return (seat + 1) % state.num_players
+
+    def on_trick_complete(self, state: State, winner: int) -> list[float] | None:
+        """Hook after each trick; by default ends the deal after its last trick."""
+        if state.trick_number == state.deal_tricks:
+            return self.end_deal(state)
+        return None
+
+    def end_deal(self, state: State) -> list[float] | None:
+        """Score the finished deal, set ``phase`` to ``DEAL_END`` or ``OVER``, return the rewards."""
+        raise NotImplementedError
+
+    def finish(self, state: State, rewards: list[float] | None, episode_over: bool) -> list[float] | None:
+        """Record rewards and move to ``OVER`` or ``DEAL_END``."""
+        if rewards is not None:
+            ret = state.returns
+            for i, r in enumerate(rewards):
+                ret[i] += r
+        state.phase = Phase.OVER if episode_over else Phase.DEAL_END
+        if episode_over:
+            state.to_act = -1
+        return rewards
+
+    # ----------------------------------------------------------------- what a seat knows
+    def known_cards(self, state: State, seat: int) -> list[int]:
+        """Per seat, the cards ``seat`` knows to be in that hand now (own entry = own hand).
+
+        The base rule: the turn-up card is known to be in the dealer's hand while it is public, and
+        afterwards too with perfect recall until the dealer plays it.
+        """
+        known = [0] * state.num_players
+        known[seat] = state.hands[seat]
+        t = state.turn_up
+        if t >= 0 and state.phase != Phase.OVER and (state.turn_up_public or self.recall):
+            d = state.dealer
+            if (state.hands[d] >> t) & 1 and d != seat:
+                known[d] |= 1 << t
+        return known
+
+    def known_out_of_play(self, state: State, seat: int) -> int:
+        """Cards ``seat`` knows to be out of play this deal (a hand it put away, ...). Default none."""
+        return 0
+
+    def recall_for(self, state: State, seat: int) -> bool:
+        """Whether ``seat`` remembers the cards played (the game's history setting)."""
+        return self.recall
+
+    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
+        """Game-specific knowledge of ``seat`` for :attr:`PlayerView.extra`."""
+        return {}
+
+    def turn_up_visible(self, state: State, seat: int) -> int:
+        """The turn-up card if ``seat`` can see it now, else -1."""
+        return state.turn_up if state.turn_up_public else -1
+
+    def trump_visible(self, state: State, seat: int) -> int | None:
+        """The trump suit as ``seat`` knows it now."""
+        return state.trump
+
+    def view(self, state: State, seat: int) -> PlayerView:
+        """Everything ``seat`` may know now (see :class:`PlayerView`)."""
+        n = state.num_players
+        hand = state.hands[seat]
+        known = self.known_cards(state, seat)
+        turn_up = self.turn_up_visible(state, seat)
+        seen = hand | self.known_out_of_play(state, seat)
+        for m in known:
+            seen |= m
+        for _, c in state.trick:
+            seen |= 1 << c
+        for _, c in state.last_trick:
+            seen |= 1 << c
+        if turn_up >= 0:
+            seen |= 1 << turn_up
+        if self.recall_for(state, seat):
+            played = tuple(state.played)
+            voids = tuple(state.voids)
+            for m in played:
+                seen |= m
+        else:
+            played = voids = (0,) * n
+        phase = state.phase
+        active = state.to_act == seat and phase != Phase.OVER
+        return PlayerView(
+            self.game_id,
+            seat,
+            n,
+            _PHASE_BY_INT[phase],
+            state.to_act,
+            state.dealer,
+            state.leader,
+            hand,
+            self.legal_mask(state) if active else 0,
+            self.trump_visible(state, seat),
+            turn_up,
+            tuple(state.trick),
+            state.last_trick,
+            state.last_winner,
+            played,
+            tuple(known),
+            voids,
+            FULL_DECK & ~seen,
+            tuple(state.tricks_won),
+            tuple(state.scores),
+            state.deal_index,
+            self.view_extra(state, seat),
+        )
+
+    def info(self, state: State, seat: int) -> dict[str, Any]:
+        """Public per-seat information for ``infos``: trick counts, scores, the last deal's summary."""
+        info: dict[str, Any] = {
+            "deal": state.deal_index,
+            "phase": _PHASE_BY_INT[state.phase],
+            "tricks": tuple(state.tricks_won),
+            "scores": tuple(state.scores),
+        }
+        if state.deal_summary:
+            info["deal_summary"] = dict(state.deal_summary)
+        return info
+
+    # ----------------------------------------------------------------- checks and text
+    def check_invariants(self, state: State) -> None:
+        """Assert the invariants every game keeps; games extend it. Raises AssertionError."""
+        n = state.num_players
+        assert len(state.hands) == n and len(state.tricks_won) == n
+        for i in range(n):
+            for j in range(i + 1, n):
+                assert not state.hands[i] & state.hands[j], "a card is in two hands"
+        in_trick = 0
+        for _, c in state.trick:
+            in_trick |= 1 << c
+        all_played = 0
+        for s in range(n):
+            assert not state.hands[s] & state.played[s], "a played card is still in hand"
+            all_played |= state.played[s]
+        assert len(state.history) == all_played.bit_count(), "history and played cards disagree"
+        assert sum(state.tricks_won) == state.trick_number
+        assert len(state.history) == state.trick_number * self.trick_size(state) + len(state.trick)
+        if state.phase == Phase.PLAY:
+            assert len(state.trick) < self.trick_size(state)
+            assert (state.led_suit == NO_SUIT) == (not state.trick)
+            assert self.legal_mask(state), "no legal action in play"
+
+    def seat_name(self, seat: int) -> str:
+        """How a seat is named in text."""
+        return f"player_{seat}"
+
+    def render_header(self, state: State) -> str:
+        """First line of the text render."""
+        turn = f", turn-up {card_str(state.turn_up)}" if state.turn_up_public else ""
+        return (
+            f"{self.game_id} · deal {state.deal_index + 1} · dealer {self.seat_name(state.dealer)} · "
+            f"trump {suit_str(state.trump)}{turn} · phase {_PHASE_BY_INT[state.phase]}"
+        )
+
+    def render(self, state: State, seat: int | None = None) -> str:
+        """Text picture of the table: every hand, or only what ``seat`` may see (from its view)."""
+        lines = [self.render_header(state)]
+        view = self.view(state, seat) if seat is not None else None
+        for s in range(state.num_players):
+            marker = "▶" if s == state.to_act else " "
+            if view is None or s == seat:
+                hand = format_hand(state.hands[s])
+            elif view.known[s]:
+                hand = f"{state.hands[s].bit_count()} cards, known: {format_cards(view.known[s], pretty=True)}"
+            else:
+                hand = f"{state.hands[s].bit_count()} cards"
+            lines.append(f"{marker} {self.seat_name(s)}: {hand}   tricks {state.tricks_won[s]}")
+        trick = ", ".join(f"{self.seat_name(s)} {format_cards([c], pretty=True)}" for s, c in state.trick)
+        lines.append(f"trick: {trick or '-'}")
+        if state.last_trick:
+            last = ", ".join(f"{self.seat_name(s)} {format_cards([c], pretty=True)}" for s, c in state.last_trick)
+            lines.append(f"last trick: {last} → {self.seat_name(state.last_winner)}")
+        lines.append(f"scores: {list(state.scores)}")
+        extra = self.render_extra(state, seat)
+        if extra:
+            lines.append(extra)
+        return "\n".join(lines)
+
+    def render_extra(self, state: State, seat: int | None) -> str:
+        """Extra game-specific lines for :meth:`render` (must respect ``seat``'s view when given)."""
+        return ""

@@ -1,0 +1,53 @@
+"""Trick mechanics shared by every game: legal cards, trick winner, dealing (RULES.md §0.4, §0.5).
+
+All sets of cards are int masks (see ``whist_env.cards``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from whist_env.cards import NUM_RANKS, SUIT_MASKS
+
+NO_SUIT = -1
+
+
+def legal_cards(hand: int, led_suit: int) -> int:
+    """Cards of ``hand`` that may be played: RULES.md §0.4.
+
+    The leader (``led_suit == NO_SUIT``) may play anything; a follower must follow the led suit if
+    able, otherwise may play anything. There is never a duty to trump or to play higher.
+    """
+    if led_suit < 0:
+        return hand
+    follow = hand & SUIT_MASKS[led_suit]
+    return follow if follow else hand
+
+
+def trick_winner(plays: Sequence[tuple[int, int]], trump: int | None) -> int:
+    """Seat that wins a trick of ``(seat, card)`` plays, ``plays[0]`` being the lead: RULES.md §0.5.
+
+    The highest trump wins; with no trump in the trick the highest card of the led suit wins.
+    """
+    best_seat, best_card = plays[0]
+    best_suit = best_card // NUM_RANKS
+    for seat, card in plays[1:]:
+        s = card // NUM_RANKS
+        if s == best_suit:
+            if card > best_card:
+                best_seat, best_card = seat, card
+        elif s == trump:
+            best_seat, best_card, best_suit = seat, card, s
+    return best_seat
+
+
+def deal_round_robin(deck: Sequence[int], order: Sequence[int], num_seats: int) -> list[int]:
+    """Deal ``deck[i]`` to seat ``order[i % len(order)]`` for every card of ``deck``.
+
+    Returns one mask per seat (``num_seats`` of them); seats not in ``order`` receive nothing.
+    """
+    hands = [0] * num_seats
+    k = len(order)
+    for i, card in enumerate(deck):
+        hands[order[i % k]] |= 1 << card
+    return hands
