@@ -42,6 +42,19 @@ from whist_env.rules.classic_whist import ClassicWhist
 from whist_env.rules.core import TrickGame
 
 
+# Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak).
+OPTION_GRID: list[dict[str, Any]] = [
+    {},
+    {"episode": "deal"},
+    {"episode": "deal", "include_history": False},
+    {"target_points": 7, "reward": "points"},
+    {"target_points": 10, "honours": True},
+    {"honours": True, "rubber": True},
+    {"rubber": True, "reward": "points", "honours": True},
+    {"trump_rotation": True, "honours": True, "reward": "points"},
+]
+
+
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
     metadata = {"render_modes": ["human", "ansi"], "name": "classic_whist_v0", "is_parallelizable": False}

@@ -35,6 +35,16 @@ from whist_env.rules.core import TrickGame
 from whist_env.rules.humbug import Humbug
 
 
+# Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak).
+OPTION_GRID: list[dict[str, Any]] = [
+    {},
+    {"mode": "open_table"},
+    {"mode": "open_table", "include_history": False},
+    {"num_deals": 3},
+    {"mode": "open_table", "num_deals": 2},
+]
+
+
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
     metadata = {"render_modes": ["human", "ansi"], "name": "humbug_v0", "is_parallelizable": False}
