@@ -1,0 +1,1 @@
+"""Shared pytest configuration. Reusable helpers (random play, the option grid) live in ``whist_env.testing``."""

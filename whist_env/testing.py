@@ -1,0 +1,63 @@
+"""Helpers for testing games and agents: random legal play through the rules, and the option grid.
+
+Used by the project's own conformance tests; handy for checking a new game or agent too.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from whist_env.registry import GAMES
+from whist_env.rules.core import State, TrickGame
+
+
+def option_cases() -> list[tuple[str, dict[str, Any]]]:
+    """``(game_id, options)`` for every registered game and every entry of its ``OPTION_GRID``."""
+    cases = []
+    for game_id, module_name in GAMES.items():
+        module = importlib.import_module(module_name)
+        for options in getattr(module, "OPTION_GRID", [{}]):
+            cases.append((game_id, dict(options)))
+    return cases
+
+
+def case_id(game_id: str, options: dict[str, Any]) -> str:
+    """A readable test id: ``classic_whist_v0[episode=deal]``."""
+    return f"{game_id}[{','.join(f'{k}={v}' for k, v in options.items()) or 'default'}]"
+
+
+def random_action(legal_mask: int, rng: np.random.Generator) -> int:
+    """A uniformly random action from an int mask of legal actions."""
+    k = legal_mask.bit_count()
+    if k == 0:
+        raise ValueError("no legal action to choose from")
+    m = legal_mask
+    for _ in range(int(rng.integers(k))):
+        m &= m - 1
+    return (m & -m).bit_length() - 1
+
+
+def play_random_episode(
+    game: TrickGame, rng: np.random.Generator, check: bool = True, **start: Any
+) -> Iterator[State]:
+    """Play one episode with random legal actions, yielding the state at the start and after each action.
+
+    Args:
+        game: the rules.
+        rng: the generator for deals and choices.
+        check: run ``game.check_invariants`` after every action.
+        **start: passed to ``game.new_episode`` (``deck``, ``dealer``, ...).
+    """
+    state = game.new_episode(rng, **start)
+    if check:
+        game.check_invariants(state)
+    yield state
+    while not state.done:
+        game.step(state, random_action(game.legal_mask(state), rng), rng)
+        if check:
+            game.check_invariants(state)
+        yield state
