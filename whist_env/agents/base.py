@@ -1,0 +1,41 @@
+"""The one interface every agent implements: ``act(view, rng) -> action``.
+
+An agent receives only a :class:`~whist_env.view.PlayerView` (what its seat may know) and a
+``numpy.random.Generator``; it can therefore not read hidden cards. An agent that is explicitly
+allowed to see the full state must say so in its class name (``Cheating...``) and is never used as
+a fair opponent.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from whist_env.view import PlayerView
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Chooses a legal action for the seat whose view it is given."""
+
+    name: str
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        """Return a legal action (``view.legal`` has its bit set) for ``view.seat``."""
+        ...
+
+
+class RandomAgent:
+    """Uniformly random over the legal actions."""
+
+    name = "random"
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        legal = view.legal
+        k = legal.bit_count()
+        if k == 0:
+            raise ValueError(f"seat {view.seat} has no legal action (phase {view.phase}, to act {view.to_act})")
+        for _ in range(int(rng.integers(k))):
+            legal &= legal - 1
+        return (legal & -legal).bit_length() - 1
