@@ -39,6 +39,7 @@ PHASE_NAMES = {Phase.PLAY: "play", Phase.BIDDING: "bidding", Phase.EXCHANGE: "ex
                Phase.DEAL_END: "deal_end", Phase.OVER: "over"}  # fmt: skip
 
 
+_PLAY, _DEAL_END, _OVER = int(Phase.PLAY), int(Phase.DEAL_END), int(Phase.OVER)
 _PHASE_BY_INT = [PHASE_NAMES[Phase(i)] for i in range(len(Phase))]
 
 
@@ -122,7 +123,7 @@ class State:
     @property
     def done(self) -> bool:
         """Whether the episode is over."""
-        return self.phase == Phase.OVER
+        return self.phase == 4  # Phase.OVER
 
 
 def check_deck(deck: Any, game_id: str) -> list[int]:
@@ -162,6 +163,8 @@ class TrickGame:
 
     def __init__(self, **options: Any) -> None:
         self.config = self.config_cls.from_options(self.game_id, options)
+        # step() may call play_card directly unless a game overrides apply() (hot path).
+        self._plain_apply = type(self).apply is TrickGame.apply
         self.num_players = 2
         self.recall = True
 
@@ -245,17 +248,23 @@ class TrickGame:
         Raises:
             IllegalActionError: when the action is not legal now.
         """
-        rewards = self.apply(state, action)
-        if state.phase == Phase.DEAL_END:
+        if state.phase == _PLAY and self._plain_apply:
+            rewards = self.play_card(state, action)
+        else:
+            rewards = self.apply(state, action)
+        if state.phase == _DEAL_END:
             self.next_deal(state, rng)
         return rewards
 
     # ----------------------------------------------------------------- actions
     def legal_mask(self, state: State) -> int:
         """Legal actions of ``state.to_act`` as a bit mask over the action space."""
-        if state.phase == Phase.PLAY:
-            return legal_cards(state.hands[state.to_act], state.led_suit)
-        if state.phase == Phase.OVER:
+        if state.phase == _PLAY:
+            led = state.led_suit
+            if led >= 0 and not self.must_follow(state):
+                return state.hands[state.to_act]
+            return legal_cards(state.hands[state.to_act], led)
+        if state.phase == _OVER:
             return 0
         return self.legal_other(state)
 
@@ -275,6 +284,13 @@ class TrickGame:
         if state.phase == Phase.OVER:
             raise IllegalActionError(f"{self.game_id}: the episode is over; call reset()", -1, action)
         return self.apply_other(state, action)
+
+    def must_follow(self, state: State) -> bool:
+        """Whether a follower must follow suit now (RULES.md §0.4): always, unless a game lifts it.
+
+        Where it returns False any card may be played, and playing off-suit proves no void.
+        """
+        return True
 
     def legal_other(self, state: State) -> int:
         """Legal actions in a phase other than card play (bidding, exchange)."""
@@ -303,11 +319,11 @@ class TrickGame:
         """Play ``card`` for ``state.to_act``: RULES.md §0.4 following suit, §0.5 trick winner."""
         seat = state.to_act
         hand = state.hands[seat]
-        led = state.led_suit
         if not 0 <= card < NUM_CARDS or not (hand >> card) & 1:
             raise self.illegal(state, card, "that card is not in the hand")
+        led = state.led_suit
         card_suit = card // 13
-        if led >= 0 and card_suit != led:
+        if led >= 0 and card_suit != led and self.must_follow(state):
             if hand & (0x1FFF << (13 * led)):
                 raise self.illegal(state, card, f"must follow {('clubs', 'diamonds', 'hearts', 'spades')[led]}")
             state.voids[seat] |= 1 << led
@@ -324,8 +340,9 @@ class TrickGame:
         if state.turn_up_public and seat == state.dealer:
             # RULES.md §1.5 / §2.1: the turn-up is public until the dealer plays his first card.
             state.turn_up_public = False
-        if len(trick) < self.trick_size(state):
-            state.to_act = self.next_to_play(state, seat)
+        n = state.num_players
+        if len(trick) < n:
+            state.to_act = (seat + 1) % n  # RULES.md §0.2: play goes clockwise
             return None
         winner = trick_winner(trick, state.trump)
         state.tricks_won[winner] += 1
@@ -337,14 +354,6 @@ class TrickGame:
         state.leader = winner
         state.to_act = winner  # RULES.md §0.5: the winner leads the next trick
         return self.on_trick_complete(state, winner)
-
-    def trick_size(self, state: State) -> int:
-        """Cards in a trick: one per player."""
-        return state.num_players
-
-    def next_to_play(self, state: State, seat: int) -> int:
-        """The next seat to play to the trick: clockwise (RULES.md §0.2)."""
-        return (seat + 1) % state.num_players
 
     def on_trick_complete(self, state: State, winner: int) -> list[float] | None:
         """Hook after each trick; by default ends the deal after its last trick."""
@@ -481,9 +490,9 @@ class TrickGame:
             all_played |= state.played[s]
         assert len(state.history) == all_played.bit_count(), "history and played cards disagree"
         assert sum(state.tricks_won) == state.trick_number
-        assert len(state.history) == state.trick_number * self.trick_size(state) + len(state.trick)
+        assert len(state.history) == state.trick_number * n + len(state.trick)
         if state.phase == Phase.PLAY:
-            assert len(state.trick) < self.trick_size(state)
+            assert len(state.trick) < state.num_players
             assert (state.led_suit == NO_SUIT) == (not state.trick)
             assert self.legal_mask(state), "no legal action in play"
 
