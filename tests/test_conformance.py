@@ -19,7 +19,6 @@ import whist_env
 from whist_env.cards import cards_of
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.registry import GAMES, env_module, make
-
 from whist_env.testing import case_id, option_cases, play_random_episode
 
 CASES = [pytest.param(g, o, id=case_id(g, o)) for g, o in option_cases()]
@@ -71,8 +70,8 @@ def test_invariants_over_2000_random_games(game_id: str, options: dict[str, Any]
     game = env_module(game_id).raw_env(**options).game
     rng = np.random.default_rng(2024)
     for _ in range(2000):
-        for state in play_random_episode(game, rng):
-            pass
+        states = list(play_random_episode(game, rng))
+        state = states[-1]
         assert state.done
         assert len(state.returns) == game.num_players
 

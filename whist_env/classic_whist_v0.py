@@ -41,7 +41,6 @@ from whist_env.envs.aec import WhistAECEnv, WhistWrapper
 from whist_env.rules.classic_whist import ClassicWhist
 from whist_env.rules.core import TrickGame
 
-
 # Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak).
 OPTION_GRID: list[dict[str, Any]] = [
     {},

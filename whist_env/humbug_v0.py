@@ -34,7 +34,6 @@ from whist_env.envs.aec import WhistAECEnv, WhistWrapper
 from whist_env.rules.core import TrickGame
 from whist_env.rules.humbug import Humbug
 
-
 # Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak).
 OPTION_GRID: list[dict[str, Any]] = [
     {},

@@ -41,9 +41,7 @@ def random_action(legal_mask: int, rng: np.random.Generator) -> int:
     return (m & -m).bit_length() - 1
 
 
-def play_random_episode(
-    game: TrickGame, rng: np.random.Generator, check: bool = True, **start: Any
-) -> Iterator[State]:
+def play_random_episode(game: TrickGame, rng: np.random.Generator, check: bool = True, **start: Any) -> Iterator[State]:
     """Play one episode with random legal actions, yielding the state at the start and after each action.
 
     Args:

@@ -145,7 +145,7 @@ class Layout:
         if len(scalars) != len(self.scalars):
             raise ValueError(f"expected {len(self.scalars)} scalar values, got {len(scalars)}")
         out = []
-        for p, v in zip(self.scalars, scalars):
+        for p, v in zip(self.scalars, scalars, strict=True):
             x = v / p.scale
             out.append(0.0 if x < 0 else (1.0 if x > 1 else x))
         return out

@@ -15,7 +15,6 @@ from whist_env.encoding import layout as L
 from whist_env.view import PlayerView
 
 
-
 class TrickEncoder:
     """Encodes a :class:`PlayerView` as a float32 vector of 0/1 entries (and optional scalars).
 
@@ -168,5 +167,3 @@ def count_bit(offset: int, value: int, maximum: int) -> int:
     """The bit of a count piece (0..maximum) at ``offset``, clipping ``value``."""
     v = 0 if value < 0 else (maximum if value > maximum else value)
     return 1 << (offset + v)
-
-

@@ -42,7 +42,11 @@ class WhistAECEnv(AECEnv):
         OptionError: for an unknown option or a bad value, naming what is allowed.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "name": "whist", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": list(RENDER_MODES),
+        "name": "whist",
+        "is_parallelizable": False,
+    }
     game_cls: ClassVar[type[TrickGame]]
 
     def __init__(self, render_mode: str | None = None, render_seat: int | None = None, **options: Any) -> None:
@@ -80,12 +84,12 @@ class WhistAECEnv(AECEnv):
         self._num_actions = num_actions
         self._rng: np.random.Generator | None = None
         self._state: State | None = None
-        self.agents = []
-        self.rewards = {}
-        self._cumulative_rewards = {}
-        self.terminations = {}
-        self.truncations = {}
-        self.infos = {}
+        self.agents: list[str] = []
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict[str, Any]] = {}
         self._rewarded = False
         self._info_key = (-1, -1)
 
@@ -179,7 +183,11 @@ class WhistAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-            if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(action.dtype, np.integer):
+            if (
+                isinstance(action, np.ndarray)
+                and action.shape in ((), (1,))
+                and np.issubdtype(action.dtype, np.integer)
+            ):
                 action = action.reshape(()).item()
             else:
                 raise ValueError(
@@ -187,13 +195,15 @@ class WhistAECEnv(AECEnv):
                 )
         a = int(action)
         if not 0 <= a < self._num_actions:
-            raise ValueError(f"{self.metadata['name']}: action {a} is outside the action space 0..{self._num_actions - 1}")
+            raise ValueError(
+                f"{self.metadata['name']}: action {a} is outside the action space 0..{self._num_actions - 1}"
+            )
         rewards = self.game.step(state, a, self._rng)  # type: ignore[arg-type]
         self._cumulative_rewards[agent] = 0
         if rewards is not None:
             rw = self.rewards
             cum = self._cumulative_rewards
-            for name, r in zip(self.possible_agents, rewards):
+            for name, r in zip(self.possible_agents, rewards, strict=True):
                 rw[name] = r
                 cum[name] += r
             self._rewarded = True
@@ -224,7 +234,11 @@ class WhistAECEnv(AECEnv):
     def describe_state(self, vector: np.ndarray) -> str:
         """A ``state()`` vector printed back in words."""
         h = self.hidden_layout.size
-        return self.hidden_layout.describe(vector[:h]) + "\n-- seat 0's table --\n" + self.encoder.layout.describe(vector[h:])
+        return (
+            self.hidden_layout.describe(vector[:h])
+            + "\n-- seat 0's table --\n"
+            + self.encoder.layout.describe(vector[h:])
+        )
 
     def describe(self, obs: Any) -> str:
         """An observation (vector or dict) printed back in words."""

@@ -15,7 +15,7 @@ from whist_env.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS
 from whist_env.errors import OptionError
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import Phase, State, TrickGame
-from whist_env.rules.scoring import RUBBER_BONUS, GAMES_TO_WIN_RUBBER, game_value, honour_points, trick_points
+from whist_env.rules.scoring import GAMES_TO_WIN_RUBBER, RUBBER_BONUS, game_value, honour_points, trick_points
 from whist_env.rules.tricks import deal_round_robin
 
 NUM_PLAYERS = 4
@@ -193,7 +193,7 @@ class ClassicWhist(TrickGame):
             sizes = sorted(h.bit_count() for h in state.hands)
             assert sizes[-1] - sizes[0] <= 1
             assert sum(sizes) + len(state.history) == 52
-            assert state.turn_up_public == (
-                state.turn_up >= 0 and not (state.played[state.dealer])
-            ), "turn-up must be public exactly until the dealer plays"
+            assert state.turn_up_public == (state.turn_up >= 0 and not (state.played[state.dealer])), (
+                "turn-up must be public exactly until the dealer plays"
+            )
         assert all(p < self.config.target_points for p in state.team_points) or state.done
