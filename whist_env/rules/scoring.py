@@ -42,4 +42,3 @@ def honour_points(num_honours: int) -> int:
     if num_honours == 3:
         return 2
     return 0
-
