@@ -278,12 +278,6 @@ class HumbugWhist(TrickGame):
         return self.finish(state, rewards, over)
 
     # ----------------------------------------------------------------- what a seat knows
-    def decision_seen(self, state: HumbugWhistState, owner: int, seat: int) -> int:
-        """``owner``'s exchange decision as ``seat`` knows it (§1.4: public, or hidden until both decided)."""
-        if owner == seat or not self.simultaneous or state.phase != Phase.EXCHANGE:
-            return state.decisions[owner]
-        return UNDECIDED
-
     def known_out_of_play(self, state: State, seat: int) -> int:
         """§1.4 the hand ``seat`` put away stays in its memory; the discarded turn-up is public."""
         assert isinstance(state, HumbugWhistState)
@@ -294,19 +288,14 @@ class HumbugWhist(TrickGame):
             out |= 1 << state.turn_up
         return out
 
-    def turn_up_status(self, state: HumbugWhistState) -> str:
-        """``"face_up"`` while on the table, ``"taken_up"`` once the dealer played, ``"discarded"`` (§1.8)."""
-        if state.decisions[state.dealer] == 1:
-            return "discarded"
-        return "face_up" if state.turn_up_public else "taken_up"
-
     def view_extra(self, state: State, seat: int) -> dict[str, Any]:
         assert isinstance(state, HumbugWhistState)
         opp = 1 - seat
         decisions = state.decisions
-        # decision_seen and turn_up_status inlined: this runs on every observation.
+        # §1.4: the opponent's decision is public once made; with the simultaneous option the dealer
+        # sees the non-dealer's only when both have decided (which ends the exchange phase).
         theirs = decisions[opp] if not self.simultaneous or state.phase != Phase.EXCHANGE else UNDECIDED
-        discarded = decisions[state.dealer] == 1
+        discarded = decisions[state.dealer] == 1  # §1.8 turn_up_status
         gp, tp, gw, rp = state.game_points, state.trick_points, state.games_won, state.rubber_points
         return {
             "exchange": (decisions[seat], theirs),
@@ -392,8 +381,10 @@ class HumbugWhist(TrickGame):
             lines.append(f"exchange: {name(seat)} {DECISION_NAMES[mine]}, {name(1 - seat)} {DECISION_NAMES[theirs]}")
             if extra["put_away"]:
                 lines.append(f"put away by me (out of play): {format_hand(extra['put_away'])}")
-        if state.decisions[state.dealer] == 1 and (seat is None or self.recall):
-            lines.append(f"turn-up {card_str(state.turn_up)} discarded; trump stays")
+        if state.decisions[state.dealer] == 1:
+            # the card itself is remembered only with history, like the observation's discarded_turn_up
+            card = f" {card_str(state.turn_up)}" if seat is None or self.recall else ""
+            lines.append(f"turn-up{card} discarded with the dealer's hand; trump stays")
         lines.append(
             f"game points {list(state.game_points)} · trick points {list(state.trick_points)} · "
             f"games {list(state.games_won)} · rubber points {list(state.rubber_points)}"
