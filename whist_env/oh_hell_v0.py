@@ -1,0 +1,114 @@
+"""``oh_hell_v0``: exact-bidding whist for 2–8 players, Swedish Plump rules by default (RULES.md §4).
+
+| | |
+|---|---|
+| agents | ``player_0 … player_{n-1}`` (``num_players`` 2..8, default 4) |
+| actions | ``Discrete(52 + B + 1)``: card ``c`` is action ``c``, bid ``b`` is ``52 + b`` (``B``: largest hand) |
+| observation | ``{"observation": Box(0, 1, (N,), float32), "action_mask": Box(0, 1, (52 + B + 1,), int8)}`` |
+| state | ``Box(0, 1, (M,), float32)``: every hand and the cards set aside, then the table (``env.describe_state``) |
+
+**Rules.** A match is ``2S - 1`` deals of ``S, S-1, …, 1, …, S`` cards, ``S = floor(52/n)``
+(n = 4: 13 … 1 … 13, 25 deals). Cards are dealt singly from the dealer's left; the ones left over
+are set aside face down, unseen. Each player bids once, from the dealer's left, how many tricks
+he will take (0..k); the dealer bids last and may not make the bids add up to k (the hook rule).
+The dealer's left leads; follow suit if able; with no trump an off-suit card never wins. An exact
+bid scores the bid with a "1" written in front (3 → 13, 0 → 10, 10 → 110); a missed bid scores 0.
+The deal passes to the left. The highest total wins; tied leaders share the win.
+
+**Options** (all validated):
+
+* ``num_players`` 2..8 (default 4); ``max_cards`` caps ``S``; ``start_cards`` (the seed's "start
+  from 10 cards" variant, ``start_cards=10``) caps it the same way.
+* ``trump_mode``: ``"none"`` (default, the seed's base game); ``"drawn_card"`` (before each deal
+  a card is drawn from the full pack and shown, its suit is trump, and it goes back before the
+  shuffle: its identity is public, its place is not); ``"turn_up"`` (the first undealt card,
+  ``deck[n*k]``, is turned for trump and stays out of play; no trump when all 52 cards are dealt).
+  A void player *may* trump, never must.
+* ``exact_score_mode``: ``"prefix_one"`` (default; 10 + bid for bids 0–9, 100 + bid from 10) or
+  ``"ten_plus_bid"`` (always 10 + bid). ``miss_points``: ``"zero"`` (default) or ``"per_trick"``
+  (a missed bid scores one point per trick taken).
+* ``episode``: ``"match"`` (default, the whole schedule) or ``"deal"`` with ``hand_size=k`` (one
+  deal of k cards, default ``S``). ``include_history`` (default True).
+
+``trump_mode="turn_up", exact_score_mode="ten_plus_bid", miss_points="per_trick"`` are the rules
+of OpenSpiel's ``oh_hell``.
+
+**Reset options.** ``env.reset(options={"deck": [...], "dealer": d, "trump_card": c})``: the first
+deal from a given deck order (``deck[i]`` to seat ``(d+1+i) % n``), dealer, and (drawn-card mode)
+drawn card.
+
+**Rewards.** General-sum: at the end of every deal each seat receives its own deal score as
+scored, so the return of a match is the final total. ``info["scores"]`` holds the running totals,
+``info["deal_summary"]`` the last deal's bids, tricks and scores, and at the end
+``info["winners"]`` the seat(s) with the highest total. Scores reach 126 per deal with
+``prefix_one``: scale rewards in your training code if your algorithm needs it.
+
+**Observation** (relative seats me, +1, +2, … clockwise): hand, unseen cards (other hands, the
+cards set aside, the drawn card unless seen), the turn-up, trump, current and last trick by seat,
+leader, last winner, cards played and proven voids per seat, tricks per seat, dealer, turn, phase
+(bidding or play), this deal's hand size, the drawn card, every bid (``not yet`` until made),
+tricks each seat still needs, whose bid is already lost, and in a match the deals left and every
+total (scaled so it never clips). ``env.describe(obs)`` prints it back in words.
+
+**Version history.** v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from whist_env.encoding.oh_hell import OhHellEncoder
+from whist_env.encoding.trick import TrickEncoder
+from whist_env.envs.aec import WhistAECEnv, WhistWrapper
+from whist_env.rules.core import State, TrickGame
+from whist_env.rules.oh_hell import OhHell, OhHellState
+
+# Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak).
+# Every n in {2, 3, 4, 5, 8} with every trump mode; matches are kept short with max_cards because the
+# conformance suite plays 2,000 episodes of each entry.
+OPTION_GRID: list[dict[str, Any]] = [
+    {"max_cards": 3},
+    {"num_players": 2, "episode": "deal", "hand_size": 5},
+    {"num_players": 2, "trump_mode": "drawn_card", "episode": "deal", "hand_size": 3, "miss_points": "per_trick"},
+    {"num_players": 2, "trump_mode": "turn_up", "episode": "deal", "hand_size": 4},
+    {"num_players": 3, "episode": "deal", "hand_size": 4, "exact_score_mode": "ten_plus_bid"},
+    {"num_players": 3, "trump_mode": "drawn_card", "max_cards": 2, "include_history": False},
+    {"num_players": 3, "trump_mode": "turn_up", "episode": "deal", "hand_size": 3},
+    {"num_players": 4, "trump_mode": "drawn_card", "episode": "deal", "hand_size": 13},
+    {
+        "num_players": 4,
+        "trump_mode": "turn_up",
+        "exact_score_mode": "ten_plus_bid",
+        "miss_points": "per_trick",
+        "max_cards": 3,
+    },
+    {"num_players": 5, "episode": "deal", "hand_size": 2, "miss_points": "per_trick"},
+    {"num_players": 5, "trump_mode": "drawn_card", "episode": "deal", "hand_size": 3},
+    {"num_players": 5, "trump_mode": "turn_up", "episode": "deal", "hand_size": 10, "exact_score_mode": "ten_plus_bid"},
+    {"num_players": 8, "max_cards": 2, "exact_score_mode": "ten_plus_bid"},
+    {"num_players": 8, "trump_mode": "drawn_card", "episode": "deal", "hand_size": 2},
+    {"num_players": 8, "trump_mode": "turn_up", "episode": "deal", "hand_size": 6, "miss_points": "per_trick"},
+]
+
+
+class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
+    __doc__ = __doc__
+    metadata = {"render_modes": ["human", "ansi"], "name": "oh_hell_v0", "is_parallelizable": False}
+    game_cls = OhHell
+
+    @classmethod
+    def make_encoder(cls, game: TrickGame) -> TrickEncoder:
+        assert isinstance(game, OhHell)
+        return OhHellEncoder(game.num_players, game.max_bid, len(game.schedule), game.drawn)
+
+    def hidden_pieces(self) -> list[tuple[str, str]]:
+        return [("set_aside", "cards left over after the deal, face down and out of play (RULES.md §4.2)")]
+
+    def hidden_masks(self, state: State) -> list[int]:
+        assert isinstance(state, OhHellState)
+        return [state.set_aside]
+
+
+def env(illegal_reward: float = -1.0, **kwargs: Any) -> WhistWrapper:
+    """The wrapped environment: an illegal action ends the game with ``illegal_reward``."""
+    return WhistWrapper(raw_env(**kwargs), illegal_reward=illegal_reward)
