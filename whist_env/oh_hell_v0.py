@@ -47,8 +47,10 @@ scored, so the return of a match is the final total. ``info["scores"]`` holds th
 cards set aside, the drawn card unless seen), the turn-up, trump, current and last trick by seat,
 leader, last winner, cards played and proven voids per seat, tricks per seat, dealer, turn, phase
 (bidding or play), this deal's hand size, the drawn card, every bid (``not yet`` until made),
-tricks each seat still needs, whose bid is already lost, and in a match the deals left and every
-total (scaled so it never clips). ``env.describe(obs)`` prints it back in words.
+tricks each seat still needs, whose bid is already lost, and in a match the deals still to come and
+the standings: how far each seat trails the leading total, in tens of points (rounded up, 0 =
+leading, clipped at 310). All pieces are binary, which keeps an observation cheap; the exact totals
+are in ``info``. ``env.describe(obs)`` prints it back in words.
 
 **Version history.** v0: first release.
 """
