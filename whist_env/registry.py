@@ -17,6 +17,7 @@ GAMES: dict[str, str] = {
     "classic_whist_v0": "whist_env.classic_whist_v0",
     "humbug_v0": "whist_env.humbug_v0",
     "oh_hell_v0": "whist_env.oh_hell_v0",
+    "german_whist_v0": "whist_env.german_whist_v0",
     "humbug_whist_v0": "whist_env.humbug_whist_v0",
 }
 

@@ -1,0 +1,105 @@
+"""``german_whist_v0``: German Whist, two players, a drawing stock, then 13 scoring tricks (RULES.md §5).
+
+| | |
+|---|---|
+| agents | ``player_0``, ``player_1`` |
+| actions | ``Discrete(52)``: play card ``c`` (``13*suit + rank``, suits C D H S, ranks 2..A) |
+| observation | ``{"observation": Box(0, 1, (N,), float32), "action_mask": Box(0, 1, (52,), int8)}`` |
+| state | ``Box(0, 1, (M,), float32)``: hands, stock, next face-down card, face-down draws, then the table |
+
+**Rules.** 13 cards each, dealt singly from the non-dealer (``non_dealer = deck[0:26:2]``,
+``dealer = deck[1:26:2]``); the other 26 are the stock (``deck[26]`` on top), whose top card is
+turned face up: its suit is trump for the whole deal. The non-dealer leads; follow suit if able (no
+duty to trump); the highest trump, else the highest card of the led suit, wins; the winner leads.
+**Phase 1** (tricks 1–13): after each trick the winner takes the face-up card (both see it), the
+loser the next card face down (only he sees it), and the next card is turned. **Phase 2** (tricks
+14–26): no drawing; the winner of trick 13 leads. Only phase-2 tricks count: 7 or more win the
+deal. The dealer alternates.
+
+**Options** (all validated): ``phase1_follow_suit`` (default True; False: any card may be played
+in tricks 1–13, and an off-suit card still cannot win unless it is a trump); ``count_all_tricks``
+(default False; True: all 26 tricks count, 14+ wins, 13–13 is a draw); ``reward`` ``"win"``
+(default: +1 / −1 per deal, 0 for a draw) or ``"trick_diff"`` (my counted tricks − the
+opponent's); ``num_deals`` (default 1: a series with the dealer alternating, each deal's reward
+paid at its end, the running balance in ``info["balance"]``); ``include_history`` (default True:
+perfect recall of cards played, prizes taken and one's own face-down draws; False: only what is on
+the table now, including the last trick and the draw it produced while that trick is visible).
+
+**Observation** (relative seats me/opponent): hand; unseen cards; ``turn_up`` = the face-up stock
+card (the prize of the current trick) while the stock lasts; trump; ``known[opponent]`` = its prize
+cards not yet played, and with recall its whole hand once the stock is empty; current and last
+trick, leader, last winner; cards played and proven voids per seat (a hidden draw clears the
+drawer's voids); all tricks per seat; dealer; turn; stage (phase 1 / phase 2); stock size; tricks
+per stage per seat; prizes taken per seat; my own face-down draws; how many cards the opponent drew
+face down (never which); the opponent's hand size; series balance and deals left.
+``env.describe(obs)`` prints it back in words. The loser's face-down draw never reaches the other
+player's observation, ``info`` or ``render`` (``render_seat``).
+
+**state()** adds to the hands: ``stock`` (the cards left in the stock as a set, the face-up card
+included), ``next_draw`` (the card under the face-up one, which the loser of the current trick will
+draw) and ``draws[player_i]`` (each player's face-down draws). The order of the stock below the
+next draw is not in ``state()``; ``env.game_state.stock`` holds it.
+
+**Rewards.** Zero-sum, paid at the end of each deal: ``reward="win"``: ±1 (0 for 13–13 with
+``count_all_tricks``); ``reward="trick_diff"``: ±(counted tricks won − lost).
+
+**Version history.** v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from whist_env.encoding.german_whist import GermanWhistEncoder
+from whist_env.encoding.trick import TrickEncoder
+from whist_env.envs.aec import WhistAECEnv, WhistWrapper
+from whist_env.rules.core import State, TrickGame
+from whist_env.rules.german_whist import PHASE1_TRICKS, GermanWhist, GermanWhistState
+
+# Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak).
+OPTION_GRID: list[dict[str, Any]] = [
+    {},
+    {"phase1_follow_suit": False},
+    {"count_all_tricks": True},
+    {"reward": "trick_diff"},
+    {"count_all_tricks": True, "reward": "trick_diff", "num_deals": 3},
+    {"include_history": False},
+    {"phase1_follow_suit": False, "include_history": False, "num_deals": 2},
+]
+
+
+class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
+    __doc__ = __doc__
+    metadata = {"render_modes": ["human", "ansi"], "name": "german_whist_v0", "is_parallelizable": False}
+    game_cls = GermanWhist
+
+    @classmethod
+    def make_encoder(cls, game: TrickGame) -> TrickEncoder:
+        assert isinstance(game, GermanWhist)
+        cfg = game.config
+        span = 1 if cfg.reward == "win" else (26 if cfg.count_all_tricks else 13)
+        return GermanWhistEncoder(cfg.num_deals, span)
+
+    def hidden_pieces(self) -> list[tuple[str, str]]:
+        return [
+            ("stock", "cards left in the stock, the face-up card included"),
+            ("next_draw", "the face-down card under the face-up one: the loser of this trick draws it"),
+            ("draws[player_0]", "cards player_0 drew face down this deal"),
+            ("draws[player_1]", "cards player_1 drew face down this deal"),
+        ]
+
+    def hidden_masks(self, state: State) -> list[int]:
+        assert isinstance(state, GermanWhistState)
+        k = state.trick_number
+        stock = 0
+        next_draw = 0
+        if k < PHASE1_TRICKS:
+            for c in state.stock[2 * k :]:
+                stock |= 1 << c
+            next_draw = 1 << state.stock[2 * k + 1]
+        return [stock, next_draw, state.draws[0], state.draws[1]]
+
+
+def env(illegal_reward: float = -1.0, **kwargs: Any) -> WhistWrapper:
+    """The wrapped environment: an illegal action ends the game with ``illegal_reward``."""
+    return WhistWrapper(raw_env(**kwargs), illegal_reward=illegal_reward)

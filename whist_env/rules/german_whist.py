@@ -1,0 +1,305 @@
+"""German Whist: two players, a drawing stock with a face-up prize, then 13 scoring tricks (RULES.md §5, seed 004).
+
+Each player gets 13 cards; the other 26 form the stock, whose top card is turned face up and sets
+trump for the whole deal. In phase 1 (tricks 1–13) the winner of each trick takes the face-up card
+and the loser the next card face down, seen only by him; then the next card is turned. In phase 2
+(tricks 14–26) the hands are played out and only these tricks count (unless ``count_all_tricks``).
+
+The stock is kept as the tuple ``deck[26:52]`` and never changes during a deal: after ``k`` phase-1
+tricks its remaining cards are ``stock[2k:]`` and the face-up card is ``stock[2k]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, format_cards
+from whist_env.options import GameConfig, option
+from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.tricks import deal_round_robin
+
+NUM_PLAYERS = 2
+HAND_SIZE = 13
+PHASE1_TRICKS = 13  # RULES.md §5.2: tricks 1–13 draw from the stock
+TRICKS = 26
+STOCK_SIZE = 26
+
+
+@dataclass(frozen=True)
+class GermanWhistConfig(GameConfig):
+    """Options of ``german_whist_v0`` (RULES.md §5.4, §5.5, §0.8)."""
+
+    phase1_follow_suit: bool = option(True, doc="follow suit in phase 1 too (False: any card in tricks 1–13)")
+    count_all_tricks: bool = option(False, doc="all 26 tricks count: 14+ wins, 13–13 is a draw")
+    reward: str = option("win", choices=("win", "trick_diff"), doc="±1 per deal (0: draw), or the trick difference")
+    num_deals: int = option(1, kind=int, minimum=1, maximum=10_000, doc="deals in the episode (a series)")
+    include_history: bool = option(True, doc="observations remember every card played and drawn (perfect recall)")
+
+
+class GermanWhistState(State):
+    """Adds the stock and what each seat drew from it."""
+
+    __slots__ = (
+        "stock",  # (26,) deck[26:52] in order; the part still on the table is stock[2 * min(k, 13):]
+        "prizes",  # (2,) masks: face-up cards each seat took (public)
+        "draws",  # (2,) masks: cards each seat drew face down (private to that seat)
+        "phase1_won",  # (2,) tricks won in phase 1; phase-2 tricks are tricks_won minus these
+    )
+
+    def __init__(self, num_players: int, dealer: int) -> None:
+        super().__init__(num_players, dealer)
+        self.stock: tuple[int, ...] = ()
+        self.prizes = [0, 0]
+        self.draws = [0, 0]
+        self.phase1_won = [0, 0]
+
+
+def counted_tricks(phase1: tuple[int, int], phase2: tuple[int, int], count_all: bool) -> tuple[int, int]:
+    """Tricks that count for the result: RULES.md §5.4 only phase 2; §5.5 ``count_all_tricks`` all 26."""
+    if count_all:
+        return phase1[0] + phase2[0], phase1[1] + phase2[1]
+    return phase2
+
+
+def deal_reward(counted: tuple[int, int], reward: str) -> float:
+    """Seat 0's reward for a deal (seat 1 gets the negative): RULES.md §5.4.
+
+    ``"win"``: +1 for the majority (≥ 7 of 13, or ≥ 14 of 26), −1 for the minority, 0 for 13–13
+    (§5.5, [DESIGN]). ``"trick_diff"``: the difference in counted tricks.
+    """
+    diff = counted[0] - counted[1]
+    if reward == "trick_diff":
+        return float(diff)
+    return float((diff > 0) - (diff < 0))
+
+
+class GermanWhist(TrickGame):
+    """Rules of ``german_whist_v0``."""
+
+    game_id = "german_whist_v0"
+    config_cls = GermanWhistConfig
+    state_cls = GermanWhistState
+    config: GermanWhistConfig
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.num_players = NUM_PLAYERS
+        self.recall = self.config.include_history
+        self.free_phase1 = not self.config.phase1_follow_suit
+
+    # ----------------------------------------------------------------- deal and play
+    def start_deal(self, state: State, deck: list[int]) -> None:
+        """RULES.md §5.1: 13 each from the non-dealer; ``deck[26]`` turned face up sets trump."""
+        assert isinstance(state, GermanWhistState)
+        d = state.dealer
+        n = 1 - d
+        # non_dealer = deck[0:26:2], dealer = deck[1:26:2]
+        self.reset_deal(state, deal_round_robin(deck[:26], (n, d), NUM_PLAYERS), TRICKS)
+        state.stock = tuple(deck[26:])
+        state.trump = deck[26] // 13  # §5.1: trump for the whole deal; later face-up cards never change it
+        # The face-up card is public through turn_up_visible (never through turn_up_public, which the
+        # core clears when the dealer plays).
+        state.turn_up = deck[26]
+        state.prizes = [0, 0]
+        state.draws = [0, 0]
+        state.phase1_won = [0, 0]
+        state.phase = Phase.PLAY
+        state.leader = state.to_act = n  # §5.2: the non-dealer leads trick 1
+
+    def must_follow(self, state: State) -> bool:
+        # RULES.md §5.5 phase1_follow_suit=False: any card in tricks 1–13; phase 2 always follows.
+        return not self.free_phase1 or state.trick_number >= PHASE1_TRICKS
+
+    def on_trick_complete(self, state: State, winner: int) -> list[float] | None:
+        """RULES.md §5.2: after tricks 1–13 the winner takes the face-up card, the loser the next one."""
+        assert isinstance(state, GermanWhistState)
+        k = state.trick_number
+        if k <= PHASE1_TRICKS:
+            state.phase1_won[winner] += 1
+            loser = 1 - winner
+            prize = state.stock[2 * k - 2]  # deck[24 + 2k]
+            hidden = state.stock[2 * k - 1]  # deck[25 + 2k], seen only by the loser
+            state.hands[winner] |= 1 << prize
+            state.hands[loser] |= 1 << hidden
+            state.prizes[winner] |= 1 << prize
+            state.draws[loser] |= 1 << hidden
+            # A void stays proven only while no card of that suit can have come in: the prize is seen
+            # by both, the hidden draw could be of any suit.
+            state.voids[winner] &= ~(1 << (prize // 13))
+            state.voids[loser] = 0
+            state.turn_up = state.stock[2 * k] if k < PHASE1_TRICKS else -1  # deck[26 + 2k]
+            return None
+        if k == TRICKS:
+            return self.end_deal(state)
+        return None
+
+    def phase_tricks(self, state: State) -> tuple[tuple[int, int], tuple[int, int]]:
+        """(phase-1 tricks, phase-2 tricks) per seat this deal."""
+        assert isinstance(state, GermanWhistState)
+        p1, t = state.phase1_won, state.tricks_won
+        return (p1[0], p1[1]), (t[0] - p1[0], t[1] - p1[1])
+
+    def end_deal(self, state: State) -> list[float] | None:
+        """RULES.md §5.4 result and reward, §5.5 ``count_all_tricks``; each deal is paid at its end."""
+        cfg = self.config
+        phase1, phase2 = self.phase_tricks(state)
+        counted = counted_tricks(phase1, phase2, cfg.count_all_tricks)
+        r = deal_reward(counted, cfg.reward)
+        # scores: the running balance of the series in reward units
+        state.scores = [state.scores[0] + int(r), state.scores[1] - int(r)]
+        winner = 0 if counted[0] > counted[1] else (1 if counted[1] > counted[0] else -1)
+        state.deal_summary = (
+            ("phase1_tricks", phase1),
+            ("phase2_tricks", phase2),
+            ("counted_tricks", counted),
+            ("winner", winner),
+            ("balance", tuple(state.scores)),
+        )
+        over = state.deal_index + 1 >= cfg.num_deals
+        return self.finish(state, [r, -r] if r else None, over)
+
+    # ----------------------------------------------------------------- what a seat knows
+    def stock_size(self, state: State) -> int:
+        """Cards still in the stock (the face-up card included)."""
+        k = state.trick_number
+        return STOCK_SIZE - 2 * k if k < PHASE1_TRICKS else 0
+
+    def last_exchange(self, state: State) -> tuple[int, int, int]:
+        """``(winner, prize, hidden draw)`` of the phase-1 trick still visible as the last trick, else -1s.
+
+        Without recall this is all a seat knows of the draws: what happened while the trick is on the table.
+        """
+        assert isinstance(state, GermanWhistState)
+        k = state.trick_number
+        if state.last_trick and 1 <= k <= PHASE1_TRICKS:
+            return state.last_winner, state.stock[2 * k - 2], state.stock[2 * k - 1]
+        return -1, -1, -1
+
+    def seen_draws(self, state: State, seat: int) -> tuple[int, int, int]:
+        """What ``seat`` knows of the drawing: (prizes of seat 0, prizes of seat 1, own hidden draws)."""
+        assert isinstance(state, GermanWhistState)
+        if self.recall:
+            return state.prizes[0], state.prizes[1], state.draws[seat]
+        winner, prize, hidden = self.last_exchange(state)
+        if winner < 0:
+            return 0, 0, 0
+        own = 0 if winner == seat else 1 << hidden
+        return (1 << prize, 0, own) if winner == 0 else (0, 1 << prize, own)
+
+    def known_cards(self, state: State, seat: int) -> list[int]:
+        """Own hand, and the opponent's prize cards not yet played (RULES.md §5.6).
+
+        With perfect recall the opponent's whole hand is known once the stock is empty: it is what
+        remains after one's own hand and every played card (§5.2).
+        """
+        opp = 1 - seat
+        known = [0, 0]
+        known[seat] = state.hands[seat]
+        if state.phase == Phase.OVER:
+            return known
+        if self.recall:
+            if state.trick_number >= PHASE1_TRICKS:
+                known[opp] = state.hands[opp]
+            else:
+                assert isinstance(state, GermanWhistState)
+                known[opp] = state.hands[opp] & state.prizes[opp]
+        else:
+            p = self.seen_draws(state, seat)[opp]
+            known[opp] = state.hands[opp] & p
+        return known
+
+    def turn_up_visible(self, state: State, seat: int) -> int:
+        # RULES.md §5.6: the face-up stock card is public while the stock is not empty.
+        return state.turn_up
+
+    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
+        assert isinstance(state, GermanWhistState)
+        if self.recall:
+            prizes, own = (state.prizes[0], state.prizes[1]), state.draws[seat]
+        else:
+            p0, p1_, own = self.seen_draws(state, seat)
+            prizes = (p0, p1_)
+        k = state.trick_number
+        p1 = state.phase1_won
+        return {
+            "stage": 1 if k < PHASE1_TRICKS else 2,
+            "stock_size": STOCK_SIZE - 2 * k if k < PHASE1_TRICKS else 0,
+            "phase1_tricks": (p1[0], p1[1]),  # phase-2 tricks: view.tricks_won minus these
+            "prizes": prizes,
+            "my_draws": own,
+            # public: one sees the opponent draw, not what (§5.6, GW-6)
+            "opponent_draws": p1[seat],
+            "opponent_hand_size": state.hands[1 - seat].bit_count(),
+            "deals_left": self.config.num_deals - state.deal_index,
+        }
+
+    def info(self, state: State, seat: int) -> dict[str, Any]:
+        assert isinstance(state, GermanWhistState)
+        info = super().info(state, seat)
+        p1, t = state.phase1_won, state.tricks_won
+        k = state.trick_number
+        info["phase1_tricks"] = (p1[0], p1[1])
+        info["phase2_tricks"] = (t[0] - p1[0], t[1] - p1[1])
+        info["stock_size"] = STOCK_SIZE - 2 * k if k < PHASE1_TRICKS else 0
+        info["balance"] = state.scores[seat]
+        return info
+
+    # ----------------------------------------------------------------- checks and text
+    def check_invariants(self, state: State) -> None:
+        super().check_invariants(state)
+        assert isinstance(state, GermanWhistState)
+        k = state.trick_number
+        hands, played = state.hands, state.played
+        in_stock = 0
+        for c in state.stock[2 * min(k, PHASE1_TRICKS) :]:
+            in_stock |= 1 << c
+        assert self.stock_size(state) == in_stock.bit_count(), "the stock shrinks by two per phase-1 trick"
+        everywhere = (hands[0], hands[1], played[0], played[1], in_stock)
+        total = 0
+        for m in everywhere:
+            assert not total & m, "a card is in two places"
+            total |= m
+        assert total == FULL_DECK, "a card went missing"
+        if state.phase == Phase.PLAY and not state.trick:
+            size = HAND_SIZE if k <= PHASE1_TRICKS else TRICKS - k
+            assert hands[0].bit_count() == hands[1].bit_count() == size, "13 cards each before every phase-1 trick"
+        drawn = state.prizes[0] | state.prizes[1] | state.draws[0] | state.draws[1]
+        assert drawn.bit_count() == 2 * min(k, PHASE1_TRICKS) and not drawn & in_stock
+        for s in (0, 1):
+            assert state.prizes[s].bit_count() == state.draws[1 - s].bit_count() == state.phase1_won[s]
+        assert sum(state.phase1_won) == min(k, PHASE1_TRICKS)
+        assert state.turn_up == (state.stock[2 * k] if k < PHASE1_TRICKS else -1)
+        assert state.trump == state.stock[0] // 13, "trump never changes in a deal"
+        for s in (0, 1):
+            for suit in range(4):
+                if state.voids[s] >> suit & 1:
+                    assert not hands[s] & SUIT_MASKS[suit], f"seat {s} is marked void in a suit it holds"
+            known = self.known_cards(state, s)
+            assert not known[1 - s] & ~hands[1 - s], "a card marked known is not in that hand"
+        if state.phase == Phase.OVER or (state.phase == Phase.DEAL_END):
+            assert (played[0] | played[1]) == FULL_DECK and len(state.history) == 52
+            phase1, phase2 = self.phase_tricks(state)
+            assert sum(phase2) == TRICKS - PHASE1_TRICKS
+        assert state.scores[0] == -state.scores[1]
+
+    def render_header(self, state: State) -> str:
+        k = state.trick_number
+        stage = 1 if k < PHASE1_TRICKS else 2
+        return super().render_header(state) + f" · stage {stage} (trick {min(k + 1, TRICKS)})"
+
+    def render_extra(self, state: State, seat: int | None) -> str:
+        assert isinstance(state, GermanWhistState)
+        size = self.stock_size(state)
+        face = f", face-up {card_str(state.turn_up)}" if state.turn_up >= 0 else ""
+        phase1, phase2 = self.phase_tricks(state)
+        lines = [f"stock: {size} cards{face}   phase-1 tricks {list(phase1)}   phase-2 tricks {list(phase2)}"]
+        if seat is None:
+            below = state.stock[2 * state.trick_number + 1 :] if size else ()
+            lines.append(f"stock below the face-up card: {format_cards(list(below)) or '-'}")
+            for s in (0, 1):
+                lines.append(f"{self.seat_name(s)} drew face down: {format_cards(state.draws[s]) or '-'}")
+        else:
+            own = self.seen_draws(state, seat)[2]
+            lines.append(f"my face-down draws: {format_cards(own) or '-'}")
+        return "\n".join(lines)
