@@ -1,0 +1,441 @@
+"""A single-agent Gymnasium environment over any registered game: one learner, the other seats inside.
+
+    >>> from whist_env.envs.single_agent import make_single_agent
+    >>> env = make_single_agent("german_whist_v0", opponents="random")
+    >>> obs, info = env.reset(seed=0)
+    >>> mask = env.action_masks()          # for sb3-contrib's MaskablePPO
+
+The learner holds one seat (a new random seat every episode by default, or a fixed one). Every other
+seat is played by an :class:`~whist_env.agents.base.Agent` *inside* the env: after the learner acts,
+the opponents play until it is the learner's turn again or the episode ends. A transition is
+therefore (my observation, my action, the reward I earned until my next turn, my next observation),
+and the learner receives its terminal reward even when an opponent made the last move (STYLE.md,
+"what cost those projects real bugs" 1).
+
+Illegal actions (Gymnasium's and SB3's ``check_env`` send unmasked ones) end the episode with
+``illegal_reward`` and are counted in ``info["illegal_actions"]``; nothing is silently replaced.
+
+Randomness: the deal, the learner's seat and every opponent's choices come from the env's
+``np_random`` generator, seeded by ``reset(seed=)``; no global RNG is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from whist_env.agents.base import Agent, RandomAgent
+from whist_env.errors import OptionError
+from whist_env.registry import GAMES, env_module
+from whist_env.rules.core import State
+
+# game id -> relative seat of the learner's partner, for games played in fixed partnerships
+PARTNER_OFFSET: dict[str, int] = {"classic_whist_v0": 2}
+
+SELF = "self"
+
+
+class OpponentPool:
+    """A set of agents one of which is drawn (with ``weights``) for a seat at every reset.
+
+    Used for self-play: frozen snapshots of the learner mixed with scripted opponents.
+
+    Args:
+        agents: the candidates (agents or names that :func:`resolve_agent` understands).
+        weights: relative draw probabilities (uniform when None).
+    """
+
+    def __init__(self, agents: Sequence[Agent | str], weights: Sequence[float] | None = None) -> None:
+        if not agents:
+            raise OptionError("OpponentPool needs at least one agent")
+        self.agents = list(agents)
+        if weights is None:
+            self.probs = np.full(len(self.agents), 1.0 / len(self.agents))
+        else:
+            w = np.asarray(weights, dtype=np.float64)
+            if w.shape != (len(self.agents),) or (w < 0).any() or w.sum() <= 0:
+                raise OptionError(
+                    f"OpponentPool weights must be {len(self.agents)} non-negative numbers with a positive sum, "
+                    f"got {list(weights)}"
+                )
+            self.probs = w / w.sum()
+
+    def draw(self, rng: np.random.Generator) -> int:
+        """Index of the agent for the next episode."""
+        if len(self.agents) == 1:
+            return 0
+        return int(rng.choice(len(self.agents), p=self.probs))
+
+    def __repr__(self) -> str:
+        names = [getattr(a, "name", a) for a in self.agents]
+        return f"OpponentPool({names}, probs={np.round(self.probs, 3).tolist()})"
+
+
+SeatSpec = Agent | str | OpponentPool
+OpponentsSpec = SeatSpec | Sequence[SeatSpec] | Mapping[int, SeatSpec] | None
+
+
+def resolve_agent(spec: Agent | str, game_id: str, **game_options: Any) -> Agent:
+    """An agent from an agent or a name that :func:`whist_env.agents.make_agent` knows
+    (``"random"``, ``"heuristic"``, ``"model:<path>"``), built for ``game_id`` with ``game_options``."""
+    if isinstance(spec, str):
+        if spec == "random":
+            return RandomAgent()
+        from whist_env.agents import make_agent
+
+        return make_agent(spec, game_id, **game_options)
+    if not callable(getattr(spec, "act", None)):
+        raise OptionError(f"an opponent must be an Agent (with act(view, rng)) or a name, got {spec!r}")
+    return spec
+
+
+class SingleAgentWhistEnv(gym.Env):
+    """One learner against agents that play inside the env; see the module docstring.
+
+    Args:
+        game: environment id (``"german_whist_v0"``, ...; see ``whist_env.registry.GAMES``).
+        opponents: who plays the other seats: one agent, name or :class:`OpponentPool` for every
+            seat; a sequence of ``n - 1`` of them for the seats to the learner's left, in order
+            (relative seats 1, 2, ...); or a mapping ``{relative seat: agent}`` covering 1..n-1.
+            ``None`` means random opponents.
+        learner_seat: ``"random"`` (a new seat drawn every episode, the default), ``"rotate"``
+            (seat 0, 1, ..., in turn per episode) or a fixed seat.
+        partner: partnership games only (``classic_whist_v0``): ``"self"`` makes the learner play
+            its partner's seat too (the same policy decides for both; the reward is the team's);
+            an agent, a name or a pool plays it; ``None`` leaves it to ``opponents``.
+        illegal_reward: the reward of an illegal action, which ends the episode.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``; renders what the learner's seat sees.
+        **game_options: the game's options (validated by the game).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 (Gymnasium's convention)
+
+    def __init__(
+        self,
+        game: str,
+        opponents: OpponentsSpec = None,
+        learner_seat: int | str = "random",
+        partner: SeatSpec | None = None,
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **game_options: Any,
+    ) -> None:
+        super().__init__()
+        if game not in GAMES:
+            raise OptionError(f"unknown game {game!r}; available: {', '.join(GAMES)}")
+        raw = env_module(game).raw_env(**game_options)
+        self.game_id = game
+        self.game_options = dict(game_options)
+        self.game = raw.game
+        self.encoder = raw.encoder
+        self.num_players: int = self.game.num_players
+        n = self.num_players
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise OptionError(f"{game}: render_mode={render_mode!r} is not supported; use None, 'ansi' or 'human'")
+        self.render_mode = render_mode
+        if isinstance(learner_seat, str):
+            if learner_seat not in ("random", "rotate"):
+                raise OptionError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {learner_seat!r}")
+        elif not (isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, bool)):
+            raise OptionError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {learner_seat!r}")
+        elif not 0 <= int(learner_seat) < n:
+            raise OptionError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {learner_seat!r}")
+        self.learner_seat_mode: int | str = learner_seat if isinstance(learner_seat, str) else int(learner_seat)
+        self.illegal_reward = float(illegal_reward)
+        self.observation_space = spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32)
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        self._seat_specs: dict[int, SeatSpec] = {}
+        self.set_opponents(opponents, partner)
+        self._state: State | None = None
+        self._seat = 0  # the learner's (primary) seat this episode
+        self._learner_seats: frozenset[int] = frozenset()
+        self._agents: list[Agent | None] = [None] * n  # absolute seat -> agent (None: the learner)
+        self._choices: dict[int, int] = {}  # relative seat -> pool index drawn this episode
+        self._episode = 0
+        self._pending = 0.0  # reward earned by the learner since its last action
+        self._return = 0.0
+        self._length = 0
+        self._illegal = 0
+        self._mask = np.zeros(self.game.num_actions, dtype=bool)
+
+    # ------------------------------------------------------------------ configuration
+    def set_opponents(self, opponents: OpponentsSpec = None, partner: SeatSpec | None = None) -> None:
+        """Replace who plays the other seats (see the class docstring).
+
+        Self-play callbacks call this through ``VecEnv.env_method("set_opponents", ...)``. In the middle of
+        an episode the seats change at once; a pool seat keeps the index it drew at reset (clipped to the
+        new pool's size).
+        """
+        n = self.num_players
+        others = list(range(1, n))
+        specs: dict[int, SeatSpec]
+        if opponents is None:
+            specs = dict.fromkeys(others, "random")
+        elif isinstance(opponents, (str, OpponentPool)) or callable(getattr(opponents, "act", None)):
+            specs = dict.fromkeys(others, opponents)  # type: ignore[arg-type]
+        elif isinstance(opponents, Mapping):
+            keys = sorted(opponents)
+            if keys != others:
+                raise OptionError(
+                    f"{self.game_id}: opponents as a mapping must cover relative seats {others} "
+                    f"(1 = the learner's left), got {keys}"
+                )
+            specs = dict(opponents)
+        elif isinstance(opponents, Sequence):
+            if len(opponents) != n - 1:
+                raise OptionError(
+                    f"{self.game_id}: opponents as a sequence must hold {n - 1} agents (relative seats 1..{n - 1}, "
+                    f"from the learner's left), got {len(opponents)}"
+                )
+            specs = dict(zip(others, opponents, strict=True))
+        else:
+            raise OptionError(
+                f"{self.game_id}: opponents must be an Agent, a name, an OpponentPool, a sequence of {n - 1} of them "
+                f"or a mapping {{relative seat: agent}}, got {opponents!r}"
+            )
+        if partner is not None:
+            offset = PARTNER_OFFSET.get(self.game_id)
+            if offset is None:
+                raise OptionError(
+                    f"{self.game_id} is not a partnership game; 'partner' applies to {', '.join(PARTNER_OFFSET)}"
+                )
+            specs[offset] = partner
+        for rel, spec in specs.items():
+            if isinstance(spec, str) and spec == SELF:
+                if PARTNER_OFFSET.get(self.game_id) != rel:
+                    raise OptionError(f"{self.game_id}: 'self' may only play the learner's partner seat")
+                continue
+            candidates = spec.agents if isinstance(spec, OpponentPool) else [spec]
+            resolved = [resolve_agent(a, self.game_id, **self.game_options) for a in candidates]  # type: ignore[arg-type]
+            specs[rel] = OpponentPool(resolved, spec.probs.tolist()) if isinstance(spec, OpponentPool) else resolved[0]
+        self._seat_specs = specs
+        if getattr(self, "_state", None) is not None:
+            # Mid-episode: the seats are re-bound at once, keeping this episode's pool draws, so that a run
+            # restored from a checkpoint (set_opponents, then set_state) continues exactly as the original.
+            self._bind_agents()
+
+    @property
+    def learner_seat(self) -> int:
+        """The learner's seat in the current episode."""
+        return self._seat
+
+    @property
+    def game_state(self) -> State:
+        """The omniscient rules state (tests and teaching only; never give it to an agent)."""
+        if self._state is None:
+            raise RuntimeError(f"{self.game_id}: call reset() first")
+        return self._state
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new episode and play the opponents up to the learner's first decision.
+
+        Args:
+            seed: seeds ``np_random`` (the only generator used).
+            options: ``{"deck": [...], "dealer": d, "learner_seat": s}`` to start from a given deal.
+        """
+        super().reset(seed=seed)
+        rng = self.np_random
+        opts = dict(options or {})
+        allowed = ("deck", "dealer", "learner_seat", *self.game.extra_reset_options)
+        unknown = sorted(k for k in opts if k not in allowed)
+        if unknown:
+            raise OptionError(f"{self.game_id}: unknown reset option(s) {unknown}; known: {list(allowed)}")
+        n = self.num_players
+        mode = opts.get("learner_seat", self.learner_seat_mode)
+        if mode == "random":
+            seat = int(rng.integers(n))
+        elif mode == "rotate":
+            seat = self._episode % n
+        elif isinstance(mode, (int, np.integer)) and 0 <= int(mode) < n:
+            seat = int(mode)
+        else:
+            raise OptionError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {mode!r}")
+        self._episode += 1
+        self._seat = seat
+        self._choices = {}
+        for rel, spec in self._seat_specs.items():
+            if isinstance(spec, OpponentPool):
+                self._choices[rel] = spec.draw(rng)
+        self._bind_agents()
+        extra = {k: opts[k] for k in self.game.extra_reset_options if k in opts}
+        self._state = self.game.new_episode(rng, opts.get("deck"), opts.get("dealer"), **extra)
+        self._pending = 0.0
+        self._return = 0.0
+        self._length = 0
+        self._illegal = 0
+        self._play_others()
+        return self._observe(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's ``action``, then the other seats until the learner's next turn.
+
+        Returns:
+            observation, the reward the learner earned since its previous action (including from
+            the opponents' moves, and the terminal reward when an opponent moved last),
+            terminated, truncated (always False), info.
+        """
+        state = self._state
+        if state is None:
+            raise RuntimeError(f"{self.game_id}: call reset() before step()")
+        if state.done or self._illegal:
+            raise RuntimeError(f"{self.game_id}: the episode is over; call reset()")
+        a = _as_action(action, self.game.num_actions, self.game_id)
+        self._length += 1
+        if not (self.game.legal_mask(state) >> a) & 1:
+            # Unmasked samplers (check_env) end up here: end the episode, never replace the action.
+            self._illegal += 1
+            reward = self._pending + self.illegal_reward
+            self._pending = 0.0
+            self._return += reward
+            reason = str(self.game.illegal(state, a, "not a legal action now"))
+            info = self._info()
+            info["illegal_action"] = reason
+            info["episode"] = {"r": self._return, "l": self._length}
+            return self._observe(), reward, True, False, info
+        self._apply(a)
+        self._play_others()
+        reward = self._pending
+        self._pending = 0.0
+        self._return += reward
+        info = self._info()
+        terminated = state.done
+        if terminated:
+            info["episode"] = {"r": self._return, "l": self._length}
+        return self._observe(), reward, terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now (bool, ``(num_actions,)``); all False once the episode is over."""
+        return self._mask.copy()
+
+    def render(self) -> str | None:
+        """What the learner's seat sees, as text."""
+        if self.render_mode is None:
+            gym.logger.warn("render() without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = self.game.render(self.game_state, self._seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # ------------------------------------------------------------------ checkpointing (exact resume)
+    def get_state(self) -> dict[str, Any]:
+        """Everything needed to continue this env exactly: the generator, the game state, the episode.
+
+        The opponents themselves are not included (restore them with :meth:`set_opponents` first);
+        the pool draws of the current episode are.
+        """
+        return {
+            "rng": self.np_random.bit_generator.state,
+            "state": None if self._state is None else self._state.copy(),
+            "seat": self._seat,
+            "choices": dict(self._choices),
+            "episode": self._episode,
+            "pending": self._pending,
+            "return": self._return,
+            "length": self._length,
+            "illegal": self._illegal,
+        }
+
+    def set_state(self, snapshot: Mapping[str, Any]) -> np.ndarray:
+        """Continue from :meth:`get_state`'s snapshot; returns the learner's current observation."""
+        self.np_random.bit_generator.state = snapshot["rng"]
+        self._state = None if snapshot["state"] is None else snapshot["state"].copy()
+        self._seat = int(snapshot["seat"])
+        self._choices = dict(snapshot["choices"])
+        self._episode = int(snapshot["episode"])
+        self._pending = float(snapshot["pending"])
+        self._return = float(snapshot["return"])
+        self._length = int(snapshot["length"])
+        self._illegal = int(snapshot["illegal"])
+        self._bind_agents()
+        return self._observe()
+
+    # ------------------------------------------------------------------ internals
+    def _bind_agents(self) -> None:
+        n = self.num_players
+        seat = self._seat
+        agents: list[Agent | None] = [None] * n
+        learner = {seat}
+        for rel, spec in self._seat_specs.items():
+            s = (seat + rel) % n
+            if isinstance(spec, str) and spec == SELF:
+                learner.add(s)
+            elif isinstance(spec, OpponentPool):
+                agents[s] = spec.agents[min(self._choices.get(rel, 0), len(spec.agents) - 1)]  # type: ignore[assignment]
+            else:
+                agents[s] = spec  # type: ignore[assignment]
+        self._agents = agents
+        self._learner_seats = frozenset(learner)
+
+    def _apply(self, action: int) -> None:
+        state = self._state
+        assert state is not None
+        rewards = self.game.step(state, action, self.np_random)
+        if rewards is not None:
+            # With partner="self" both seats share the team reward: count it once.
+            self._pending += float(rewards[self._seat])
+
+    def _play_others(self) -> None:
+        state = self._state
+        assert state is not None
+        rng = self.np_random
+        learner = self._learner_seats
+        while not state.done and state.to_act not in learner:
+            agent = self._agents[state.to_act]
+            assert agent is not None
+            self._apply(int(agent.act(self.game.view(state, state.to_act), rng)))
+
+    def _observe(self) -> np.ndarray:
+        state = self._state
+        assert state is not None
+        seat = state.to_act if (not state.done and not self._illegal and state.to_act in self._learner_seats) else None
+        if seat is None:
+            obs = self.encoder.encode(self.game.view(state, self._seat))
+            self._mask = np.zeros(self.game.num_actions, dtype=bool)
+            return obs
+        obs, mask = self.encoder.encode_with_mask(self.game.view(state, seat))
+        self._mask = mask.astype(bool)
+        return obs
+
+    def _info(self) -> dict[str, Any]:
+        state = self._state
+        assert state is not None
+        info = self.game.info(state, self._seat)
+        info["learner_seat"] = self._seat
+        info["acting_seat"] = state.to_act
+        info["illegal_actions"] = self._illegal
+        return info
+
+
+def _as_action(action: Any, num_actions: int, game_id: str) -> int:
+    if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(action.dtype, np.integer):
+        action = action.reshape(()).item()
+    if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+        raise ValueError(f"{game_id}: an action must be an int in 0..{num_actions - 1}, got {action!r}")
+    a = int(action)
+    if not 0 <= a < num_actions:
+        raise ValueError(f"{game_id}: action {a} is outside the action space 0..{num_actions - 1}")
+    return a
+
+
+def make_single_agent(
+    game: str,
+    opponents: OpponentsSpec = None,
+    learner_seat: int | str = "random",
+    **kwargs: Any,
+) -> SingleAgentWhistEnv:
+    """A single-agent Gymnasium env over ``game``; see :class:`SingleAgentWhistEnv`.
+
+    Args:
+        game: environment id, e.g. ``"german_whist_v0"``.
+        opponents: the other seats' agents (``None``: random).
+        learner_seat: ``"random"`` (default), ``"rotate"`` or a fixed seat.
+        **kwargs: ``partner``, ``illegal_reward``, ``render_mode`` and the game's options.
+    """
+    return SingleAgentWhistEnv(game, opponents=opponents, learner_seat=learner_seat, **kwargs)
