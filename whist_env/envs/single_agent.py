@@ -295,7 +295,6 @@ class SingleAgentWhistEnv(gym.Env):
             reason = str(self.game.illegal(state, a, "not a legal action now"))
             info = self._info()
             info["illegal_action"] = reason
-            info["episode"] = {"r": self._return, "l": self._length}
             return self._observe(), reward, True, False, info
         self._apply(a)
         self._play_others()
@@ -303,10 +302,7 @@ class SingleAgentWhistEnv(gym.Env):
         self._pending = 0.0
         self._return += reward
         info = self._info()
-        terminated = state.done
-        if terminated:
-            info["episode"] = {"r": self._return, "l": self._length}
-        return self._observe(), reward, terminated, False, info
+        return self._observe(), reward, state.done, False, info
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now (bool, ``(num_actions,)``); all False once the episode is over."""
@@ -404,12 +400,14 @@ class SingleAgentWhistEnv(gym.Env):
         return obs
 
     def _info(self) -> dict[str, Any]:
+        # Kept small on purpose: vectorised envs deep-copy every step's info.
         state = self._state
         assert state is not None
-        info = self.game.info(state, self._seat)
-        info["learner_seat"] = self._seat
-        info["acting_seat"] = state.to_act
-        info["illegal_actions"] = self._illegal
+        info: dict[str, Any] = {"learner_seat": self._seat, "acting_seat": state.to_act, "illegal_actions": self._illegal}
+        if state.done or self._illegal:
+            info.update(self.game.info(state, self._seat))
+            info["returns"] = tuple(state.returns)
+            info["episode"] = {"r": self._return, "l": self._length}
         return info
 
 
