@@ -403,7 +403,11 @@ class SingleAgentWhistEnv(gym.Env):
         # Kept small on purpose: vectorised envs deep-copy every step's info.
         state = self._state
         assert state is not None
-        info: dict[str, Any] = {"learner_seat": self._seat, "acting_seat": state.to_act, "illegal_actions": self._illegal}
+        info: dict[str, Any] = {
+            "learner_seat": self._seat,
+            "acting_seat": state.to_act,
+            "illegal_actions": self._illegal,
+        }
         if state.done or self._illegal:
             info.update(self.game.info(state, self._seat))
             info["returns"] = tuple(state.returns)
