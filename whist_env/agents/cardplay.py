@@ -1,0 +1,270 @@
+"""Card-play reasoning shared by the rule-based agents, computed from a :class:`PlayerView` only.
+
+:class:`Table` reads a view once per decision: who is winning the trick, who still has to play to
+it, and for every other seat the cards it *may* hold (cards known to be in its hand, plus the cards
+this seat cannot place, minus the suits that seat has shown out of). From that it answers the
+questions every rule of thumb asks: does this card beat the trick, can anyone still to play beat
+it, is this card the master of its suit, how many trumps are still out. All card sets are int masks
+(``whist_env.cards``); nothing here can read a hidden card, because a view holds none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from whist_env.cards import NUM_RANKS, SUIT_MASKS
+from whist_env.view import PlayerView
+
+CARD_MASK = (1 << 52) - 1
+
+
+def lowest(mask: int) -> int:
+    """Lowest card id of a non-empty mask (in one suit: the lowest rank)."""
+    return (mask & -mask).bit_length() - 1
+
+
+def highest(mask: int) -> int:
+    """Highest card id of a non-empty mask (in one suit: the highest rank)."""
+    return mask.bit_length() - 1
+
+
+def rank_of(card: int) -> int:
+    """Rank 0..12 (2..A) of a card."""
+    return card % NUM_RANKS
+
+
+def suit_of(card: int) -> int:
+    """Suit 0..3 of a card."""
+    return card // NUM_RANKS
+
+
+def above(card: int) -> int:
+    """Mask of the cards of ``card``'s suit ranking above it."""
+    return SUIT_MASKS[card // NUM_RANKS] & ~((2 << card) - 1)
+
+
+def below(card: int) -> int:
+    """Mask of the cards of ``card``'s suit ranking below it."""
+    return SUIT_MASKS[card // NUM_RANKS] & ((1 << card) - 1)
+
+
+def beats(card: int, best: int, trump: int | None) -> bool:
+    """Whether ``card`` played now would take the lead from ``best`` (RULES.md §0.5)."""
+    s, b = card // NUM_RANKS, best // NUM_RANKS
+    if s == b:
+        return card > best
+    return s == trump
+
+
+def trick_leader_card(trick: Sequence[tuple[int, int]], trump: int | None) -> tuple[int, int]:
+    """``(seat, card)`` currently winning a non-empty trick (RULES.md §0.5)."""
+    seat, best = trick[0]
+    for s, c in trick[1:]:
+        if beats(c, best, trump):
+            seat, best = s, c
+    return seat, best
+
+
+def count(mask: int) -> int:
+    """Number of cards in a mask."""
+    return mask.bit_count()
+
+
+def suits_mask(suits: Iterable[int]) -> int:
+    """The mask of every card of the given suits."""
+    m = 0
+    for s in suits:
+        m |= SUIT_MASKS[s]
+    return m
+
+
+def void_mask(voids: int) -> int:
+    """The mask of every card of the suits in a 4-bit void mask."""
+    m = 0
+    for s in range(4):
+        if voids >> s & 1:
+            m |= SUIT_MASKS[s]
+    return m
+
+
+class Table:
+    """What the view of the seat to act says about the card play, computed once per decision.
+
+    Attributes:
+        view: the view it was read from.
+        me: the seat to act.
+        trump: trump suit or None.
+        led: suit led to the current trick, -1 when leading.
+        winner: seat currently winning the trick, -1 when leading.
+        best: card currently winning the trick, -1 when leading.
+        after: seats still to play to this trick after me, in order.
+        possible: per seat, the cards it may hold (exactly its hand when the view knows it whole). # (n,)
+        exact: per seat, whether ``possible`` is exactly that seat's hand. # (n,)
+        outside: cards that may be in any other seat's hand.
+        partner: my partner's seat, or -1.
+    """
+
+    __slots__ = ("view", "me", "trump", "led", "winner", "best", "after", "possible", "exact", "outside", "partner")
+
+    def __init__(self, view: PlayerView, partner: int = -1, restrict: Mapping[int, int] | None = None) -> None:
+        """Read ``view``.
+
+        Args:
+            view: the view of the seat to act (in the play phase).
+            partner: the partner's seat in a partnership game, else -1.
+            restrict: per seat, a mask the agent's own memory of earlier views confines that seat's
+                unknown cards to (Humbug's hidden-hand layout); seats not named are not restricted.
+        """
+        self.view = view
+        n = view.num_players
+        me = view.seat
+        self.me = me
+        self.partner = partner
+        self.trump = view.trump
+        trick = view.trick
+        if trick:
+            self.led = trick[0][1] // NUM_RANKS
+            self.winner, self.best = trick_leader_card(trick, view.trump)
+        else:
+            self.led, self.winner, self.best = -1, -1, -1
+        in_trick = {s for s, _ in trick}
+        self.after = [s for s in ((me + i) % n for i in range(1, n)) if s not in in_trick] if view.to_act == me else []
+        size = view.hand.bit_count()
+        possible = [0] * n
+        exact = [False] * n
+        outside = 0
+        for s in range(n):
+            if s == me:
+                possible[s] = view.hand
+                exact[s] = True
+                continue
+            known = view.known[s]
+            # Every seat holds as many cards as I do at the start of a trick (true in every game here).
+            hand_size = size - (1 if s in in_trick else 0)
+            if known.bit_count() >= hand_size:
+                possible[s], exact[s] = known, True
+            else:
+                unplaced = view.unseen & ~void_mask(view.voids[s])
+                if restrict is not None and s in restrict:
+                    unplaced &= restrict[s]
+                possible[s] = known | unplaced
+                exact[s] = possible[s].bit_count() == hand_size
+            outside |= possible[s]
+        self.possible = possible
+        self.exact = exact
+        self.outside = outside
+
+    # ------------------------------------------------------------------ questions about seats
+    def opponents_after(self) -> list[int]:
+        """Seats still to play to this trick that are not my partner."""
+        return [s for s in self.after if s != self.partner]
+
+    def may_be_void(self, seat: int, suit: int) -> bool:
+        """Whether ``seat`` is (or is likely to be) out of ``suit``.
+
+        Proven when it may hold none; otherwise likely only when so few cards of the suit are out that
+        not every seat that may hold one can have one more (a rule of thumb, not a certainty).
+        """
+        held = self.possible[seat] & SUIT_MASKS[suit]
+        if not held:
+            return True
+        if self.exact[seat] or self.view.known[seat] & SUIT_MASKS[suit]:
+            return False
+        holders = sum(1 for s in range(self.view.num_players) if s != self.me and self.possible[s] & SUIT_MASKS[suit])
+        return (self.outside & SUIT_MASKS[suit]).bit_count() <= holders - 1 + (holders == 1)
+
+    def may_trump(self, seat: int, suit: int) -> bool:
+        """Whether ``seat`` may be void in ``suit`` and hold a trump."""
+        t = self.trump
+        if t is None or t == suit:
+            return False
+        return bool(self.possible[seat] & SUIT_MASKS[t]) and self.may_be_void(seat, suit)
+
+    def can_beat(self, seat: int, best: int, led: int) -> bool:
+        """Whether ``seat``, still to play to a trick led in ``led`` now won by ``best``, may beat it."""
+        if best // NUM_RANKS == led:
+            if self.possible[seat] & above(best):
+                return True
+            return self.may_trump(seat, led)
+        # ``best`` is a trump played to another suit: only a higher trump by a seat void in ``led`` beats it.
+        return bool(self.possible[seat] & above(best)) and self.may_be_void(seat, led)
+
+    # ------------------------------------------------------------------ questions about cards
+    def wins_now(self, card: int) -> bool:
+        """Whether ``card`` would be winning the trick right after I play it."""
+        return self.best < 0 or beats(card, self.best, self.trump)
+
+    def holds(self, card: int, seats: Iterable[int] | None = None) -> bool:
+        """Whether ``card`` played now wins the trick against every opponent still to play."""
+        if not self.wins_now(card):
+            return False
+        led = self.led if self.led >= 0 else card // NUM_RANKS
+        for s in self.opponents_after() if seats is None else seats:
+            if self.can_beat(s, card, led):
+                return False
+        return True
+
+    def safe_against(self, card: int) -> bool:
+        """Whether a trick won by ``card`` (now or already) can no longer be taken by an opponent."""
+        led = self.led if self.led >= 0 else card // NUM_RANKS
+        return not any(self.can_beat(s, card, led) for s in self.opponents_after())
+
+    def is_master(self, card: int) -> bool:
+        """Whether no other seat may hold a higher card of ``card``'s suit."""
+        return not self.outside & above(card)
+
+    def outstanding(self, suit: int) -> int:
+        """Cards of ``suit`` that other seats may hold."""
+        return self.outside & SUIT_MASKS[suit]
+
+    def trumps_out(self) -> int:
+        """Trumps that other seats may hold (0 without trump)."""
+        return 0 if self.trump is None else self.outside & SUIT_MASKS[self.trump]
+
+    def opponents_trumps(self) -> int:
+        """Trumps that opponents (not my partner) may hold."""
+        if self.trump is None:
+            return 0
+        m = 0
+        for s in range(self.view.num_players):
+            if s != self.me and s != self.partner:
+                m |= self.possible[s]
+        return m & SUIT_MASKS[self.trump]
+
+    def lowest_equal(self, card: int) -> int:
+        """The lowest card of my hand worth as much as ``card``: no card another seat may hold lies between."""
+        hand = self.view.hand
+        best = c = card
+        while c % NUM_RANKS:
+            c -= 1
+            if (self.outside >> c) & 1:
+                break
+            if (hand >> c) & 1:
+                best = c
+        return best
+
+
+def cheapest(cards: int, trump: int | None) -> int:
+    """The card of ``cards`` that costs least to give up: the lowest non-trump by rank, else the lowest trump."""
+    side = cards & ~SUIT_MASKS[trump] if trump is not None else cards
+    pool = side or cards
+    return min(_cards(pool), key=lambda c: (c % NUM_RANKS, c))
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def cards(mask: int) -> list[int]:
+    """Card ids of a mask, ascending."""
+    return _cards(mask)
+
+
+def suit_length(hand: int, suit: int) -> int:
+    """Number of cards of ``suit`` in ``hand``."""
+    return (hand & SUIT_MASKS[suit]).bit_count()

@@ -1,0 +1,99 @@
+"""An exact solver for small two-player endings with both hands known (double dummy).
+
+Used by the heuristics of the two-player games once a seat knows the opponent's whole hand (Humbug
+in open-table mode, German Whist's second phase with recall) and few cards are left: it finds the
+card that takes the most tricks from here against the best defence. Cards that lie next to each other
+in a suit among the cards still in play are interchangeable, so only one of each run is tried; the
+values of positions at trick boundaries are memoised.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from whist_env.agents.cardplay import beats, cards
+from whist_env.cards import NUM_RANKS, SUIT_MASKS
+from whist_env.rules.tricks import legal_cards
+
+# Solve exactly once each hand holds at most this many cards (a few milliseconds at most).
+ENDGAME_CARDS = 7
+
+
+def representatives(choice: int, in_play: int) -> list[int]:
+    """One card of each run of ``choice`` whose members no other card of ``in_play`` separates."""
+    out = []
+    for c in cards(choice):
+        if c % NUM_RANKS:
+            lower = in_play & SUIT_MASKS[c // NUM_RANKS] & ((1 << c) - 1)
+            if lower and (choice >> (lower.bit_length() - 1)) & 1:
+                continue  # the next lower card in play is ours too: the same card for the play
+        out.append(c)
+    return out
+
+
+@lru_cache(maxsize=1 << 18)
+def lead_value(leader: int, follower: int, trump: int) -> int:
+    """Tricks the leader takes from here with best play by both (``trump`` = -1 for none)."""
+    remaining = leader.bit_count()
+    if remaining == 0:
+        return 0
+    t = None if trump < 0 else trump
+    in_play = leader | follower
+    best = -1
+    for c in representatives(leader, in_play):
+        worst = remaining
+        rest_l = leader & ~(1 << c)
+        for d in representatives(legal_cards(follower, c // NUM_RANKS), in_play):
+            rest_f = follower & ~(1 << d)
+            if beats(d, c, t):
+                v = remaining - 1 - lead_value(rest_f, rest_l, trump)
+            else:
+                v = 1 + lead_value(rest_l, rest_f, trump)
+            if v < worst:
+                worst = v
+                if worst <= best:
+                    break
+        if worst > best:
+            best = worst
+            if best == remaining:
+                break
+    return best
+
+
+def solve(mine: int, theirs: int, trump: int | None, led: int = -1) -> tuple[int, int]:
+    """The best card for me and the tricks it takes from here (this trick included).
+
+    Args:
+        mine: my hand.
+        theirs: the opponent's hand (after its lead, when it led).
+        trump: trump suit or None.
+        led: the card the opponent led to this trick, or -1 when I lead.
+    """
+    t = -1 if trump is None else trump
+    in_play = mine | theirs | (1 << led if led >= 0 else 0)
+    if led < 0:
+        best_card, best = -1, -1
+        for c in representatives(mine, in_play):
+            rest = mine & ~(1 << c)
+            worst = mine.bit_count()
+            for d in representatives(legal_cards(theirs, c // NUM_RANKS), in_play):
+                after = theirs & ~(1 << d)
+                if beats(d, c, trump):
+                    v = mine.bit_count() - 1 - lead_value(after, rest, t)
+                else:
+                    v = 1 + lead_value(rest, after, t)
+                worst = min(worst, v)
+            if worst > best:
+                best_card, best = c, worst
+        return best_card, best
+    best_card, best = -1, -1
+    remaining = mine.bit_count() - 1
+    for d in representatives(legal_cards(mine, led // NUM_RANKS), in_play):
+        rest = mine & ~(1 << d)
+        if beats(d, led, trump):
+            v = 1 + lead_value(rest, theirs, t)
+        else:
+            v = remaining - lead_value(theirs, rest, t)
+        if v > best:
+            best_card, best = d, v
+    return best_card, best
