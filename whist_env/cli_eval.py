@@ -1,0 +1,125 @@
+"""``whist-eval``: compare agents over seeded duplicate deals and print the report.
+
+    whist-eval humbug_v0 --agents heuristic random --deals 2000 --seed 0
+    whist-eval all --agents heuristic random --deals 2000 --seed 0 --workers 2 --markdown results.md
+    whist-eval oh_hell_v0 --option num_players=5 --option trump_mode=drawn_card --json report.json
+
+The method (duplicate deals, seat rotation, the unit compared per game, the intervals) is described
+in :mod:`whist_env.evaluation.arena`. The exit status is 2 when any agent played an illegal action.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from whist_env.errors import OptionError
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """``"num_players=5"`` → ``("num_players", 5)``; values are Python literals, else strings."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"write options as key=value (e.g. num_players=5), got {text!r}")
+    try:
+        parsed: Any = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        parsed = value
+    return key.strip(), parsed
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``whist-eval``."""
+    from whist_env.evaluation.arena import LINEUPS
+
+    p = argparse.ArgumentParser(
+        prog="whist-eval",
+        description="Play agents against each other over seeded duplicate deals (seats rotated) and report "
+        "mean rewards with 95%% confidence intervals, win/draw/loss rates and illegal actions.",
+    )
+    p.add_argument("games", nargs="+", help="environment ids, or 'all' for every registered game")
+    p.add_argument(
+        "--agents",
+        nargs="+",
+        default=["heuristic", "random"],
+        help="two or more agents: random, heuristic, model:<path.zip> (default: heuristic random)",
+    )
+    p.add_argument("--deals", type=int, default=1000, help="deals per game, each replayed per lineup (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="processes to play in (default 1)")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        type=parse_option,
+        metavar="KEY=VALUE",
+        help="a game option (repeatable), e.g. --option num_players=5",
+    )
+    p.add_argument("--lineup", choices=LINEUPS, default="alternate", help="how agents are seated (default alternate)")
+    p.add_argument("--full-episodes", action="store_true", help="play whole episodes instead of single deals")
+    p.add_argument("--json", type=Path, help="write the report(s) as JSON to this file")
+    p.add_argument("--markdown", type=Path, help="write the report(s) as markdown to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``whist-eval``; returns the exit status."""
+    import json
+
+    from whist_env.evaluation.arena import evaluate
+    from whist_env.evaluation.report import summary_table
+    from whist_env.registry import GAMES
+
+    args = build_parser().parse_args(argv)
+    games = list(GAMES) if args.games == ["all"] else args.games
+    options = dict(args.option)
+    reports = []
+    try:
+        for game_id in games:
+            if game_id not in GAMES:
+                raise OptionError(f"unknown game {game_id!r}; available: {', '.join(GAMES)} (or 'all')")
+            report = evaluate(
+                game_id,
+                args.agents,
+                args.deals,
+                args.seed,
+                options,
+                workers=args.workers,
+                single_deal=not args.full_episodes,
+                lineup=args.lineup,
+                progress=not args.quiet,
+            )
+            reports.append(report)
+            print(report.to_markdown(), end="\n\n", flush=True)
+    except OptionError as err:
+        print(f"whist-eval: {err}", file=sys.stderr)
+        return 1
+    if len(reports) > 1 and len(args.agents) == 2:
+        print(summary_table(reports))
+    if args.json:
+        data = [r.to_dict() for r in reports]
+        args.json.write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n")
+    if args.markdown:
+        parts = [r.to_markdown() for r in reports]
+        if len(reports) > 1 and len(args.agents) == 2:
+            parts.insert(0, summary_table(reports))
+        args.markdown.write_text("\n\n".join(parts) + "\n")
+    illegal = sum(r.illegal_actions for r in reports)
+    if illegal:
+        print(f"whist-eval: {illegal} illegal action(s) were played; the comparison is not valid", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main_entry() -> None:
+    """Console-script entry point: ``whist-eval``."""
+    raise SystemExit(main())
+
+
+if __name__ == "__main__":
+    main_entry()

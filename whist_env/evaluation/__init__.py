@@ -1,0 +1,45 @@
+"""Evaluation: an arena that plays agents against each other over seeded, duplicated deals.
+
+    >>> from whist_env.evaluation import evaluate
+    >>> report = evaluate("classic_whist_v0", ["heuristic", "random"], num_deals=2000, seed=0, workers=2)
+    >>> print(report.to_markdown())
+
+See :mod:`whist_env.evaluation.arena` for the method (duplicate deals, seat rotation, the unit
+compared per game, how the intervals are computed) and ``whist-eval --help`` for the command line.
+"""
+
+from whist_env.evaluation.arena import (
+    SINGLE_DEAL_OPTIONS,
+    UNITS,
+    Arena,
+    ArenaConfig,
+    DealResult,
+    TableResult,
+    evaluate,
+    play_deals,
+    seat_assignments,
+    summarise,
+)
+from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult, summary_table
+from whist_env.evaluation.stats import MeanCI, mean_ci, paired_ci, t_quantile_975
+
+__all__ = [
+    "SINGLE_DEAL_OPTIONS",
+    "UNITS",
+    "AgentResult",
+    "Arena",
+    "ArenaConfig",
+    "ArenaReport",
+    "DealResult",
+    "MeanCI",
+    "PairResult",
+    "TableResult",
+    "evaluate",
+    "mean_ci",
+    "paired_ci",
+    "play_deals",
+    "seat_assignments",
+    "summarise",
+    "summary_table",
+    "t_quantile_975",
+]

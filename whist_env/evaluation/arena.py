@@ -1,0 +1,465 @@
+"""The arena: agents play seeded deals against each other, duplicated and with seats rotated.
+
+How a comparison is run (:func:`evaluate`):
+
+* **Deals.** Deal ``i`` of a run with seed ``s`` is drawn from ``numpy.random.default_rng([s, i])``:
+  first the dealer, then the deck (``permutation(52)``). It is started with
+  ``game.new_episode(rng, deck=deck, dealer=dealer)``, where ``rng = default_rng([s, i, 1])`` is the
+  game's own generator for anything drawn later (a drawn trump card, later deals of a longer
+  episode); the rules use it only at deal time, so every replay of deal ``i`` sees the same cards.
+* **Duplicate replays and seat rotation.** Each deal is replayed once per *lineup*: the base
+  lineup puts agent ``j % m`` at seat ``j`` (``m`` agents; "alternate"), or the first agent at seat 0
+  and the second at every other seat ("one_vs_rest"); the replays are the distinct rotations of it,
+  so every agent holds every hand of every deal and sits in every position relative to the dealer.
+  Two agents at two seats: A–B then B–A. Classic whist: A holds seats {0, 2} (a partnership), B
+  {1, 3}, then the other way round.
+* **The unit compared** is one deal (:data:`SINGLE_DEAL_OPTIONS` sets each game's options for
+  that; see :data:`UNITS`); ``single_deal=False`` plays the game's whole episode instead (the deal
+  sequence is still shared by the replays).
+* **Scores.** An agent's score on deal ``i`` is its mean return over the seats it held and the
+  replays of that deal. Its reported mean and 95% interval are over these per-deal scores; the
+  difference of two agents is over the per-deal differences of their scores (a paired, duplicate
+  comparison; see :mod:`whist_env.evaluation.stats`). Win / draw / loss are counted per table (one
+  replay of one deal): an agent wins a table when its mean return there is higher than every other
+  agent's, draws when it ties for the highest.
+* **Illegal actions** are counted per agent and must be zero; to finish the deal the lowest legal
+  action is played in place of an illegal one (a report with any illegal action is not valid, and
+  ``whist-eval`` exits with status 2).
+* **Determinism.** The agents' generators are ``default_rng([s, i, 2, replay, seat])``, fresh per
+  table; results do not depend on the number of worker processes. Only the timing differs between
+  runs (it is kept apart in the report).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any, TextIO
+
+import numpy as np
+
+from whist_env.agents.base import Agent
+from whist_env.errors import OptionError
+from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult
+from whist_env.evaluation.stats import mean_ci, paired_ci
+from whist_env.registry import env_module
+from whist_env.rules.core import TrickGame
+from whist_env.view import PlayerView
+
+# game id -> the options that make an episode one deal (the unit of a duplicate comparison)
+SINGLE_DEAL_OPTIONS: dict[str, dict[str, Any]] = {
+    "classic_whist_v0": {"episode": "deal"},
+    "humbug_v0": {"num_deals": 1},
+    "german_whist_v0": {"num_deals": 1},
+    "humbug_whist_v0": {"episode": "deal"},
+    "oh_hell_v0": {"episode": "deal"},
+}
+
+# game id -> what one sample is, in words (with the single-deal options above)
+UNITS: dict[str, str] = {
+    "classic_whist_v0": "one deal: the partnership's ±(tricks − 6) (+ honours when on)",
+    "humbug_v0": "one deal of 26 tricks: ±(trick difference)",
+    "german_whist_v0": "one deal: ±1 for the majority of the scoring tricks (or the trick difference)",
+    "humbug_whist_v0": "one deal after the exchange: ±(trick difference)",
+    "oh_hell_v0": "one deal of `hand_size` cards (default the largest): the seat's deal score",
+}
+
+LINEUPS = ("alternate", "one_vs_rest")
+
+AgentSpec = str | Agent | Callable[[], Agent]
+
+
+def seat_assignments(num_players: int, num_agents: int, lineup: str = "alternate") -> list[tuple[int, ...]]:
+    """Agent index per seat for every replay of a deal: the distinct rotations of the base lineup.
+
+    Raises:
+        OptionError: for an unknown lineup or one that leaves an agent without a seat.
+    """
+    n, m = num_players, num_agents
+    if lineup == "alternate":
+        if m > n:
+            raise OptionError(f"{m} agents cannot all sit at a table of {n}; use at most {n}")
+        base = [j % m for j in range(n)]
+    elif lineup == "one_vs_rest":
+        if m != 2:
+            raise OptionError(f"lineup 'one_vs_rest' compares exactly two agents, got {m}")
+        base = [0] + [1] * (n - 1)
+    else:
+        raise OptionError(f"unknown lineup {lineup!r}; known: {', '.join(LINEUPS)}")
+    out: list[tuple[int, ...]] = []
+    for r in range(n):
+        rot = tuple(base[(s - r) % n] for s in range(n))
+        if rot not in out:
+            out.append(rot)
+    return out
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """What to play. Picklable when the agents are given by name (needed for ``workers > 1``).
+
+    Attributes:
+        game_id: the environment id.
+        agents: agents by name (``"random"``, ``"heuristic"``, ``"model:<path>"``), as objects (copied
+            for every seat), or as factories called once per seat.
+        num_deals: deals to play (each replayed once per lineup rotation).
+        seed: the run's seed.
+        options: the game's options.
+        single_deal: add the game's :data:`SINGLE_DEAL_OPTIONS` (one deal per episode).
+        lineup: ``"alternate"`` or ``"one_vs_rest"`` (see :func:`seat_assignments`).
+        names: labels of the agents in the report (default: their names, made unique).
+    """
+
+    game_id: str
+    agents: tuple[AgentSpec, ...]
+    num_deals: int
+    seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    single_deal: bool = True
+    lineup: str = "alternate"
+    names: tuple[str, ...] = ()
+
+    def game_options(self) -> dict[str, Any]:
+        """The options the game is built with."""
+        opts = dict(self.options)
+        if self.single_deal:
+            for key, value in SINGLE_DEAL_OPTIONS.get(self.game_id, {}).items():
+                if key in opts and opts[key] != value:
+                    raise OptionError(
+                        f"{self.game_id}: option {key}={opts[key]!r} conflicts with single-deal evaluation "
+                        f"({key}={value!r}); pass single_deal=False (whist-eval --full-episodes) to play whole episodes"
+                    )
+                opts[key] = value
+        return opts
+
+    def labels(self) -> list[str]:
+        """Unique display names of the agents."""
+        if self.names:
+            if len(self.names) != len(self.agents):
+                raise OptionError(f"give one name per agent: {len(self.agents)} agents, {len(self.names)} names")
+            return list(self.names)
+        raw = [_spec_name(a) for a in self.agents]
+        out = []
+        for i, name in enumerate(raw):
+            out.append(f"{name}#{i + 1}" if raw.count(name) > 1 else name)
+        return out
+
+
+def _spec_name(spec: AgentSpec) -> str:
+    if isinstance(spec, str):
+        return spec
+    return str(getattr(spec, "name", type(spec).__name__))
+
+
+def build_agent(spec: AgentSpec, game_id: str, options: dict[str, Any]) -> Agent:
+    """A fresh agent for one seat from a name, an object (deep-copied) or a factory."""
+    if isinstance(spec, str):
+        from whist_env.agents.factory import make_agent
+
+        return make_agent(spec, game_id, **options)
+    if callable(getattr(spec, "act", None)):
+        return copy.deepcopy(spec)  # type: ignore[return-value]
+    if callable(spec):
+        agent = spec()
+        if not callable(getattr(agent, "act", None)):
+            raise OptionError(f"an agent factory must return an object with act(view, rng), got {agent!r}")
+        return agent
+    raise OptionError(f"an agent is a name, an object with act(view, rng) or a factory; got {spec!r}")
+
+
+@dataclass
+class TableResult:
+    """One replay of one deal.
+
+    Attributes:
+        assignment: agent index per seat.
+        returns: each seat's return. # (n,)
+    """
+
+    assignment: tuple[int, ...]
+    returns: tuple[float, ...]
+
+
+@dataclass
+class DealResult:
+    """Every replay of one deal, and the per-agent counters.
+
+    Attributes:
+        index: the deal's index in the run.
+        tables: one per replay.
+        decisions: decisions taken per agent. # (m,)
+        illegal: illegal actions per agent. # (m,)
+        think_s: seconds spent in ``act`` per agent. # (m,)
+    """
+
+    index: int
+    tables: list[TableResult]
+    decisions: list[int]
+    illegal: list[int]
+    think_s: list[float]
+
+    def scores(self, num_agents: int) -> list[float]:
+        """Each agent's mean return over its seats and the replays of this deal."""
+        total = [0.0] * num_agents
+        seats = [0] * num_agents
+        for t in self.tables:
+            for seat, j in enumerate(t.assignment):
+                total[j] += t.returns[seat]
+                seats[j] += 1
+        return [total[j] / seats[j] if seats[j] else math.nan for j in range(num_agents)]
+
+
+class Arena:
+    """Plays the deals of one :class:`ArenaConfig` (in this process).
+
+    Agents are built once per (agent, seat) and reused across deals; an agent that keeps memory must
+    key it by seat and deal (see ``HumbugHeuristic``).
+    """
+
+    def __init__(self, config: ArenaConfig) -> None:
+        self.config = config
+        self.options = config.game_options()
+        self.game: TrickGame = env_module(config.game_id).raw_env.game_cls(**self.options)
+        n = self.game.num_players
+        m = len(config.agents)
+        if m < 2:
+            raise OptionError(f"an arena compares at least two agents, got {m}")
+        self.assignments = seat_assignments(n, m, config.lineup)
+        if config.game_id == "classic_whist_v0" and any(a[0] != a[2] or a[1] != a[3] for a in self.assignments):
+            raise OptionError("classic_whist_v0 is played in partnerships: use lineup 'alternate' with two agents")
+        self._agents: dict[tuple[int, int], Agent] = {}
+
+    def agent(self, index: int, seat: int) -> Agent:
+        """The agent object of agent ``index`` at ``seat``."""
+        key = (index, seat)
+        if key not in self._agents:
+            self._agents[key] = build_agent(self.config.agents[index], self.config.game_id, self.options)
+        return self._agents[key]
+
+    def deal(self, index: int) -> tuple[int, list[int]]:
+        """Dealer and deck of deal ``index``."""
+        rng = np.random.default_rng([self.config.seed, index])
+        dealer = int(rng.integers(self.game.num_players))
+        return dealer, rng.permutation(52).tolist()
+
+    def play_deal(self, index: int) -> DealResult:
+        """Play every replay of deal ``index``."""
+        game = self.game
+        m = len(self.config.agents)
+        dealer, deck = self.deal(index)
+        decisions, illegal, think = [0] * m, [0] * m, [0.0] * m
+        tables = []
+        for replay, assignment in enumerate(self.assignments):
+            game_rng = np.random.default_rng([self.config.seed, index, 1])
+            state = game.new_episode(game_rng, deck=deck, dealer=dealer)
+            seat_rngs = [np.random.default_rng([self.config.seed, index, 2, replay, s]) for s in range(len(assignment))]
+            seat_agents = [self.agent(j, s) for s, j in enumerate(assignment)]
+            while not state.done:
+                seat = state.to_act
+                view = game.view(state, seat)
+                j = assignment[seat]
+                start = time.perf_counter()
+                action = seat_agents[seat].act(view, seat_rngs[seat])
+                think[j] += time.perf_counter() - start
+                decisions[j] += 1
+                if not _is_legal(action, view):
+                    illegal[j] += 1
+                    action = (view.legal & -view.legal).bit_length() - 1
+                game.step(state, int(action), game_rng)
+            tables.append(TableResult(tuple(assignment), tuple(float(r) for r in state.returns)))
+        return DealResult(index, tables, decisions, illegal, think)
+
+
+def _is_legal(action: Any, view: PlayerView) -> bool:
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        return False
+    a = int(action)
+    return a >= 0 and bool((view.legal >> a) & 1)
+
+
+def _run_chunk(config: ArenaConfig, indices: Sequence[int]) -> list[DealResult]:
+    arena = Arena(config)
+    return [arena.play_deal(i) for i in indices]
+
+
+class Progress:
+    """A one-line progress bar on stderr (no dependency): ``[#####.....] 120/2000 deals  40/s  ETA 47s``."""
+
+    def __init__(self, total: int, label: str, stream: TextIO | None = None, enabled: bool = True) -> None:
+        self.total = total
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = enabled
+        self.start = time.perf_counter()
+        self.done = 0
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._last_tenth = -1
+
+    def update(self, n: int) -> None:
+        """Record ``n`` more finished deals."""
+        self.done += n
+        if not self.enabled:
+            return
+        tenth = 10 * self.done // max(1, self.total)
+        if not self.tty and tenth == self._last_tenth and self.done < self.total:
+            return  # not a terminal: one line per tenth
+        self._last_tenth = tenth
+        elapsed = time.perf_counter() - self.start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else math.inf
+        width = 24
+        filled = width * self.done // max(1, self.total)
+        bar = "#" * filled + "." * (width - filled)
+        text = f"{self.label} [{bar}] {self.done}/{self.total} deals  {rate:.1f}/s  ETA {eta:.0f}s"
+        if self.tty:
+            self.stream.write("\r" + text + ("\n" if self.done >= self.total else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def play_deals(
+    config: ArenaConfig, workers: int = 1, progress: bool = False, chunk: int | None = None
+) -> tuple[list[DealResult], float]:
+    """Play every deal of ``config`` (in ``workers`` processes) and return the results in deal order.
+
+    Returns:
+        The results, and the wall time in seconds.
+    """
+    if config.num_deals < 1:
+        raise OptionError(f"num_deals must be at least 1, got {config.num_deals}")
+    if workers < 1:
+        raise OptionError(f"workers must be at least 1, got {workers}")
+    n = config.num_deals
+    size = chunk or max(1, min(50, math.ceil(n / (4 * workers))))
+    chunks = [list(range(i, min(n, i + size))) for i in range(0, n, size)]
+    bar = Progress(n, config.game_id, enabled=progress)
+    start = time.perf_counter()
+    results: list[DealResult] = []
+    if workers == 1:
+        arena = Arena(config)
+        for c in chunks:
+            results.extend(arena.play_deal(i) for i in c)
+            bar.update(len(c))
+    else:
+        Arena(config)  # fail early on bad options, in this process
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_run_chunk, config, c) for c in chunks]
+            for f in futures:
+                part = f.result()
+                results.extend(part)
+                bar.update(len(part))
+    results.sort(key=lambda r: r.index)
+    return results, time.perf_counter() - start
+
+
+def summarise(config: ArenaConfig, results: Sequence[DealResult], wall_s: float, workers: int = 1) -> ArenaReport:
+    """The report of a run from its per-deal results (see the module docstring for the method)."""
+    labels = config.labels()
+    m = len(labels)
+    per_deal = [r.scores(m) for r in results]
+    agents = []
+    tables = [t for r in results for t in r.tables]
+    for j, label in enumerate(labels):
+        win = draw = loss = 0
+        for t in tables:
+            mine, others = _table_scores(t, j, m)
+            best_other = max(others)
+            if mine > best_other:
+                win += 1
+            elif mine == best_other:
+                draw += 1
+            else:
+                loss += 1
+        decisions = sum(r.decisions[j] for r in results)
+        think = sum(r.think_s[j] for r in results)
+        agents.append(
+            AgentResult(
+                name=label,
+                spec=_spec_name(config.agents[j]),
+                mean=mean_ci([s[j] for s in per_deal]),
+                win=win / len(tables),
+                draw=draw / len(tables),
+                loss=loss / len(tables),
+                illegal=sum(r.illegal[j] for r in results),
+                decisions=decisions,
+                ms_per_decision=1000 * think / decisions if decisions else 0.0,
+            )
+        )
+    pairs = []
+    for a in range(m):
+        for b in range(a + 1, m):
+            ci = paired_ci([s[a] for s in per_deal], [s[b] for s in per_deal])
+            pairs.append(PairResult(labels[a], labels[b], ci))
+    total_decisions = sum(sum(r.decisions) for r in results)
+    return ArenaReport(
+        game_id=config.game_id,
+        options=config.game_options(),
+        unit=UNITS.get(config.game_id, "one episode") if config.single_deal else "one whole episode",
+        seed=config.seed,
+        num_deals=len(results),
+        tables_per_deal=len(results[0].tables) if results else 0,
+        lineup=config.lineup,
+        agents=agents,
+        pairs=pairs,
+        timing={
+            "wall_s": round(wall_s, 3),
+            "workers": workers,
+            "deals_per_s": round(len(results) / wall_s, 2) if wall_s > 0 else None,
+            "decisions_per_s": round(total_decisions / wall_s, 1) if wall_s > 0 else None,
+        },
+    )
+
+
+def _table_scores(t: TableResult, j: int, m: int) -> tuple[float, list[float]]:
+    """Agent ``j``'s mean return at one table, and those of the other agents seated there."""
+    total = [0.0] * m
+    seats = [0] * m
+    for seat, a in enumerate(t.assignment):
+        total[a] += t.returns[seat]
+        seats[a] += 1
+    others = [total[a] / seats[a] for a in range(m) if a != j and seats[a]]
+    return total[j] / seats[j], others
+
+
+def evaluate(
+    game_id: str,
+    agents: Iterable[AgentSpec],
+    num_deals: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    *,
+    workers: int = 1,
+    single_deal: bool = True,
+    lineup: str = "alternate",
+    names: Sequence[str] = (),
+    progress: bool = False,
+) -> ArenaReport:
+    """Compare agents over ``num_deals`` duplicate deals of ``game_id`` (see the module docstring).
+
+        >>> report = evaluate("humbug_v0", ["heuristic", "random"], num_deals=200, seed=1)
+        >>> print(report.to_markdown())
+
+    Args:
+        game_id: the environment id.
+        agents: two or more agents (names, objects or factories).
+        num_deals: deals to play; each is replayed once per rotation of the lineup.
+        seed: the run's seed: the same seed gives the same report (timing aside).
+        options: the game's options.
+        workers: processes to play in (results do not depend on it).
+        single_deal: make each episode one deal (the game's :data:`SINGLE_DEAL_OPTIONS`).
+        lineup: ``"alternate"`` or ``"one_vs_rest"``.
+        names: labels for the report.
+        progress: draw a progress bar on stderr.
+    """
+    config = ArenaConfig(
+        game_id, tuple(agents), num_deals, seed, dict(options or {}), single_deal, lineup, tuple(names)
+    )
+    results, wall = play_deals(config, workers=workers, progress=progress)
+    return summarise(config, results, wall, workers)
