@@ -116,19 +116,24 @@ class GermanWhist(TrickGame):
         assert isinstance(state, GermanWhistState)
         k = state.trick_number
         if k <= PHASE1_TRICKS:
-            state.phase1_won[winner] += 1
+            stock = state.stock
             loser = 1 - winner
-            prize = state.stock[2 * k - 2]  # deck[24 + 2k]
-            hidden = state.stock[2 * k - 1]  # deck[25 + 2k], seen only by the loser
-            state.hands[winner] |= 1 << prize
-            state.hands[loser] |= 1 << hidden
-            state.prizes[winner] |= 1 << prize
-            state.draws[loser] |= 1 << hidden
+            prize = stock[2 * k - 2]  # deck[24 + 2k]
+            prize_bit = 1 << prize
+            hidden_bit = 1 << stock[2 * k - 1]  # deck[25 + 2k], seen only by the loser
+            hands = state.hands
+            hands[winner] |= prize_bit
+            hands[loser] |= hidden_bit
+            state.prizes[winner] |= prize_bit
+            state.draws[loser] |= hidden_bit
+            state.phase1_won[winner] += 1
             # A void stays proven only while no card of that suit can have come in: the prize is seen
             # by both, the hidden draw could be of any suit.
-            state.voids[winner] &= ~(1 << (prize // 13))
-            state.voids[loser] = 0
-            state.turn_up = state.stock[2 * k] if k < PHASE1_TRICKS else -1  # deck[26 + 2k]
+            voids = state.voids
+            if voids[winner]:
+                voids[winner] &= ~(1 << (prize // 13))
+            voids[loser] = 0
+            state.turn_up = stock[2 * k] if k < PHASE1_TRICKS else -1  # deck[26 + 2k]
             return None
         if k == TRICKS:
             return self.end_deal(state)
