@@ -111,6 +111,7 @@ class Layout:
         self._mask_start = self._nbytes * 8
         self.set_num_actions(NUM_CARDS)
         self._by_name = {p.name: p for p in self.pieces}
+        self._inv_scales = [1.0 / p.scale for p in self.scalars]
 
     def offset(self, name: str) -> int:
         """Start index of a piece."""
@@ -142,12 +143,12 @@ class Layout:
         return out[: self.size], out[self._mask_start : self._mask_start + self.num_actions].astype(np.int8)
 
     def _scale_scalars(self, scalars: Sequence[float]) -> list[float]:
-        if len(scalars) != len(self.scalars):
-            raise ValueError(f"expected {len(self.scalars)} scalar values, got {len(scalars)}")
+        if len(scalars) != len(self._inv_scales):
+            raise ValueError(f"expected {len(self._inv_scales)} scalar values, got {len(scalars)}")
         out = []
-        for p, v in zip(self.scalars, scalars, strict=True):
-            x = v / p.scale
-            out.append(0.0 if x < 0 else (1.0 if x > 1 else x))
+        for v, k in zip(scalars, self._inv_scales, strict=True):
+            x = v * k
+            out.append(0.0 if x < 0.0 else (1.0 if x > 1.0 else x))
         return out
 
     def set_num_actions(self, num_actions: int) -> None:

@@ -185,7 +185,8 @@ class TrickGame:
             **extra: a game's own start options (``extra_reset_options``), handled by its override.
         """
         if extra:
-            raise OptionError(f"{self.game_id}: unknown start option(s) {sorted(extra)}; known: deck, dealer")
+            known = ", ".join(("deck", "dealer", *self.extra_reset_options))
+            raise OptionError(f"{self.game_id}: unknown start option(s) {sorted(extra)}; known: {known}")
         n = self.num_players
         if dealer is None:
             first = int(rng.integers(n))
