@@ -107,7 +107,7 @@ def test_same_view_same_decision(game_id: str, options: dict[str, Any]) -> None:
     game = env_module(game_id).raw_env.game_cls(**options)
     rng = np.random.default_rng(7)
     checked = 0
-    for _ in range(6):
+    for _ in range(10):
         agents = [heuristic_for(game_id, **options) for _ in range(game.num_players)]
         state = game.new_episode(rng)
         while not state.done:
@@ -124,7 +124,7 @@ def test_same_view_same_decision(game_id: str, options: dict[str, Any]) -> None:
                 checked += 1
             action = agents[seat].act(view, rng) if rng.random() < 0.7 else random_action(view.legal, rng)
             game.step(state, action, rng)
-    assert checked > 50
+    assert checked > 40
 
 
 def test_a_view_holds_no_state_and_no_hidden_card() -> None:

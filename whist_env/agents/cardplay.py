@@ -112,8 +112,8 @@ class Table:
         Args:
             view: the view of the seat to act (in the play phase).
             partner: the partner's seat in a partnership game, else -1.
-            restrict: per seat, a mask the agent's own memory of earlier views confines that seat's
-                unknown cards to (Humbug's hidden-hand layout); seats not named are not restricted.
+            restrict: per seat, the cards the agent's own memory of earlier views says that seat may
+                hold (Humbug's hidden-hand layout); it replaces the view's unseen cards for that seat.
         """
         self.view = view
         n = view.num_players
@@ -144,9 +144,8 @@ class Table:
             if known.bit_count() >= hand_size:
                 possible[s], exact[s] = known, True
             else:
-                unplaced = view.unseen & ~void_mask(view.voids[s])
-                if restrict is not None and s in restrict:
-                    unplaced &= restrict[s]
+                pool = restrict[s] if restrict is not None and s in restrict else view.unseen
+                unplaced = pool & ~void_mask(view.voids[s]) & ~view.hand
                 possible[s] = known | unplaced
                 exact[s] = possible[s].bit_count() == hand_size
             outside |= possible[s]
@@ -234,10 +233,14 @@ class Table:
     def lowest_equal(self, card: int) -> int:
         """The lowest card of my hand worth as much as ``card``: no card another seat may hold lies between."""
         hand = self.view.hand
+        # Cards on the table still count: a card below one already played to this trick is not equal.
+        barrier = self.outside
+        for _, played in self.view.trick:
+            barrier |= 1 << played
         best = c = card
         while c % NUM_RANKS:
             c -= 1
-            if (self.outside >> c) & 1:
+            if (barrier >> c) & 1:
                 break
             if (hand >> c) & 1:
                 best = c

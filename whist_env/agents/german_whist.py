@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from whist_env.agents.cardplay import Table, cards, highest, lowest, rank_of
+from whist_env.agents.cardplay import Table, cards, rank_of
 from whist_env.agents.heuristic import HeuristicAgent, cheapest_winner, two_player_play, winners
 from whist_env.cards import NUM_RANKS, SUIT_MASKS
 from whist_env.view import PlayerView
@@ -30,8 +30,9 @@ class GermanWhistHeuristic(HeuristicAgent):
     * **Use the opponent's known cards**: the face-up cards it took and still holds are known to be
       in its hand, so sure winners are judged against them (and against its shown voids).
     * **Play the ending with the opponent's hand known**: once the stock is empty, with perfect recall
-      the opponent's 13 cards are known; the agent cashes sure winners, follows as cheaply as wins,
-      and solves the last seven tricks exactly. Without recall it judges from what it can place.
+      the opponent's 13 cards are known; the agent draws trumps and cashes sure winners, leads what
+      makes the opponent pay most, follows as cheaply as wins, and solves the last seven tricks
+      exactly. Without recall it judges from what it can place.
     """
 
     game_id = "german_whist_v0"
@@ -98,6 +99,3 @@ class GermanWhistHeuristic(HeuristicAgent):
 
 def _suit_len(t: Table, card: int) -> int:
     return (t.view.hand & SUIT_MASKS[card // NUM_RANKS]).bit_count()
-
-
-__all__ = ["GermanWhistHeuristic", "card_value", "highest", "lowest"]

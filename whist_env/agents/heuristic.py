@@ -8,8 +8,9 @@ A heuristic agent sees only its :class:`~whist_env.view.PlayerView`. The buildin
 * :func:`lead_to_win` cashes sure winners (drawing trumps first when long in them), else leads from
   the longest strong suit;
 * :func:`follow_to_win` wins as cheaply as it safely can, else plays low;
-* :func:`two_player_play` adds, for two-player games, an exact solver of the ending once the
-  opponent's hand is known and few cards are left.
+* :func:`two_player_play` leads for two-player games (:func:`two_player_lead`: make the opponent, who
+  plays last, pay most for each trick) and solves the ending exactly once the opponent's hand is
+  known and few cards are left.
 """
 
 from __future__ import annotations
@@ -206,5 +207,43 @@ def two_player_play(t: Table, legal: int) -> int:
         if card >= 0 and (legal >> card) & 1:
             return card
     if not view.trick:
-        return lead_to_win(t, legal)
+        return two_player_lead(t, legal)
     return follow_to_win(t, legal)
+
+
+def two_player_lead(t: Table, legal: int) -> int:
+    """Lead against one opponent, who plays last and so wins whenever it can.
+
+    Draw trumps with masters while holding at least as many as the opponent may; cash sure side-suit
+    winners (longest suit first); otherwise lead the card that makes the opponent pay most to win it:
+    where it holds higher cards of the suit, the one whose cheapest winning reply is highest relative
+    to what the lead costs me (forcing out its high cards promotes mine); where it is out of the suit
+    but has trumps, a low card that forces a ruff.
+    """
+    hand = t.view.hand
+    sure = sure_leads(t, legal)
+    trump = t.trump
+    opp = 1 - t.me
+    theirs = t.possible[opp]
+    if trump is not None:
+        mine_t = hand & SUIT_MASKS[trump]
+        theirs_t = theirs & SUIT_MASKS[trump]
+        if mine_t & sure and theirs_t and mine_t.bit_count() >= theirs_t.bit_count():
+            return highest(mine_t & sure)
+    side = sure & ~SUIT_MASKS[trump] if trump is not None else sure
+    if side:
+        return max(cards(side), key=lambda c: (suit_length(hand, c // NUM_RANKS), c))
+    if sure and not (trump is not None and theirs & SUIT_MASKS[trump]):
+        return highest(sure)
+
+    def pressure(c: int) -> float:
+        suit = c // NUM_RANKS
+        in_suit = theirs & SUIT_MASKS[suit]
+        higher = in_suit & ~((2 << c) - 1)
+        if higher:
+            return rank_of(lowest(higher)) - 0.5 * rank_of(c)
+        if not in_suit and trump is not None and suit != trump and theirs & SUIT_MASKS[trump]:
+            return rank_of(lowest(theirs & SUIT_MASKS[trump])) + NUM_RANKS - rank_of(c)
+        return 100.0  # it cannot win it
+
+    return t.lowest_equal(max(cards(legal), key=pressure))

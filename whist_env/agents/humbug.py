@@ -28,8 +28,11 @@ class HumbugHeuristic(HeuristicAgent):
       masters while the agent holds more trumps than the opponent.
     * **Keep count of each suit**: the opponent's possible cards are tracked suit by suit, so leads go
       where it must follow, and a long suit's small cards become winners once it is out.
-    * Otherwise lead low from the longest suit, follow with the cheapest card that wins (the follower
-      plays last, so any winner holds), and discard low cards from short suits.
+    * Otherwise **make the opponent pay**: lead the card whose cheapest winning reply is the highest
+      the opponent holds relative to the card led (forcing out its high cards promotes the agent's),
+      or a low card of a suit it is out of, to draw a trump. Follow with the cheapest card that wins
+      (the follower plays last, so any winner holds), else play low; discard low cards from short
+      suits, keeping masters and trumps.
     * With both hands known and at most seven cards each, the ending is solved exactly.
 
     **What it may see.** In ``open_table`` mode the view holds the opponent's current hand. In
@@ -38,8 +41,8 @@ class HumbugHeuristic(HeuristicAgent):
     (deal index, dealer and the seat's own dealt hand), of the initial layout and of the opponent
     cards it has since seen on the table in its views. From that memory it infers the cards the
     opponent may still hold (its dealt hand, less the cards seen played, among the cards this seat
-    cannot place). Nothing else is remembered and nothing hidden is read; a fresh agent that joins
-    after the study step plays with the view alone.
+    cannot place, and the turn-up until it is played). Nothing else is remembered and nothing
+    hidden is read; a fresh agent that joins after the study step plays with the view alone.
     """
 
     game_id = "humbug_v0"
@@ -77,6 +80,8 @@ class HumbugHeuristic(HeuristicAgent):
         if not (view.known[opp] and view.extra.get("mode") == "open_table"):
             mem = self.remember(view)
             if mem is not None:
-                restrict = {opp: mem.theirs & ~mem.gone}
+                # The turn-up stays in every view (so never "unseen") but is in the dealer's hand until played.
+                visible = view.unseen | (1 << view.turn_up if view.turn_up >= 0 else 0)
+                restrict = {opp: mem.theirs & ~mem.gone & visible}
         t = Table(view, restrict=restrict)
         return two_player_play(t, view.legal)

@@ -44,10 +44,11 @@ class HumbugWhistHeuristic(HeuristicAgent):
       trump (trumps ruff), and extra for the trump honours A K Q J, which also score honours. A blind
       is worth on average 13 times the mean strength of the cards the seat cannot place; the dealer's
       hand includes the turn-up, which goes out with it if he exchanges.
-    * **Play as in whist** for two: draw trumps while holding more, cash sure winners, lead from the
-      longest strong suit, follow with the cheapest card that wins (the follower plays last), and
-      discard low cards from short suits. The blinds stay unseen, so the opponent may hold any card
-      this seat cannot place; voids shown are used.
+    * **Play as in whist** for two: draw trumps with masters while holding as many as the opponent
+      may, cash sure winners, otherwise lead the card that makes the opponent pay most to win it;
+      follow with the cheapest card that wins (the follower plays last), else low, and discard low
+      cards from short suits. The blinds stay unseen, so the opponent may hold any card this seat
+      cannot place; voids shown are used.
     """
 
     game_id = "humbug_whist_v0"
