@@ -207,3 +207,13 @@ def test_cli(tmp_path: Path, capsys: Any) -> None:
     assert main(["no_such_game", "--deals", "1", "--quiet"]) == 1
     assert main(["oh_hell_v0", "--deals", "2", "--quiet", "--option", "hand_size=3", "--option", "num_players=3"]) == 0
     assert "| heuristic |" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "game_id", ["classic_whist_v0", "humbug_v0", "oh_hell_v0", "german_whist_v0", "humbug_whist_v0"]
+)
+def test_heuristic_beats_random_in_every_game(game_id: str) -> None:
+    report = evaluate(game_id, ["heuristic", "random"], num_deals=150, seed=0)
+    assert report.pairs[0].diff.low > 0, report.to_markdown()
+    assert report.illegal_actions == 0
