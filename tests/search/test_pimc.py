@@ -1,0 +1,107 @@
+"""The PIMC agent: legal play everywhere, and nothing read but the view and the generator."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+import pytest
+
+from whist_env.registry import env_module
+from whist_env.search.pimc import PIMCAgent
+from whist_env.search.sampler import sample_deal
+
+GAMES: list[tuple[str, dict[str, Any]]] = [
+    ("classic_whist_v0", {"episode": "deal"}),
+    ("humbug_v0", {"mode": "open_table"}),
+    ("humbug_v0", {}),
+    ("humbug_whist_v0", {"episode": "deal"}),
+    ("german_whist_v0", {}),
+    ("german_whist_v0", {"count_all_tricks": True, "phase1_follow_suit": False}),
+    ("oh_hell_v0", {"num_players": 3, "episode": "deal", "hand_size": 5}),
+]
+
+
+def test_act_takes_only_a_view_and_a_generator() -> None:
+    assert list(inspect.signature(PIMCAgent.act).parameters) == ["self", "view", "rng"]
+
+
+@pytest.mark.parametrize(("game_id", "options"), GAMES)
+def test_pimc_plays_legal_actions(game_id: str, options: dict[str, Any]) -> None:
+    game = env_module(game_id).raw_env.game_cls(**options)
+    # search every trick (max_tricks large) with few samples, so that each kind of position is met
+    agents = [PIMCAgent(game_id, samples=2, max_tricks=5, **options) for _ in range(game.num_players)]
+    rng = np.random.default_rng(0)
+    for episode in range(2):
+        state = game.new_episode(np.random.default_rng(episode))
+        while not state.done:
+            seat = state.to_act
+            view = game.view(state, seat)
+            action = agents[seat].act(view, rng)
+            assert (view.legal >> action) & 1, f"illegal {action} in {view.summary()}"
+            game.step(state, action, rng)
+
+
+@pytest.mark.parametrize(("game_id", "options"), [g for g in GAMES if g[0] != "oh_hell_v0"])
+def test_hidden_cards_do_not_change_the_choice(game_id: str, options: dict[str, Any]) -> None:
+    """Two states that differ only in cards the seat cannot see get the same card from the same generator."""
+    game = env_module(game_id).raw_env.game_cls(**options)
+    agent = PIMCAgent(game_id, samples=3, max_tricks=4, **options)
+    rng = np.random.default_rng(1)
+    checked = 0
+    for episode in range(3):
+        state = game.new_episode(np.random.default_rng(10 + episode))
+        while not state.done:
+            seat = state.to_act
+            view = game.view(state, seat)
+            if state.phase == 0 and game.legal_mask(state).bit_count() > 1:
+                deal = sample_deal(view, rng)  # another hidden layout (and stock order) with the same view
+                other = state.copy()
+                other.hands = list(deal.hands)
+                if deal.stock:
+                    k = state.trick_number
+                    other.stock = (*state.stock[: 2 * k], *deal.stock)  # type: ignore[attr-defined]
+                twin = game.view(other, seat)
+                assert twin == view
+                a = agent.act(view, np.random.default_rng(99))
+                b = agent.act(twin, np.random.default_rng(99))
+                assert a == b
+                checked += 1
+            actions = game.legal_actions(state)
+            game.step(state, actions[int(rng.integers(len(actions)))], rng)
+    assert checked > 10
+
+
+def test_perfect_information_plays_a_best_card() -> None:
+    """With every card known (open-table Humbug) PIMC plays a card of the double-dummy value."""
+    from whist_env.search.solver import Solver, position_from_state
+
+    game = env_module("humbug_v0").raw_env.game_cls(mode="open_table")
+    agent = PIMCAgent("humbug_v0", samples=1, max_tricks=6, mode="open_table")
+    solver = Solver(tt_bits=14)
+    rng = np.random.default_rng(3)
+    state = game.new_episode(rng)
+    while not state.done:
+        view = game.view(state, state.to_act)
+        if 26 - state.trick_number <= 6:
+            result = solver.solve(position_from_state(game, state))
+            action = agent.act(view, rng)
+            assert result.card_values[action] == result.value
+        else:
+            actions = game.legal_actions(state)
+            action = actions[int(rng.integers(len(actions)))]
+        game.step(state, action, rng)
+
+
+def test_fallback_outside_the_search() -> None:
+    """Before ``max_tricks`` and outside card play the agent plays as its fallback."""
+    game = env_module("humbug_whist_v0").raw_env.game_cls(episode="deal")
+    agent = PIMCAgent("humbug_whist_v0", samples=2)
+    state = game.new_episode(np.random.default_rng(0))
+    view = game.view(state, state.to_act)
+    assert view.phase == "exchange"
+    rng = np.random.default_rng(0)
+    assert agent.act(view, rng) == agent.fallback.act(view, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="samples"):
+        PIMCAgent("humbug_v0", samples=0)

@@ -1,0 +1,227 @@
+"""The double-dummy solver against a plain exhaustive minimax, and against the rules engine itself."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from whist_env.registry import env_module
+from whist_env.rules.core import State, TrickGame
+from whist_env.rules.tricks import legal_cards, trick_winner
+from whist_env.search.solver import Position, Solver, game_rules, german_draws, position_from_state
+
+
+def minimax(pos: Position) -> dict[int, int]:
+    """Every legal card's value for the side to move, by exhaustive minimax (no pruning, no reductions)."""
+    n = pos.num_players
+    draws = pos.draws or ((-1, -1),) * len(pos.counts)
+
+    @cache
+    def side0(hands: tuple[int, ...], leader: int, trick: tuple[int, ...], t: int) -> int:
+        if t == len(pos.counts):
+            return 0
+        values = children(hands, leader, trick, t).values()
+        return max(values) if pos.sides[(leader + len(trick)) % n] == 0 else min(values)
+
+    def children(hands: tuple[int, ...], leader: int, trick: tuple[int, ...], t: int) -> dict[int, int]:
+        seat = (leader + len(trick)) % n
+        hand = hands[seat]
+        legal = legal_cards(hand, trick[0] // 13) if trick and pos.follow[t] else hand
+        out = {}
+        for c in range(52):
+            if not (legal >> c) & 1:
+                continue
+            nh = list(hands)
+            nh[seat] ^= 1 << c
+            nt = (*trick, c)
+            if len(nt) < n:
+                out[c] = side0(tuple(nh), leader, nt, t)
+                continue
+            w = trick_winner([((leader + i) % n, card) for i, card in enumerate(nt)], pos.trump)
+            dw, dl = draws[t]
+            if dw >= 0:
+                nh[w] |= 1 << dw
+            if dl >= 0:
+                nh[1 - w] |= 1 << dl
+            won = int(pos.counts[t] and pos.sides[w] == 0)
+            out[c] = won + side0(tuple(nh), w, (), t + 1)
+        return out
+
+    values = children(pos.hands, pos.leader, pos.trick, pos.trick_number)
+    left = pos.tricks_left
+    return values if pos.sides[pos.to_act] == 0 else {c: left - v for c, v in values.items()}
+
+
+def random_endgame(rng: np.random.Generator, game_id: str, max_tricks: int = 4) -> Position:
+    """A random position with at most ``max_tricks`` tricks left, possibly in the middle of a trick.
+
+    German Whist draws: a short deal whose first tricks draw from a stock (as phase 1 does), with
+    random options.
+    """
+    options = {"count_all_tricks": bool(rng.random() < 0.5), "phase1_follow_suit": bool(rng.random() < 0.5)}
+    sides, counts, follow = game_rules(game_id, options)
+    n = len(sides)
+    k = int(rng.integers(1, max_tricks + 1))
+    deck = rng.permutation(52).tolist()
+    draws: tuple[tuple[int, int], ...] = ()
+    trick_number = len(counts) - k
+    if game_id == "german_whist_v0" and rng.random() < 0.6:
+        # phase-1 tricks with draws: p tricks drawing from a stock of 2p cards, then the hands play out
+        p = int(rng.integers(1, k + 1)) if k > 1 else 1
+        hand = max(k - p, 1)
+        p = k - hand
+        trick_number = 13 - p
+        stock, deck = deck[: 2 * p], deck[2 * p :]
+        draws = german_draws(stock, trick_number)
+        counts = counts[:13] + counts[13 : 13 + hand]
+        follow = follow[:13] + follow[13 : 13 + hand]
+        k = hand
+    leader = int(rng.integers(n))
+    played = int(rng.integers(n))
+    hands = [0] * n
+    for i in range(n):
+        seat = (leader + i) % n
+        size = k - (1 if i < played else 0)
+        for c in deck[:size]:
+            hands[seat] |= 1 << c
+        deck = deck[size:]
+    trump = int(rng.integers(5))
+    return Position(
+        tuple(hands),
+        sides,
+        None if trump == 4 else trump,
+        leader,
+        tuple(deck[:played]),
+        trick_number,
+        counts,
+        follow,
+        draws,
+    )
+
+
+GAMES = ("classic_whist_v0", "humbug_v0", "humbug_whist_v0", "german_whist_v0")
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_solver_matches_minimax(game_id: str) -> None:
+    rng = np.random.default_rng(sum(map(ord, game_id)))
+    solver = Solver(tt_bits=14)
+    for _ in range(150):
+        pos = random_endgame(rng, game_id)
+        expected = minimax(pos)
+        result = solver.solve(pos)
+        assert result.card_values == expected, str(pos)
+        assert result.value == max(expected.values())
+        assert solver.value(pos) == result.value
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", GAMES)
+def test_solver_matches_minimax_many(game_id: str) -> None:
+    rng = np.random.default_rng(7 + sum(map(ord, game_id)))
+    solver = Solver(tt_bits=14)
+    for _ in range(600 if game_id == "classic_whist_v0" else 1000):
+        pos = random_endgame(rng, game_id)
+        assert solver.solve(pos).card_values == minimax(pos), str(pos)
+
+
+def test_horizon_is_between_bounds() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        pos = random_endgame(rng, "humbug_v0")
+        value = Solver(tt_bits=12, horizon=1).value(pos)
+        assert 0 <= value <= pos.tricks_left
+
+
+# ------------------------------------------------------------------------------ against the rules engine
+SINGLE_DEAL = {
+    "classic_whist_v0": {"episode": "deal"},
+    "humbug_v0": {"mode": "open_table"},
+    "humbug_whist_v0": {"episode": "deal"},
+    "german_whist_v0": {},
+}
+
+
+def counted(game: TrickGame, state: State) -> list[int]:
+    """Counting tricks per seat so far (German Whist: phase 2, or all with count_all_tricks)."""
+    won = list(state.tricks_won)
+    if game.game_id == "german_whist_v0" and not game.config.count_all_tricks:  # type: ignore[attr-defined]
+        won = [w - p for w, p in zip(won, state.phase1_won, strict=True)]  # type: ignore[attr-defined]
+    return won
+
+
+def rules_value(game: TrickGame, state: State, sides: tuple[int, ...]) -> dict[int, int]:
+    """Every legal card's value by exhaustive search over the real rules (game.step on copies)."""
+    rng = np.random.default_rng(0)
+    me = state.to_act
+    start = counted(game, state)
+
+    def side_tricks(s: State, side: int) -> int:
+        now = counted(game, s)
+        return sum(now[i] - start[i] for i in range(len(now)) if sides[i] == side)
+
+    def value(s: State) -> int:  # side 0's tricks from the start to the end of the deal
+        if s.done:
+            return side_tricks(s, 0)
+        vals = []
+        for a in game.legal_actions(s):
+            child = s.copy()
+            game.step(child, a, rng)
+            vals.append(value(child))
+        return max(vals) if sides[s.to_act] == 0 else min(vals)
+
+    out = {}
+    for a in game.legal_actions(state):
+        child = state.copy()
+        game.step(child, a, rng)
+        v0 = value(child)
+        out[a] = v0 if sides[me] == 0 else _total_left(game, state) - v0
+    return out
+
+
+def _total_left(game: TrickGame, state: State) -> int:
+    _, counts, _ = game_rules(game.game_id, dict(game.config.__dict__))
+    return sum(counts[state.trick_number :])
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_position_from_state_matches_rules(game_id: str) -> None:
+    game = env_module(game_id).raw_env.game_cls(**SINGLE_DEAL[game_id])
+    sides = game_rules(game_id)[0]
+    rng = np.random.default_rng(11)
+    solver = Solver(tt_bits=14)
+    checked = 0
+    for episode in range(6):
+        state = game.new_episode(np.random.default_rng(episode))
+        while not state.done:
+            if state.phase == 0:
+                left = len(game_rules(game_id, dict(game.config.__dict__))[1]) - state.trick_number
+                if left <= (2 if game_id == "classic_whist_v0" else 3):
+                    before = state.copy()
+                    result = solver.solve(position_from_state(game, state))
+                    assert result.card_values == rules_value(game, state, sides)
+                    assert state.hands == before.hands and state.trick == before.trick, "the state was changed"
+                    checked += 1
+            actions = game.legal_actions(state)
+            game.step(state, actions[int(rng.integers(len(actions)))], rng)
+    assert checked > 0
+
+
+def test_german_phase1_draws_follow_the_rules() -> None:
+    """After each phase-1 trick the solver's draws put the same cards in the same hands as the rules."""
+    game = env_module("german_whist_v0").raw_env.game_cls()
+    rng = np.random.default_rng(5)
+    state = game.new_episode(rng)
+    while state.trick_number < 13:
+        pos = position_from_state(game, state)
+        k = state.trick_number
+        trick_before = list(state.trick)
+        for _ in range(2 - len(trick_before)):
+            actions = game.legal_actions(state)
+            game.step(state, actions[int(rng.integers(len(actions)))], rng)
+        winner = state.last_winner
+        dw, dl = pos.draws[k]
+        assert (state.hands[winner] >> dw) & 1 and (state.hands[1 - winner] >> dl) & 1
+        assert state.prizes[winner] >> dw & 1  # type: ignore[attr-defined]

@@ -1,0 +1,204 @@
+"""PIMC: Perfect Information Monte Carlo card play.
+
+At each card decision the agent draws deals consistent with its view (:mod:`whist_env.search.sampler`),
+solves each one double-dummy (:mod:`whist_env.search.solver`) and plays the card with the best average
+value. It receives only a :class:`~whist_env.view.PlayerView` and a generator, like every agent, so it
+cannot read hidden cards; the deals it solves are its own guesses.
+
+Where it does not search it plays like its fallback (the game's heuristic agent from
+``whist_env.agents``, or :class:`~whist_env.agents.base.RandomAgent` when none is available):
+
+* decisions that are not card play: Oh Hell's bids, Swedish Humbug whist's exchange;
+* the card play of games the solver does not cover (Oh Hell: not a two-sided game);
+* card play with more than ``max_tricks`` tricks left in the deal (the solver's cost grows quickly
+  with the tricks left; see :data:`DEFAULT_MAX_TRICKS` and ``docs/results_search.md``), unless a
+  ``horizon`` is set, in which case it searches that many tricks ahead and estimates the rest.
+
+When the cards of the best average tie, the fallback's card is played if it is one of them, else the
+lowest. With ``time_budget`` set, sampling stops once the budget is spent (at least one deal is always
+solved); the result then depends on the machine's speed, so leave it unset for reproducible runs.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from whist_env.agents.base import Agent, RandomAgent
+from whist_env.cards import FULL_DECK
+from whist_env.search.sampler import DealSampler, SampledDeal
+from whist_env.search.solver import SOLVED_GAMES, Position, Solver, game_rules, german_draws
+from whist_env.view import PlayerView
+
+# Tricks left in the deal from which the agent searches, per game, when neither max_tricks nor a
+# horizon is given: chosen so that a decision stays within tens of milliseconds (docs/results_search.md).
+DEFAULT_MAX_TRICKS: dict[str, int] = {
+    "classic_whist_v0": 7,
+    "humbug_v0": 12,
+    "humbug_whist_v0": 13,
+    "german_whist_v0": 13,
+}
+
+
+def position_from_view(view: PlayerView, deal: SampledDeal, options: dict[str, Any] | None = None) -> Position:
+    """The solver's position for a deal drawn for ``view`` (public facts from the view, hands from the deal)."""
+    sides, counts, follow = game_rules(view.game, options)
+    trick_number = sum(view.tricks_won)
+    draws: tuple[tuple[int, int], ...] = ()
+    if view.game == "german_whist_v0":
+        draws = german_draws(deal.stock, trick_number)
+    return Position(
+        hands=deal.hands,
+        sides=sides,
+        trump=view.trump,
+        leader=view.leader if view.trick else view.to_act,
+        trick=tuple(c for _, c in view.trick),
+        trick_number=trick_number,
+        counts=counts,
+        follow=follow,
+        draws=draws,
+    )
+
+
+def _fallback_for(game_id: str, options: dict[str, Any]) -> Agent:
+    try:
+        from whist_env.agents.factory import heuristic_for
+    except ImportError:  # pragma: no cover - the agents package without its factory
+        return RandomAgent()
+    try:
+        return heuristic_for(game_id, **options)
+    except Exception:  # noqa: BLE001 - any game without a heuristic plays randomly outside the search
+        return RandomAgent()
+
+
+class PIMCAgent:
+    """Samples deals consistent with the view, solves each double-dummy, plays the best card on average.
+
+    Args:
+        game_id: the environment id.
+        samples: deals drawn per decision (K).
+        time_budget: seconds per decision after which no more deals are drawn (None: always ``samples``).
+        max_tricks: search only with at most this many tricks left in the deal; earlier card play follows
+            the fallback (None: :data:`DEFAULT_MAX_TRICKS`, or every trick when ``horizon`` is set).
+        horizon: search this many tricks ahead and estimate the rest (None: search to the end).
+        fallback: the agent for everything the search does not cover (default: the game's heuristic).
+        tt_bits: size of the solver's transposition table (``2 ** tt_bits`` entries).
+        **options: the game's options (German Whist's ``count_all_tricks`` and ``phase1_follow_suit``
+            change what the solver counts).
+    """
+
+    name = "pimc"
+
+    def __init__(
+        self,
+        game_id: str,
+        samples: int = 20,
+        time_budget: float | None = None,
+        max_tricks: int | None = None,
+        horizon: int | None = None,
+        fallback: Agent | None = None,
+        tt_bits: int = 18,
+        **options: Any,
+    ) -> None:
+        if samples < 1:
+            raise ValueError(f"samples must be at least 1, got {samples}")
+        self.game_id = game_id
+        self.samples = samples
+        self.time_budget = time_budget
+        self.horizon = horizon
+        self.options = dict(options)
+        if max_tricks is None and horizon is None:
+            max_tricks = DEFAULT_MAX_TRICKS.get(game_id)
+        self.max_tricks = max_tricks
+        self.fallback = fallback if fallback is not None else _fallback_for(game_id, self.options)
+        self.searches = game_id in SOLVED_GAMES
+        self.total_tricks = len(game_rules(game_id, self.options)[1]) if self.searches else 0
+        self.tt_bits = tt_bits
+        self._solver: Solver | None = None
+
+    @property
+    def solver(self) -> Solver:
+        """The agent's solver (its table is allocated on first use)."""
+        if self._solver is None:
+            self._solver = Solver(tt_bits=self.tt_bits, horizon=self.horizon)
+        return self._solver
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        """A legal action: a searched card, or the fallback's choice outside the search."""
+        legal = view.legal
+        if legal.bit_count() == 1:
+            return legal.bit_length() - 1
+        if not self.searches or view.phase != "play" or view.game != self.game_id:
+            return self.fallback.act(view, rng)
+        left = self.total_tricks - sum(view.tricks_won)
+        if self.max_tricks is not None and left > self.max_tricks:
+            return self.fallback.act(view, rng)
+        totals = self.card_totals(view, rng)
+        if len(totals) == 1:
+            return next(iter(totals))
+        best = max(totals.values())
+        best_cards = sorted(c for c, v in totals.items() if v >= best - 1e-9)
+        if len(best_cards) > 1:
+            choice = self.fallback.act(view, rng)
+            if choice in best_cards:
+                return choice
+        return best_cards[0]
+
+    def card_totals(self, view: PlayerView, rng: np.random.Generator) -> dict[int, float]:
+        """The summed double-dummy value of every legal card over the sampled deals."""
+        legal = view.legal
+        if _one_run(view, legal):
+            c = legal.bit_length() - 1
+            return {c: 0.0}
+        sampler = DealSampler(view)
+        k = 1 if sampler.determined else self.samples
+        start = time.perf_counter()
+        totals = dict.fromkeys(_cards(legal), 0.0)
+        for i in range(k):
+            deal = sampler.sample(rng)
+            result = self.solver.solve(position_from_view(view, deal, self.options))
+            for c in totals:
+                totals[c] += result.card_values[c]
+            if self.time_budget is not None and i + 1 < k and time.perf_counter() - start > self.time_budget:
+                break
+        return totals
+
+    def __repr__(self) -> str:
+        return (
+            f"PIMCAgent({self.game_id!r}, samples={self.samples}, time_budget={self.time_budget}, "
+            f"max_tricks={self.max_tricks}, horizon={self.horizon})"
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_solver"] = None  # the table is rebuilt on first use (copies and pickles stay small)
+        return state
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _one_run(view: PlayerView, legal: int) -> bool:
+    """Whether all legal cards are equivalent: one suit, adjacent among the cards not yet played."""
+    played = 0
+    for m in view.played:
+        played |= m
+    for _, c in view.trick:
+        played &= ~(1 << c)
+    out = FULL_DECK & ~played
+    suit = (legal & -legal).bit_length() - 1
+    s = suit // 13
+    if legal & ~(0x1FFF << (13 * s)):
+        return False
+    lo = (legal & -legal).bit_length() - 1
+    hi = legal.bit_length() - 1
+    between = out & ((1 << (hi + 1)) - (1 << lo))
+    return between == legal

@@ -1,0 +1,798 @@
+"""Double-dummy solver for the card play: every hand open, best play by both sides.
+
+Covers the two-sided games: ``classic_whist_v0`` (partnerships {0, 2} against {1, 3}), ``humbug_v0``,
+``humbug_whist_v0`` (play phase) and ``german_whist_v0`` (phase 2, and phase 1 when the stock order is
+given: the draws after each phase-1 trick are part of the position).
+
+    >>> from whist_env.search import Solver, position_from_state
+    >>> pos = position_from_state(game, state)      # never mutates ``state``
+    >>> result = Solver().solve(pos)
+    >>> result.value, result.card_values           # tricks for the side to move; per legal card
+
+Values count the tricks still to be decided *that count for the result* (German Whist phase-1 tricks
+count only with ``count_all_tricks``), the current trick included, for the side of the seat to act.
+
+How it searches (the same ideas as the bridge solvers, kept small):
+
+* null-window searches on trick counts ("can side 0 take at least t more tricks?"), driven like
+  MTD(f) from a guess; a transposition table keeps lower and upper bounds per position at trick
+  starts, keyed by the hands with ranks *relative to the cards still out* (a position where the 2♠
+  and 3♠ are gone is the same as one where the 4♠ is the lowest spade);
+* equivalent cards: cards adjacent in rank among the cards still out, held by the seat to play, are
+  one move (the highest of each run is tried);
+* move ordering: the transposition table's best move first, then masters and cheap winners, low
+  cards when the partner is winning;
+* quick-trick bounds at trick starts: the leader's top cards it can cash before anyone ruffs, and
+  the top trumps of a defender, which win whatever happens.
+
+The search runs compiled with numba when it is installed (a few milliseconds for a German Whist phase-2
+position); without numba the same code runs as plain Python, correct but about a hundred times slower.
+A ``horizon`` limits the search to the next few tricks, scoring the rest with a quick estimate
+(:func:`estimate`), for the long positions that an agent cannot afford to solve exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from whist_env.cards import NUM_RANKS, card_str
+from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.tricks import legal_cards
+
+try:  # numba is optional: without it the kernels below run as plain Python
+    from numba import njit as _numba_njit
+
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    HAVE_NUMBA = False
+
+    def _numba_njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
+        return lambda f: f
+
+
+def _jit(f: Callable[..., Any]) -> Callable[..., Any]:
+    jitted: Callable[..., Any] = _numba_njit(cache=True)(f)
+    return jitted
+
+
+def _jit_recursive(f: Callable[..., Any]) -> Callable[..., Any]:
+    # numba's on-disk cache does not reload self-recursive functions safely: compile once per process
+    jitted: Callable[..., Any] = _numba_njit(cache=False)(f)
+    return jitted
+
+
+NO_TRUMP = 4  # trump code in the kernels when there is none
+SUIT13 = 0x1FFF
+MAX_PLY = 64
+MAX_MOVES = 16
+# Columns of the per-trick rule table, one row per trick of the deal (and one past the end).
+R_COUNTS = 0  # 1 when this trick counts for the result
+R_FOLLOW = 1  # 1 when followers must follow suit in this trick
+R_DRAW_WIN = 2  # card the trick's winner draws after it, -1 when none
+R_DRAW_LOSE = 3  # card the loser draws (two players only), -1 when none
+R_STOCK = 4  # mask of every card still to be drawn from this trick on
+R_SUFFIX = 5  # counting tricks from this trick to the end
+R_SETTLED = 6  # 1 when no draw is left and every trick from here counts (relative ranks, quick tricks)
+R_COLS = 7
+# Fields of the config vector.
+C_N, C_TRUMP, C_HORIZON, C_GEN, C_MASK = 0, 1, 2, 3, 4
+# Statistics.
+S_NODES, S_TT_HITS = 0, 1
+
+_POP13 = np.array([bin(i).count("1") for i in range(1 << 13)], dtype=np.int64)
+
+
+@_jit
+def _popcount(x: int) -> int:
+    return _POP13[x & SUIT13] + _POP13[(x >> 13) & SUIT13] + _POP13[(x >> 26) & SUIT13] + _POP13[(x >> 39) & SUIT13]
+
+
+@_jit
+def _beats(card: int, best: int, trump: int) -> bool:
+    s = card // 13
+    b = best // 13
+    if s == b:
+        return card > best
+    return s == trump
+
+
+@_jit
+def _top_run(mine: int, out: int) -> int:
+    """Length of the run of ``mine`` from the top of ``out`` (13-bit suit patterns)."""
+    run = 0
+    for r in range(12, -1, -1):
+        if (out >> r) & 1:
+            if (mine >> r) & 1:
+                run += 1
+            else:
+                break
+    return run
+
+
+@_jit
+def _bounds(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: int, inplay: int) -> tuple[int, int]:
+    """Sure tricks at a trick start: (the leader's side's quick tricks, the other side's sure trumps).
+
+    The leader cashes its top cards: all of a top run in trumps (or without trump), and in a side suit
+    as many rounds as every opponent holding trumps still follows. A defender's top trumps win a
+    trick each, whatever is led.
+    """
+    h = hands[leader]
+    my_side = sides[leader]
+    opp_trumps = False
+    if trump != NO_TRUMP:
+        for s in range(n):
+            if sides[s] != my_side and (hands[s] >> (13 * trump)) & SUIT13:
+                opp_trumps = True
+    quick = 0
+    for su in range(4):
+        out = (inplay >> (13 * su)) & SUIT13
+        run = _top_run((h >> (13 * su)) & SUIT13, out)
+        if run == 0:
+            continue
+        if su == trump or trump == NO_TRUMP or not opp_trumps:
+            quick += run
+        else:
+            for s in range(n):
+                if sides[s] != my_side and (hands[s] >> (13 * trump)) & SUIT13:
+                    length = _POP13[(hands[s] >> (13 * su)) & SUIT13]
+                    if length < run:
+                        run = length
+            quick += run
+    size = _popcount(h)
+    if quick > size:
+        quick = size
+    sure = 0
+    if trump != NO_TRUMP:
+        out = (inplay >> (13 * trump)) & SUIT13
+        for s in range(n):
+            if sides[s] != my_side:
+                run = _top_run((hands[s] >> (13 * trump)) & SUIT13, out)
+                if run > sure:
+                    sure = run
+    return quick, sure
+
+
+@_jit
+def estimate(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: int, inplay: int, rem: int) -> int:
+    """A quick guess at side 0's tricks of the ``rem`` still to play (used past the search horizon).
+
+    Between the sure bounds, the tricks are shared in proportion to each side's card strength: the
+    rank of each card relative to the cards still out of its suit, with trumps worth more.
+    """
+    strength0 = 1.0
+    strength1 = 1.0
+    for su in range(4):
+        out = (inplay >> (13 * su)) & SUIT13
+        pos = 0
+        for r in range(12, -1, -1):
+            if (out >> r) & 1:
+                c = 13 * su + r
+                w = 0.0
+                if pos < 4:
+                    w = 4.0 - pos  # relative A K Q J
+                if su == trump:
+                    w += 2.0
+                for s in range(n):
+                    if (hands[s] >> c) & 1:
+                        if sides[s] == 0:
+                            strength0 += w
+                        else:
+                            strength1 += w
+                pos += 1
+    guess = int(rem * strength0 / (strength0 + strength1) + 0.5)
+    quick, sure = _bounds(hands, sides, n, trump, leader, inplay)
+    if sides[leader] == 0:
+        lo, hi = quick, rem - sure
+    else:
+        lo, hi = sure, rem - quick
+    if guess < lo:
+        guess = lo
+    if guess > hi:
+        guess = hi
+    return guess
+
+
+@_jit
+def _tt_slot(
+    hands: np.ndarray, n: int, inplay: int, leader: int, tnum: int, settled: int, key: np.ndarray, mask: int
+) -> int:
+    """Fill ``key`` (4 words) for the position at a trick start and return its table slot."""
+    for s in range(4):
+        key[s] = 0
+    if settled:
+        # ranks relative to the cards still out: the i-th highest card of a suit becomes rank 12 - i
+        for su in range(4):
+            out = (inplay >> (13 * su)) & SUIT13
+            pos = 12
+            for r in range(12, -1, -1):
+                if (out >> r) & 1:
+                    c = 13 * su + r
+                    for s in range(n):
+                        if (hands[s] >> c) & 1:
+                            key[s] |= 1 << (13 * su + pos)
+                            break
+                    pos -= 1
+    else:
+        for s in range(n):
+            key[s] = hands[s]
+    key[0] |= (tnum << 52) | (leader << 58) | (settled << 61)
+    x = 0
+    for s in range(4):
+        f = (key[s] ^ (key[s] >> 32)) & 0xFFFFFFFF
+        x = ((x ^ f) * 40503 + s) & 0xFFFFFFFF
+    x ^= x >> 15
+    return x & mask
+
+
+@_jit
+def _order_score(
+    card: int,
+    seat: int,
+    tlen: int,
+    win_card: int,
+    win_seat: int,
+    hands: np.ndarray,
+    sides: np.ndarray,
+    n: int,
+    trump: int,
+    inplay: int,
+    best_move: int,
+) -> int:
+    if card == best_move:
+        return 1000
+    su = card // 13
+    r = card % 13
+    out = (inplay >> (13 * su)) & SUIT13
+    master = (out >> (r + 1)) == 0
+    if tlen == 0:
+        if master:
+            sc = 60 + r
+            if su == trump:
+                sc += 5
+            elif trump != NO_TRUMP:
+                for s in range(n):
+                    if sides[s] != sides[seat] and not (hands[s] >> (13 * su)) & SUIT13:
+                        if (hands[s] >> (13 * trump)) & SUIT13:
+                            sc -= 50
+                            break
+            return sc
+        if n > 2:
+            partner = (seat + 2) % n
+            top = 12
+            while top >= 0 and not (out >> top) & 1:
+                top -= 1
+            if top >= 0 and (hands[partner] >> (13 * su + top)) & 1:
+                return 40 - r
+        return 20 - r
+    partner_winning = sides[win_seat] == sides[seat]
+    if _beats(card, win_card, trump):
+        if partner_winning:
+            return 5 - r
+        if tlen == n - 1:
+            return 80 - r
+        if master:
+            return 70 - r
+        return 50 - r
+    if partner_winning:
+        return 60 - r
+    if su == trump:
+        return 10 - r
+    return 30 - r
+
+
+@_jit_recursive
+def _search(
+    hands: np.ndarray,
+    sides: np.ndarray,
+    trick: np.ndarray,
+    tlen: int,
+    leader: int,
+    tnum: int,
+    win_card: int,
+    win_seat: int,
+    target: int,
+    ply: int,
+    cfg: np.ndarray,
+    rules: np.ndarray,
+    tt_key: np.ndarray,
+    tt_val: np.ndarray,
+    moves: np.ndarray,
+    scores: np.ndarray,
+    keybuf: np.ndarray,
+    stats: np.ndarray,
+) -> bool:
+    """Whether side 0 takes at least ``target`` of the counting tricks from here (current trick included)."""
+    n = cfg[C_N]
+    trump = cfg[C_TRUMP]
+    inplay = rules[tnum, R_STOCK]
+    for s in range(n):
+        inplay |= hands[s]
+    for i in range(ply - tlen, ply):  # the cards of the current trick
+        inplay |= 1 << trick[i]
+    slot = -1
+    best_move = -1
+    lb = 0
+    ub = 0
+    if tlen == 0:
+        rem = rules[tnum, R_SUFFIX]
+        if target <= 0:
+            return True
+        if target > rem:
+            return False
+        stats[S_NODES] += 1
+        if tnum >= cfg[C_HORIZON]:
+            return estimate(hands, sides, n, trump, leader, inplay, rem) >= target
+        settled = rules[tnum, R_SETTLED]
+        if settled:
+            quick, sure = _bounds(hands, sides, n, trump, leader, inplay)
+            if sides[leader] == 0:
+                if quick >= target:
+                    return True
+                if rem - sure < target:
+                    return False
+            else:
+                if sure >= target:
+                    return True
+                if rem - quick < target:
+                    return False
+        key = keybuf[ply]
+        # two-way buckets: the first entry keeps the position with more tricks left, the second any
+        slot = _tt_slot(hands, n, inplay, leader, tnum, settled, key, cfg[C_MASK]) & ~1
+        lb = 0
+        ub = rem
+        found = False
+        for way in range(2):
+            e = slot + way
+            if (
+                tt_val[e, 0] == cfg[C_GEN]
+                and tt_key[e, 0] == key[0]
+                and tt_key[e, 1] == key[1]
+                and tt_key[e, 2] == key[2]
+                and tt_key[e, 3] == key[3]
+            ):
+                slot = e
+                found = True
+                break
+        if not found:
+            if tt_val[slot, 0] == cfg[C_GEN] and ((tt_key[slot, 0] >> 52) & 63) < tnum:
+                slot += 1  # keep the earlier (costlier) position in the first way
+        if found:
+            stats[S_TT_HITS] += 1
+            lb = tt_val[slot, 1]
+            ub = tt_val[slot, 2]
+            if lb >= target:
+                return True
+            if ub < target:
+                return False
+            best_move = tt_val[slot, 3]
+    seat = (leader + tlen) % n
+    hand = hands[seat]
+    legal = hand
+    if tlen > 0 and rules[tnum, R_FOLLOW]:
+        follow = hand & (SUIT13 << (13 * (trick[ply - tlen] // 13)))
+        if follow:
+            legal = follow
+    # one move per run of equivalent cards (the highest of the run), scored for the ordering
+    count = 0
+    for su in range(4):
+        lg = (legal >> (13 * su)) & SUIT13
+        if not lg:
+            continue
+        out = (inplay >> (13 * su)) & SUIT13
+        prev_mine = False
+        for r in range(12, -1, -1):
+            if (out >> r) & 1:
+                if (lg >> r) & 1:
+                    if not prev_mine:
+                        c = 13 * su + r
+                        moves[ply, count] = c
+                        scores[ply, count] = _order_score(
+                            c, seat, tlen, win_card, win_seat, hands, sides, n, trump, inplay, best_move
+                        )
+                        count += 1
+                    prev_mine = True
+                else:
+                    prev_mine = False
+    for i in range(1, count):  # insertion sort, best score first
+        c = moves[ply, i]
+        sc = scores[ply, i]
+        j = i - 1
+        while j >= 0 and scores[ply, j] < sc:
+            moves[ply, j + 1] = moves[ply, j]
+            scores[ply, j + 1] = scores[ply, j]
+            j -= 1
+        moves[ply, j + 1] = c
+        scores[ply, j + 1] = sc
+    maximizing = sides[seat] == 0
+    result = not maximizing
+    cut_move = -1
+    for i in range(count):
+        c = moves[ply, i]
+        hands[seat] ^= 1 << c
+        trick[ply] = c
+        if tlen == 0 or _beats(c, win_card, trump):
+            nw_card, nw_seat = c, seat
+        else:
+            nw_card, nw_seat = win_card, win_seat
+        if tlen + 1 < n:
+            ok = _search(
+                hands, sides, trick, tlen + 1, leader, tnum, nw_card, nw_seat, target, ply + 1,
+                cfg, rules, tt_key, tt_val, moves, scores, keybuf, stats,
+            )  # fmt: skip
+        else:
+            dw = rules[tnum, R_DRAW_WIN]
+            dl = rules[tnum, R_DRAW_LOSE]
+            if dw >= 0:
+                hands[nw_seat] |= 1 << dw
+            if dl >= 0:
+                hands[1 - nw_seat] |= 1 << dl
+            won = 1 if rules[tnum, R_COUNTS] and sides[nw_seat] == 0 else 0
+            ok = _search(
+                hands, sides, trick, 0, nw_seat, tnum + 1, -1, -1, target - won, ply + 1,
+                cfg, rules, tt_key, tt_val, moves, scores, keybuf, stats,
+            )  # fmt: skip
+            if dw >= 0:
+                hands[nw_seat] ^= 1 << dw
+            if dl >= 0:
+                hands[1 - nw_seat] ^= 1 << dl
+        hands[seat] ^= 1 << c
+        if ok == maximizing:
+            result = ok
+            cut_move = c
+            break
+    if slot >= 0:
+        key = keybuf[ply]
+        if result:
+            if target > lb:
+                lb = target
+        elif target - 1 < ub:
+            ub = target - 1
+        for s in range(4):
+            tt_key[slot, s] = key[s]
+        tt_val[slot, 0] = cfg[C_GEN]
+        tt_val[slot, 1] = lb
+        tt_val[slot, 2] = ub
+        tt_val[slot, 3] = cut_move if cut_move >= 0 else best_move
+    return result
+
+
+# ------------------------------------------------------------------------------------------ positions
+@dataclass(frozen=True)
+class Position:
+    """A card-play position with every hand open: the solver's own compact state.
+
+    Seats are absolute. Each seat is on side 0 or side 1; tricks count for a side.
+
+    Attributes:
+        hands: every seat's hand (mask).  # (n,)
+        sides: the side of each seat (0 or 1).  # (n,)
+        trump: trump suit, or None.
+        leader: seat that led (or leads) the current trick.
+        trick: cards played to the current trick, from the leader on.
+        trick_number: tricks completed in the deal (index of the current trick in the rule rows).
+        counts: per trick of the deal, whether it counts for the result.  # (T,)
+        follow: per trick of the deal, whether followers must follow suit.  # (T,)
+        draws: per trick of the deal, ``(card to the winner, card to the loser)`` drawn after it, or
+            ``(-1, -1)`` (German Whist phase 1; two players only).  # (T, 2)
+    """
+
+    hands: tuple[int, ...]
+    sides: tuple[int, ...]
+    trump: int | None
+    leader: int
+    trick: tuple[int, ...]
+    trick_number: int
+    counts: tuple[bool, ...]
+    follow: tuple[bool, ...]
+    draws: tuple[tuple[int, int], ...] = field(default=())
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return len(self.hands)
+
+    @property
+    def to_act(self) -> int:
+        """The seat to play next."""
+        return (self.leader + len(self.trick)) % len(self.hands)
+
+    @property
+    def tricks_left(self) -> int:
+        """Counting tricks from the current one to the end."""
+        return sum(self.counts[self.trick_number :])
+
+    def legal(self) -> int:
+        """Legal cards of the seat to act (mask)."""
+        hand = self.hands[self.to_act]
+        if not self.trick or not self.follow[self.trick_number]:
+            return hand
+        return legal_cards(hand, self.trick[0] // NUM_RANKS)
+
+    def __str__(self) -> str:
+        from whist_env.cards import format_hand
+
+        lines = [f"trump {'NT' if self.trump is None else 'CDHS'[self.trump]}, trick {self.trick_number + 1}"]
+        for s, h in enumerate(self.hands):
+            lines.append(f"  seat {s} (side {self.sides[s]}): {format_hand(h)}")
+        if self.trick:
+            lines.append("  trick: " + " ".join(card_str(c) for c in self.trick) + f" (led by {self.leader})")
+        return "\n".join(lines)
+
+
+SOLVED_GAMES = ("classic_whist_v0", "humbug_v0", "humbug_whist_v0", "german_whist_v0")
+
+
+def game_rules(game_id: str, options: dict[str, Any] | None = None, num_tricks: int = 0) -> tuple[Any, ...]:
+    """``(sides, counts, follow)`` of a covered game (``counts``/``follow`` are per trick of the deal).
+
+    Args:
+        game_id: one of :data:`SOLVED_GAMES`.
+        options: the game's options (German Whist's ``count_all_tricks`` and ``phase1_follow_suit``).
+        num_tricks: tricks in the deal.
+
+    Raises:
+        ValueError: for a game the solver does not cover.
+    """
+    opts = options or {}
+    if game_id == "classic_whist_v0":
+        return (0, 1, 0, 1), (True,) * 13, (True,) * 13
+    if game_id == "humbug_v0":
+        return (0, 1), (True,) * 26, (True,) * 26
+    if game_id == "humbug_whist_v0":
+        return (0, 1), (True,) * 13, (True,) * 13
+    if game_id == "german_whist_v0":
+        count_all = bool(opts.get("count_all_tricks", False))
+        follow1 = bool(opts.get("phase1_follow_suit", True))
+        return (0, 1), (count_all,) * 13 + (True,) * 13, (follow1,) * 13 + (True,) * 13
+    raise ValueError(
+        f"the double-dummy solver covers {', '.join(SOLVED_GAMES)}; not {game_id!r} (Oh Hell is not a two-sided game)"
+    )
+
+
+def german_draws(stock: Sequence[int], trick_number: int) -> tuple[tuple[int, int], ...]:
+    """Draws per trick of a German Whist deal, from the stock still on the table (face-up card first).
+
+    After phase-1 trick ``k`` (1-based) the winner takes the face-up card and the loser the next one
+    (RULES.md §5.2); ``stock`` holds the ``26 - 2 * trick_number`` cards left.
+    """
+    draws = [(-1, -1)] * 26
+    for i in range(len(stock) // 2):
+        draws[trick_number + i] = (stock[2 * i], stock[2 * i + 1])
+    return tuple(draws)
+
+
+def position_from_state(game: TrickGame, state: State) -> Position:
+    """The solver's position for a rules state in the card-play phase (the state is not changed).
+
+    Raises:
+        ValueError: when the game is not covered or the state is not in the card play.
+    """
+    options = dict(game.config.__dict__) if hasattr(game.config, "__dict__") else {}
+    sides, counts, follow = game_rules(game.game_id, options)
+    if state.phase != Phase.PLAY:
+        raise ValueError(f"{game.game_id}: the solver needs a card-play position; the state is in its {state.phase}")
+    draws: tuple[tuple[int, int], ...] = ()
+    if game.game_id == "german_whist_v0":
+        k = state.trick_number
+        stock = tuple(getattr(state, "stock", ()))[2 * k :] if k < 13 else ()
+        draws = german_draws(stock, k)
+    return Position(
+        hands=tuple(state.hands),
+        sides=sides,
+        trump=state.trump,
+        leader=state.leader if state.trick else state.to_act,
+        trick=tuple(c for _, c in state.trick),
+        trick_number=state.trick_number,
+        counts=counts,
+        follow=follow,
+        draws=draws,
+    )
+
+
+# ------------------------------------------------------------------------------------------ the solver
+@dataclass
+class SolveResult:
+    """What :meth:`Solver.solve` found.
+
+    Attributes:
+        value: counting tricks the side to move takes from here against best defence.
+        card_values: the same for every legal card of the seat to act (equivalent cards share a value).
+        nodes: trick-start positions searched.
+    """
+
+    value: int
+    card_values: dict[int, int]
+    nodes: int
+
+    def best_cards(self) -> list[int]:
+        """The legal cards of the best value, ascending."""
+        return sorted(c for c, v in self.card_values.items() if v == self.value)
+
+
+class Solver:
+    """A double-dummy solver with its own transposition table (reused, never shared between threads).
+
+    Args:
+        tt_bits: the table has ``2 ** tt_bits`` entries (about 64 bytes each).
+        horizon: search only this many more tricks (from the position's current trick) and estimate the
+            rest with :func:`estimate`; None searches to the end (exact).
+    """
+
+    def __init__(self, tt_bits: int = 18, horizon: int | None = None) -> None:
+        size = 1 << tt_bits
+        self.tt_key = np.zeros((size, 4), dtype=np.int64)
+        self.tt_val = np.zeros((size, 4), dtype=np.int64)
+        self.horizon = horizon
+        self._gen = 0
+        self._moves = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64)
+        self._scores = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64)
+        self._keys = np.zeros((MAX_PLY, 4), dtype=np.int64)
+        self.stats = np.zeros(2, dtype=np.int64)
+
+    # -- low level: the kernel's arrays for a position
+    def _arrays(self, pos: Position) -> tuple[np.ndarray, ...]:
+        n = pos.num_players
+        if n > 4:
+            raise ValueError("the double-dummy solver handles at most 4 seats")
+        total = len(pos.counts)
+        rules = np.zeros((total + 1, R_COLS), dtype=np.int64)
+        draws = pos.draws or ((-1, -1),) * total
+        for t in range(total):
+            rules[t, R_COUNTS] = int(pos.counts[t])
+            rules[t, R_FOLLOW] = int(pos.follow[t])
+            rules[t, R_DRAW_WIN], rules[t, R_DRAW_LOSE] = draws[t]
+        stock = 0
+        suffix = 0
+        settled = 1
+        for t in range(total - 1, -1, -1):
+            for c in draws[t]:
+                if c >= 0:
+                    stock |= 1 << c
+                    settled = 0
+            suffix += int(pos.counts[t])
+            if not pos.counts[t]:
+                settled = 0
+            rules[t, R_STOCK] = stock
+            rules[t, R_SUFFIX] = suffix
+            rules[t, R_SETTLED] = settled
+        rules[total, R_SETTLED] = 1
+        self._gen += 1
+        horizon = total + 1 if self.horizon is None else pos.trick_number + self.horizon
+        cfg = np.array(
+            [n, NO_TRUMP if pos.trump is None else pos.trump, horizon, self._gen, len(self.tt_key) - 1],
+            dtype=np.int64,
+        )
+        hands = np.zeros(4, dtype=np.int64)
+        hands[:n] = pos.hands
+        sides = np.zeros(4, dtype=np.int64)
+        sides[:n] = pos.sides
+        trick = np.zeros(MAX_PLY, dtype=np.int64)  # cards by ply: the current trick is trick[ply - tlen : ply]
+        trick[: len(pos.trick)] = pos.trick
+        return hands, sides, trick, cfg, rules
+
+    def _test(self, arrays: tuple[np.ndarray, ...], pos: Position, target: int) -> bool:
+        hands, sides, trick, cfg, rules = arrays
+        tlen = len(pos.trick)
+        hands[: pos.num_players] = pos.hands
+        trick[:tlen] = pos.trick
+        win_card, win_seat = -1, -1
+        trump = int(cfg[C_TRUMP])
+        for i, c in enumerate(pos.trick):
+            if i == 0 or _beats(c, win_card, trump):
+                win_card, win_seat = c, (pos.leader + i) % pos.num_players
+        return bool(
+            _search(
+                hands, sides, trick, tlen, pos.leader, pos.trick_number, win_card, win_seat, target, tlen,
+                cfg, rules, self.tt_key, self.tt_val, self._moves, self._scores, self._keys, self.stats,
+            )
+        )  # fmt: skip
+
+    def _side0_value(self, arrays: tuple[np.ndarray, ...], pos: Position, guess: int) -> int:
+        lo, hi = 0, pos.tricks_left
+        g = guess
+        while lo < hi:
+            t = min(max(g, lo + 1), hi)
+            if self._test(arrays, pos, t):
+                lo, g = t, t + 1
+            else:
+                hi, g = t - 1, t - 1
+        return lo
+
+    # -- public
+    def value(self, pos: Position) -> int:
+        """Counting tricks the side to move takes from ``pos`` against best defence."""
+        arrays = self._arrays(pos)
+        left = pos.tricks_left
+        v0 = self._side0_value(arrays, pos, left // 2)
+        return v0 if pos.sides[pos.to_act] == 0 else left - v0
+
+    def solve(self, pos: Position, cards: int | None = None) -> SolveResult:
+        """The value of ``pos`` and of each legal card (or of the legal cards in the mask ``cards``)."""
+        before = int(self.stats[S_NODES])
+        seat = pos.to_act
+        side = pos.sides[seat]
+        legal = pos.legal()
+        if cards is not None:
+            legal &= cards
+        if not legal:
+            raise ValueError(f"seat {seat} has no legal card to solve in this position")
+        arrays = self._arrays(pos)
+        left = pos.tricks_left
+        counts_now = pos.counts[pos.trick_number]
+        n = pos.num_players
+        # one search per run of equivalent cards
+        inplay = 0
+        for h in pos.hands:
+            inplay |= h
+        for c in pos.trick:
+            inplay |= 1 << c
+        for dw, dl in pos.draws[pos.trick_number :]:
+            inplay |= (1 << dw if dw >= 0 else 0) | (1 << dl if dl >= 0 else 0)
+        runs = _runs(legal, inplay)
+        values: dict[int, int] = {}
+        guess = left // 2
+        trick_win = -1, -1
+        for i, c in enumerate(pos.trick):
+            if i == 0 or _beats(c, trick_win[1], int(arrays[3][C_TRUMP])):
+                trick_win = ((pos.leader + i) % n, c)
+        for run in runs:
+            c = run[0]
+            child_hands = list(pos.hands)
+            child_hands[seat] ^= 1 << c
+            trick = pos.trick + (c,)
+            if len(trick) < n:
+                child = Position(
+                    tuple(child_hands), pos.sides, pos.trump, pos.leader, trick, pos.trick_number,
+                    pos.counts, pos.follow, pos.draws,
+                )  # fmt: skip
+                v0 = self._side0_value(arrays, child, guess)
+            else:
+                w_seat, w_card = trick_win
+                if not pos.trick or _beats(c, w_card, int(arrays[3][C_TRUMP])):
+                    w_seat = seat
+                won = int(counts_now and pos.sides[w_seat] == 0)
+                draws = pos.draws[pos.trick_number] if pos.draws else (-1, -1)
+                if draws[0] >= 0:
+                    child_hands[w_seat] |= 1 << draws[0]
+                if draws[1] >= 0:
+                    child_hands[1 - w_seat] |= 1 << draws[1]
+                child = Position(
+                    tuple(child_hands), pos.sides, pos.trump, w_seat, (), pos.trick_number + 1,
+                    pos.counts, pos.follow, pos.draws,
+                )  # fmt: skip
+                v0 = won + (self._side0_value(arrays, child, guess - won) if child.tricks_left else 0)
+            guess = v0
+            v = v0 if side == 0 else left - v0
+            for card in run:
+                values[card] = v
+        best = max(values.values())
+        return SolveResult(best, values, int(self.stats[S_NODES]) - before)
+
+
+def _runs(legal: int, inplay: int) -> list[list[int]]:
+    """The legal cards grouped into runs of equivalent cards (adjacent among ``inplay``), highest first."""
+    runs: list[list[int]] = []
+    for su in range(4):
+        prev_mine = False
+        for r in range(12, -1, -1):
+            c = 13 * su + r
+            if (inplay >> c) & 1:
+                if (legal >> c) & 1:
+                    if prev_mine:
+                        runs[-1].append(c)
+                    else:
+                        runs.append([c])
+                    prev_mine = True
+                else:
+                    prev_mine = False
+    return runs
+
+
+def solve(game: TrickGame, state: State, solver: Solver | None = None) -> SolveResult:
+    """Solve a rules state double-dummy: the value for the side to move and of each legal card."""
+    return (solver or Solver()).solve(position_from_state(game, state))
