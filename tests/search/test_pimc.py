@@ -105,3 +105,13 @@ def test_fallback_outside_the_search() -> None:
     assert agent.act(view, rng) == agent.fallback.act(view, np.random.default_rng(0))
     with pytest.raises(ValueError, match="samples"):
         PIMCAgent("humbug_v0", samples=0)
+
+
+def test_make_pimc_by_name() -> None:
+    from whist_env.search.pimc import make_pimc
+
+    agent = make_pimc("pimc:samples=5,max_tricks=6,time_budget=0.5", "classic_whist_v0", episode="deal")
+    assert (agent.samples, agent.max_tricks, agent.time_budget) == (5, 6, 0.5)
+    assert make_pimc("pimc", "humbug_v0").samples == 20
+    with pytest.raises(ValueError, match="known: samples"):
+        make_pimc("pimc:k=3", "humbug_v0")

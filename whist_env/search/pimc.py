@@ -202,3 +202,27 @@ def _one_run(view: PlayerView, legal: int) -> bool:
     hi = legal.bit_length() - 1
     between = out & ((1 << (hi + 1)) - (1 << lo))
     return between == legal
+
+
+PIMC_PARAMETERS = {"samples": int, "time_budget": float, "max_tricks": int, "horizon": int, "tt_bits": int}
+
+
+def make_pimc(name: str, game_id: str, **options: Any) -> PIMCAgent:
+    """The PIMC agent from its name: ``"pimc"``, or ``"pimc:samples=10,max_tricks=7"`` to set parameters.
+
+    Raises:
+        ValueError: for an unknown parameter or a value that is not a number, naming the known ones.
+    """
+    head, _, spec = name.partition(":")
+    if head != "pimc":
+        raise ValueError(f"not a PIMC agent name: {name!r}; write 'pimc' or 'pimc:samples=10,max_tricks=7'")
+    params: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in spec.split(","))):
+        key, _, value = item.partition("=")
+        if key not in PIMC_PARAMETERS or not value:
+            raise ValueError(f"unknown PIMC parameter {item!r}; known: {', '.join(PIMC_PARAMETERS)} (as key=value)")
+        try:
+            params[key] = PIMC_PARAMETERS[key](value)
+        except ValueError:
+            raise ValueError(f"PIMC parameter {key} must be a number, got {value!r}") from None
+    return PIMCAgent(game_id, **params, **options)

@@ -261,14 +261,20 @@ def _order_score(
                             sc -= 50
                             break
             return sc
+        sc = 20 - r
         if n > 2:
             partner = (seat + 2) % n
             top = 12
             while top >= 0 and not (out >> top) & 1:
                 top -= 1
             if top >= 0 and (hands[partner] >> (13 * su + top)) & 1:
-                return 40 - r
-        return 20 - r
+                sc = 40 - r
+        if trump != NO_TRUMP and su != trump:
+            # a lead the next opponent can ruff is rarely best
+            nxt = (seat + 1) % n
+            if not (hands[nxt] >> (13 * su)) & SUIT13 and (hands[nxt] >> (13 * trump)) & SUIT13:
+                sc -= 15
+        return sc
     partner_winning = sides[win_seat] == sides[seat]
     if _beats(card, win_card, trump):
         if partner_winning:
@@ -703,12 +709,23 @@ class Solver:
                 hi, g = t - 1, t - 1
         return lo
 
+    def _guess(self, arrays: tuple[np.ndarray, ...], pos: Position) -> int:
+        """A first guess at side 0's value (MTD(f) converges faster from a close guess)."""
+        hands, sides, _, cfg, rules = arrays
+        if pos.trick or not rules[pos.trick_number, R_SETTLED]:
+            return pos.tricks_left // 2
+        inplay = 0
+        for h in pos.hands:
+            inplay |= h
+        hands[: pos.num_players] = pos.hands
+        return int(estimate(hands, sides, pos.num_players, int(cfg[C_TRUMP]), pos.leader, inplay, pos.tricks_left))
+
     # -- public
     def value(self, pos: Position) -> int:
         """Counting tricks the side to move takes from ``pos`` against best defence."""
         arrays = self._arrays(pos)
         left = pos.tricks_left
-        v0 = self._side0_value(arrays, pos, left // 2)
+        v0 = self._side0_value(arrays, pos, self._guess(arrays, pos))
         return v0 if pos.sides[pos.to_act] == 0 else left - v0
 
     def solve(self, pos: Position, cards: int | None = None) -> SolveResult:
