@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from whist_env.encoding import layout as L
-from whist_env.encoding.trick import TrickEncoder, count_bit
+from whist_env.encoding.trick import TrickEncoder
 from whist_env.view import PlayerView
 
 MAX_SCORE = 16  # 9 (one short of a 10-point game) + 7 trick points
@@ -27,9 +27,13 @@ class ClassicWhistEncoder(TrickEncoder):
         ]
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
-        pts = view.extra["team_points"]
-        games = view.extra["games_won"]
-        bits = 0
-        for i in (0, 1):
-            bits |= count_bit(self._o_pts[i], pts[i], MAX_SCORE) | count_bit(self._o_games[i], games[i], 2)
+        us, them = view.extra["team_points"]
+        g_us, g_them = view.extra["games_won"]
+        o_pts, o_games = self._o_pts, self._o_games
+        bits = (
+            (1 << (o_pts[0] + (us if us < MAX_SCORE else MAX_SCORE)))
+            | (1 << (o_pts[1] + (them if them < MAX_SCORE else MAX_SCORE)))
+            | (1 << (o_games[0] + g_us))
+            | (1 << (o_games[1] + g_them))
+        )
         return bits, []

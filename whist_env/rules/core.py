@@ -77,6 +77,7 @@ class State:
         "trick_number",  # tricks completed this deal
         "tricks_won",  # (n,) this deal
         "played",  # (n,) masks of cards each seat played this deal
+        "played_all",  # mask of every card played this deal (the union of ``played``)
         "voids",  # (n,) 4-bit masks of suits each seat showed out of this deal
         "history",  # [(seat, card)] every card played this deal, in order
         "scores",  # (n,) the game's running score per seat
@@ -104,6 +105,7 @@ class State:
         self.trick_number = 0
         self.tricks_won = [0] * num_players
         self.played = [0] * num_players
+        self.played_all = 0
         self.voids = [0] * num_players
         self.history: list[tuple[int, int]] = []
         self.scores = [0] * num_players
@@ -237,6 +239,7 @@ class TrickGame:
         state.trick_number = 0
         state.tricks_won = [0] * n
         state.played = [0] * n
+        state.played_all = 0
         state.voids = [0] * n
         state.history = []
 
@@ -328,8 +331,10 @@ class TrickGame:
             if hand & (0x1FFF << (13 * led)):
                 raise self.illegal(state, card, f"must follow {('clubs', 'diamonds', 'hearts', 'spades')[led]}")
             state.voids[seat] |= 1 << led
-        state.hands[seat] = hand ^ (1 << card)
-        state.played[seat] |= 1 << card
+        bit = 1 << card
+        state.hands[seat] = hand ^ bit
+        state.played[seat] |= bit
+        state.played_all |= bit
         state.history.append((seat, card))
         trick = state.trick
         if not trick:
@@ -422,18 +427,18 @@ class TrickGame:
         seen = hand | self.known_out_of_play(state, seat)
         for m in known:
             seen |= m
-        for _, c in state.trick:
-            seen |= 1 << c
-        for _, c in state.last_trick:
-            seen |= 1 << c
         if turn_up >= 0:
             seen |= 1 << turn_up
         if self.recall_for(state, seat):
+            # every card on the table (current and last trick) has been played this deal
+            seen |= state.played_all
             played = tuple(state.played)
             voids = tuple(state.voids)
-            for m in played:
-                seen |= m
         else:
+            for _, c in state.trick:
+                seen |= 1 << c
+            for _, c in state.last_trick:
+                seen |= 1 << c
             played = voids = (0,) * n
         phase = state.phase
         active = state.to_act == seat and phase != Phase.OVER
@@ -490,6 +495,7 @@ class TrickGame:
             assert not state.hands[s] & state.played[s], "a played card is still in hand"
             all_played |= state.played[s]
         assert len(state.history) == all_played.bit_count(), "history and played cards disagree"
+        assert state.played_all == all_played, "played_all is the union of played"
         assert sum(state.tricks_won) == state.trick_number
         assert len(state.history) == state.trick_number * n + len(state.trick)
         if state.phase == Phase.PLAY:
