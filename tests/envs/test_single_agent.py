@@ -7,9 +7,11 @@ import random
 import subprocess
 import sys
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 
 from whist_env.agents.base import RandomAgent
 from whist_env.envs.single_agent import OpponentPool, SingleAgentWhistEnv, make_single_agent
@@ -17,7 +19,10 @@ from whist_env.errors import OptionError
 from whist_env.registry import GAMES
 from whist_env.view import PlayerView
 
-CASES = [(g, {}) for g in GAMES] + [("classic_whist_v0", {"partner": "self"}), ("oh_hell_v0", {"num_players": 3})]
+CASES: list[tuple[str, dict[str, Any]]] = [(g, {}) for g in GAMES] + [
+    ("classic_whist_v0", {"partner": "self"}),
+    ("oh_hell_v0", {"num_players": 3}),
+]
 IDS = [f"{g}{'-' + '-'.join(f'{k}={v}' for k, v in kw.items()) if kw else ''}" for g, kw in CASES]
 
 
@@ -51,19 +56,19 @@ def test_spaces_and_masks(game: str, kwargs: dict) -> None:
     env = make_single_agent(game, **kwargs)
     obs, info = env.reset(seed=3)
     assert obs.dtype == np.float32 and env.observation_space.contains(obs)
-    assert env.action_space.n == env.game.num_actions
+    assert env.action_space == spaces.Discrete(env.game.num_actions)
     rng = np.random.default_rng(0)
     for _ in range(3):
         done = False
         while not done:
             mask = env.action_masks()
-            assert mask.dtype == bool and mask.shape == (env.action_space.n,)
+            assert mask.dtype == bool and mask.shape == (env.game.num_actions,)
             state = env.game_state
             # The learner is to act, and the mask is exactly its legal actions.
             assert state.to_act == info["acting_seat"]
             assert state.to_act == env.learner_seat or kwargs.get("partner") == "self"
             legal = env.game.legal_mask(state)
-            assert [int(a) for a in np.flatnonzero(mask)] == [a for a in range(env.action_space.n) if legal >> a & 1]
+            assert [int(a) for a in np.flatnonzero(mask)] == [a for a in range(env.game.num_actions) if legal >> a & 1]
             obs, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
             assert env.observation_space.contains(obs)
         assert not env.action_masks().any()
@@ -307,7 +312,7 @@ def test_get_state_set_state_continues_exactly(game: str) -> None:
 
     def continue_from(e: SingleAgentWhistEnv) -> list:
         r = np.random.default_rng(1)
-        out = []
+        out: list[Any] = []
         for _ in range(60):
             obs, rew, done, _, _ = e.step(int(r.choice(np.flatnonzero(e.action_masks()))))
             out.append((obs.tobytes(), rew, done))
@@ -361,3 +366,36 @@ def test_render_shows_the_learners_view() -> None:
     assert isinstance(text, str) and "player_0" in text
     with pytest.raises(OptionError, match="render_mode"):
         make_single_agent("german_whist_v0", render_mode="rgb_array")
+
+
+class Remembering:
+    """An opponent with memory (the cards it was dealt), exposed through get_state/set_state."""
+
+    name = "remembering"
+
+    def __init__(self) -> None:
+        self.memory: dict[int, int] = {}
+
+    def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        self.memory.setdefault(view.seat, view.hand)
+        legal = view.legal & self.memory[view.seat] or view.legal
+        return (legal & -legal).bit_length() - 1
+
+    def get_state(self) -> dict[int, int]:
+        return self.memory
+
+    def set_state(self, memory: dict[int, int]) -> None:
+        self.memory = memory
+
+
+def test_snapshot_includes_the_memory_of_opponents_that_expose_it() -> None:
+    env = make_single_agent("humbug_v0", opponents=Remembering(), learner_seat=0)
+    env.reset(seed=1)
+    for _ in range(4):
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    snap = env.get_state()
+    assert snap["agent_memory"] == {1: env._agents[1].memory}  # type: ignore[union-attr]
+    fresh = make_single_agent("humbug_v0", opponents=Remembering(), learner_seat=0)
+    fresh.set_state(snap)
+    assert fresh._agents[1].memory == snap["agent_memory"][1]  # type: ignore[union-attr]
+    assert fresh._agents[1].memory is not snap["agent_memory"][1]  # type: ignore[union-attr]

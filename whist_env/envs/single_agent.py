@@ -21,6 +21,7 @@ Randomness: the deal, the learner's seat and every opponent's choices come from 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -324,8 +325,13 @@ class SingleAgentWhistEnv(gym.Env):
         """Everything needed to continue this env exactly: the generator, the game state, the episode.
 
         The opponents themselves are not included (restore them with :meth:`set_opponents` first);
-        the pool draws of the current episode are.
+        the pool draws of the current episode are, and so is the memory of every opponent that keeps
+        one and exposes it as ``get_state()`` / ``set_state(memory)``.
         """
+        memory = {}
+        for seat, agent in enumerate(self._agents):
+            if agent is not None and callable(getattr(agent, "get_state", None)):
+                memory[seat] = copy.deepcopy(agent.get_state())  # type: ignore[attr-defined]
         return {
             "rng": self.np_random.bit_generator.state,
             "state": None if self._state is None else self._state.copy(),
@@ -336,6 +342,7 @@ class SingleAgentWhistEnv(gym.Env):
             "return": self._return,
             "length": self._length,
             "illegal": self._illegal,
+            "agent_memory": memory,
         }
 
     def set_state(self, snapshot: Mapping[str, Any]) -> np.ndarray:
@@ -350,6 +357,10 @@ class SingleAgentWhistEnv(gym.Env):
         self._length = int(snapshot["length"])
         self._illegal = int(snapshot["illegal"])
         self._bind_agents()
+        for seat, memory in snapshot.get("agent_memory", {}).items():
+            agent = self._agents[seat]
+            if agent is not None and callable(getattr(agent, "set_state", None)):
+                agent.set_state(copy.deepcopy(memory))  # type: ignore[attr-defined]
         return self._observe()
 
     # ------------------------------------------------------------------ internals
