@@ -1,0 +1,1 @@
+"""Training scripts and their reusable pieces (config, callbacks, checkpoints, evaluation, reports)."""

@@ -1,0 +1,300 @@
+"""The training configuration: ``configs/<name>.yaml`` loaded into a typed, validated dataclass.
+
+Every key of the YAML file must be a field of :class:`TrainConfig`; an unknown key or a value of the
+wrong type is an error that names the allowed keys (STYLE.md, "stringly-typed configs"). Command-line
+flags override the file (``--total-timesteps``, ``--seed``, ..., or ``--set key=value`` for any key).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+VEC_ENVS = ("dummy", "subproc")
+
+
+class ConfigError(ValueError):
+    """A bad training configuration: unknown key, wrong type or a value outside the allowed set."""
+
+
+@dataclasses.dataclass
+class TrainConfig:
+    """Everything one training run needs; the saved ``runs/<run_name>/config.yaml`` reproduces it."""
+
+    game: str
+    """Environment id to train on (``german_whist_v0``, ``classic_whist_v0``, ``humbug_v0``, ``oh_hell_v0``,
+    ``humbug_whist_v0``)."""
+    game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """The game's options, exactly as ``whist_env.make(game, **game_options)`` takes them."""
+    run_name: str = ""
+    """Name of the run directory ``runs/<run_name>/``; empty: ``<config file stem>_s<seed>``."""
+    runs_dir: str = "runs"
+    """Where run directories are written."""
+    seed: int = 0
+    """Seeds the model, the environments (env ``i`` gets ``seed + i``) and the evaluations."""
+    total_timesteps: int = 200_000
+    """Learner decisions to train for (summed over the vectorised environments)."""
+    n_envs: int = 16
+    """Environments stepped in parallel."""
+    vec_env: str = "dummy"
+    """``dummy`` (one process; fastest for these cheap envs) or ``subproc`` (one process per env)."""
+    torch_threads: int = 1
+    """``torch.set_num_threads``: 1 is fastest for small networks on few cores."""
+    learner_seat: str | int = "random"
+    """The learner's seat: ``random`` (drawn per episode), ``rotate`` or a fixed seat."""
+    opponents: dict[str, float] = dataclasses.field(default_factory=lambda: {"random": 1.0})
+    """Scripted opponents and their draw weights, e.g. ``{random: 0.3, heuristic: 0.7}``; each opponent
+    seat draws one per episode."""
+    partner: str = ""
+    """Partnership games only: ``self`` (the learner also plays its partner's seat), an agent name, or empty
+    (the partner is drawn like the opponents)."""
+    self_play: bool = False
+    """Add frozen snapshots of the learner to the opponents."""
+    self_play_refresh: int = 50_000
+    """Timesteps between two snapshots of the learner."""
+    self_play_pool: int = 4
+    """Most snapshots kept (the oldest is dropped)."""
+    self_play_weight: float = 0.5
+    """Probability that an opponent seat is played by a snapshot (once there is one)."""
+    reward_scale: float = 1.0
+    """Rewards are multiplied by this in training (evaluation reports the game's own scores)."""
+    illegal_reward: float = -1.0
+    """Reward of an illegal action (only unmasked samplers make one)."""
+    learning_rate: float = 3e-4
+    """Adam learning rate (decayed linearly to 0 when ``lr_schedule`` is ``linear``)."""
+    lr_schedule: str = "constant"
+    """``constant`` or ``linear``."""
+    n_steps: int = 256
+    """Steps per environment per rollout (a rollout is ``n_steps * n_envs`` steps)."""
+    batch_size: int = 512
+    """Minibatch size of a PPO update."""
+    n_epochs: int = 4
+    """Passes over a rollout per update."""
+    gamma: float = 1.0
+    """Discount factor; 1.0 for these finite episodes with sparse rewards."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_range: float = 0.2
+    """PPO clip range."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    net_arch: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and value networks."""
+    eval_freq: int = 50_000
+    """Timesteps between evaluations (at the end of a rollout)."""
+    eval_deals: int = 200
+    """Duplicate deals per opponent in a periodic evaluation."""
+    final_eval_deals: int = 2000
+    """Duplicate deals per opponent in the final evaluation."""
+    eval_opponents: list[str] = dataclasses.field(default_factory=lambda: ["random", "heuristic"])
+    """Opponents of the evaluations (names ``whist_env.agents`` knows)."""
+    eval_workers: int = 1
+    """Processes for the final evaluation (the periodic ones use one)."""
+    checkpoint_freq: int = 50_000
+    """Timesteps between checkpoints (at the end of a rollout)."""
+    keep_checkpoints: int = 2
+    """Checkpoints kept on disk (the latest ones)."""
+    device: str = "cpu"
+    """torch device."""
+
+    # ------------------------------------------------------------------ validation
+    def validate(self) -> None:
+        """Cross-field checks.
+
+        Raises:
+            ConfigError: naming the field, the bad value and what is allowed.
+        """
+        from whist_env.registry import GAMES
+
+        if self.game not in GAMES:
+            raise ConfigError(f"game: unknown game {self.game!r}; available: {', '.join(GAMES)}")
+        positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_freq", "checkpoint_freq")
+        for name in positive + ("eval_deals", "final_eval_deals", "self_play_refresh", "torch_threads", "eval_workers"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.keep_checkpoints < 1 or self.self_play_pool < 1:
+            raise ConfigError("keep_checkpoints and self_play_pool must be at least 1")
+        if self.vec_env not in VEC_ENVS:
+            raise ConfigError(f"vec_env must be one of {VEC_ENVS}, got {self.vec_env!r}")
+        if self.lr_schedule not in ("constant", "linear"):
+            raise ConfigError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
+        if (self.n_steps * self.n_envs) % self.batch_size:
+            raise ConfigError(
+                f"batch_size ({self.batch_size}) must divide n_steps * n_envs ({self.n_steps * self.n_envs})"
+            )
+        if not self.opponents or any(w < 0 for w in self.opponents.values()) or sum(self.opponents.values()) <= 0:
+            raise ConfigError(f"opponents must map agent names to non-negative weights with a positive sum, got "
+                              f"{self.opponents}")  # fmt: skip
+        if not 0.0 <= self.self_play_weight < 1.0:
+            raise ConfigError(f"self_play_weight must be in [0, 1), got {self.self_play_weight}")
+        if isinstance(self.learner_seat, str) and self.learner_seat not in ("random", "rotate"):
+            raise ConfigError(f"learner_seat must be 'random', 'rotate' or a seat number, got {self.learner_seat!r}")
+        if not self.net_arch or any(h <= 0 for h in self.net_arch):
+            raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
+        self._validate_game_and_agents()
+        if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
+            raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
+
+    def _validate_game_and_agents(self) -> None:
+        from whist_env.agents import make_agent
+        from whist_env.envs.single_agent import PARTNER_OFFSET
+        from whist_env.errors import OptionError
+        from whist_env.registry import env_module
+
+        try:
+            game = env_module(self.game).raw_env.game_cls(**self.game_options)
+        except OptionError as err:
+            raise ConfigError(f"game_options: {err}") from err
+        n = game.num_players
+        if isinstance(self.learner_seat, int) and not 0 <= self.learner_seat < n:
+            raise ConfigError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {self.learner_seat}")
+        if self.partner and self.game not in PARTNER_OFFSET:
+            raise ConfigError(f"partner applies to partnership games ({', '.join(PARTNER_OFFSET)}), not {self.game}")
+        names = [("opponents", k) for k in self.opponents] + [("eval_opponents", k) for k in self.eval_opponents]
+        if self.partner and self.partner != "self":
+            names.append(("partner", self.partner))
+        for key, name in names:
+            try:
+                make_agent(name, self.game, **self.game_options)
+            except OptionError as err:
+                raise ConfigError(f"{key}: {err}") from err
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values, for ``config.yaml``."""
+        return dataclasses.asdict(self)
+
+
+def field_docs() -> dict[str, str]:
+    """Field name -> its docstring (read from this module's source, for error messages and ``--help``)."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(TrainConfig))
+    cls = tree.body[0]
+    assert isinstance(cls, ast.ClassDef)
+    docs: dict[str, str] = {}
+    body = cls.body
+    for node, nxt in zip(body, body[1:], strict=False):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str):
+                docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs
+
+
+def _fields() -> dict[str, dataclasses.Field]:
+    return {f.name: f for f in dataclasses.fields(TrainConfig)}
+
+
+def _check_type(name: str, value: Any, hint: Any) -> Any:
+    """``value`` checked (and, for int -> float, converted) against the type ``hint``."""
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        for arm in typing.get_args(hint):
+            try:
+                return _check_type(name, value, arm)
+            except ConfigError:
+                continue
+        raise ConfigError(f"{name} must be {_type_name(hint)}, got {type(value).__name__} {value!r}")
+    if hint is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    elif hint is int or hint is str or hint is bool:
+        if type(value) is hint:
+            return value
+    elif origin is list:
+        (item,) = typing.get_args(hint)
+        if isinstance(value, list):
+            return [_check_type(f"{name}[{i}]", v, item) for i, v in enumerate(value)]
+    elif origin is dict:
+        key, item = typing.get_args(hint)
+        if isinstance(value, dict):
+            return {
+                _check_type(f"{name} key", k, key): _check_type(f"{name}[{k!r}]", v, item) for k, v in value.items()
+            }
+    elif hint is Any:
+        return value
+    raise ConfigError(f"{name} must be {_type_name(hint)}, got {type(value).__name__} {value!r}")
+
+
+def _type_name(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        return " or ".join(_type_name(a) for a in typing.get_args(hint))
+    if origin is not None:
+        return f"{origin.__name__}[{', '.join(_type_name(a) for a in typing.get_args(hint))}]"
+    return getattr(hint, "__name__", str(hint))
+
+
+def from_dict(values: dict[str, Any], source: str = "config") -> TrainConfig:
+    """A validated :class:`TrainConfig` from plain values.
+
+    Raises:
+        ConfigError: an unknown key (the message lists every allowed key), a missing ``game``, a wrong type
+            or a bad value.
+    """
+    if not isinstance(values, dict):
+        raise ConfigError(f"{source}: expected a mapping of keys to values, got {type(values).__name__}")
+    fields = _fields()
+    unknown = sorted(k for k in values if k not in fields)
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown key(s) {', '.join(map(repr, unknown))}. Allowed keys: {', '.join(fields)}"
+        )
+    if "game" not in values:
+        raise ConfigError(f"{source}: the key 'game' is required (one of the environment ids)")
+    hints = typing.get_type_hints(TrainConfig)
+    checked = {k: _check_type(k, v, hints[k]) for k, v in values.items()}
+    config = TrainConfig(**checked)
+    config.validate()
+    return config
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Read ``path`` (YAML) into a :class:`TrainConfig`, apply ``overrides`` (flags), validate.
+
+    Raises:
+        ConfigError: see :func:`from_dict`; also when the file is not a YAML mapping.
+        FileNotFoundError: when ``path`` does not exist.
+    """
+    path = Path(path)
+    text = path.read_text()
+    try:
+        values = yaml.safe_load(text) or {}
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{path}: not valid YAML: {err}") from err
+    if not isinstance(values, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys to values, got {type(values).__name__}")
+    values.update(overrides or {})
+    config = from_dict(values, source=str(path))
+    if not config.run_name:
+        config.run_name = f"{path.stem}_s{config.seed}"
+    return config
+
+
+def parse_set(items: list[str]) -> dict[str, Any]:
+    """``["key=value", ...]`` from ``--set`` into a dict; values are read as YAML (``n_envs=4``, ``net_arch=[64]``).
+
+    Raises:
+        ConfigError: for an item without ``=``.
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set expects key=value, got {item!r}")
+        out[key.strip()] = yaml.safe_load(raw)
+    return out
+
+
+def save_config(config: TrainConfig, path: str | Path) -> None:
+    """Write ``config`` as YAML (loadable by :func:`load_config`)."""
+    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))

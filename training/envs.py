@@ -1,0 +1,68 @@
+"""Building the vectorised training environments and their opponents from a :class:`TrainConfig`."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+
+from training.config import TrainConfig
+from whist_env.agents.base import Agent
+from whist_env.envs.single_agent import OpponentPool, SingleAgentWhistEnv, make_single_agent
+
+
+def opponent_pool(config: TrainConfig, snapshots: Sequence[Agent] = ()) -> OpponentPool:
+    """The scripted opponents of ``config`` (with their weights), plus self-play ``snapshots`` that together
+    get ``config.self_play_weight`` of the draws."""
+    names = list(config.opponents)
+    total = sum(config.opponents.values())
+    share = config.self_play_weight if snapshots else 0.0
+    agents: list[Agent | str] = [*names, *snapshots]
+    weights = [(1.0 - share) * config.opponents[k] / total for k in names]
+    if snapshots:
+        weights += [share / len(snapshots)] * len(snapshots)
+    return OpponentPool(agents, weights)
+
+
+def partner_spec(config: TrainConfig) -> str | None:
+    """``config.partner`` for :func:`make_single_agent` (empty means: drawn like the opponents)."""
+    return config.partner or None
+
+
+def _make_env(config: TrainConfig) -> gym.Env:
+    import torch
+
+    # One thread per worker process: snapshot opponents run small networks, and the cores are few.
+    torch.set_num_threads(1)
+    env: gym.Env = make_single_agent(
+        config.game,
+        opponents=opponent_pool(config),
+        learner_seat=config.learner_seat,
+        partner=partner_spec(config),
+        illegal_reward=config.illegal_reward,
+        **config.game_options,
+    )
+    if config.reward_scale != 1.0:
+        scale = config.reward_scale
+        env = gym.wrappers.TransformReward(env, lambda r: float(r) * scale)
+    return env
+
+
+def env_fns(config: TrainConfig) -> list[Callable[[], gym.Env]]:
+    """One picklable constructor per environment (``SubprocVecEnv`` sends them to its workers)."""
+    return [functools.partial(_make_env, config) for _ in range(config.n_envs)]
+
+
+def build_vec_env(config: TrainConfig) -> Any:
+    """A ``DummyVecEnv`` or ``SubprocVecEnv`` (``config.vec_env``) of ``config.n_envs`` environments."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    fns = env_fns(config)
+    return SubprocVecEnv(fns) if config.vec_env == "subproc" else DummyVecEnv(fns)
+
+
+def probe_env(config: TrainConfig) -> SingleAgentWhistEnv:
+    """One unwrapped environment of ``config`` (for its spaces and encoder)."""
+    return make_single_agent(config.game, learner_seat=config.learner_seat, **config.game_options)

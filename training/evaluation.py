@@ -1,0 +1,73 @@
+"""Evaluation of the learner during and after training, through the arena (``whist_env.evaluation``).
+
+The learner plays duplicate deals against one opponent: every deal is replayed with the seats
+rotated, so both sides hold the same cards. The unit is one deal (the arena's single-deal options),
+unless the training options conflict with them (then whole episodes are compared). Two numbers come
+back per opponent: the learner's mean reward per deal, and the paired difference learner − opponent
+(what "beats" means, also in general-sum Oh Hell), each with its 95% interval.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from whist_env.agents.base import Agent
+from whist_env.envs.single_agent import PARTNER_OFFSET
+from whist_env.evaluation import SINGLE_DEAL_OPTIONS
+from whist_env.evaluation import evaluate as arena_evaluate
+from whist_env.registry import env_module
+
+LEARNER = "learner"
+
+
+def single_deal_ok(game_id: str, game_options: dict[str, Any]) -> bool:
+    """Whether the training options allow the arena's one-deal unit (no option set to another value)."""
+    fixed = SINGLE_DEAL_OPTIONS.get(game_id, {})
+    return all(game_options.get(k, v) == v for k, v in fixed.items())
+
+
+def lineup_for(game_id: str, game_options: dict[str, Any]) -> str:
+    """``one_vs_rest`` (the learner alone against the opponent in every other seat, as in training) for
+    games of more than two seats without partnerships, else ``alternate``."""
+    n = env_module(game_id).raw_env.game_cls(**game_options).num_players
+    return "one_vs_rest" if n > 2 and game_id not in PARTNER_OFFSET else "alternate"
+
+
+def evaluate_learner(
+    game_id: str,
+    game_options: dict[str, Any],
+    learner: Agent,
+    opponent: str,
+    num_deals: int,
+    seed: int,
+    workers: int = 1,
+) -> dict[str, Any]:
+    """The learner against ``opponent`` (a name) over ``num_deals`` duplicate deals.
+
+    Returns:
+        ``mean``/``ci95`` (the learner's reward per deal), ``diff``/``diff_ci95`` (learner − opponent,
+        paired), ``win_rate`` (share of tables won), ``illegal_actions``, ``deals`` and ``unit``.
+    """
+    report = arena_evaluate(
+        game_id,
+        [learner, opponent],
+        num_deals,
+        seed,
+        game_options,
+        workers=workers,
+        single_deal=single_deal_ok(game_id, game_options),
+        lineup=lineup_for(game_id, game_options),
+        names=(LEARNER, opponent),
+    )
+    me = report.agent(LEARNER)
+    diff = report.pairs[0].diff
+    return {
+        "mean": me.mean.mean,
+        "ci95": me.mean.half_width,
+        "diff": diff.mean,
+        "diff_ci95": diff.half_width,
+        "win_rate": me.win,
+        "illegal_actions": me.illegal,
+        "deals": report.num_deals,
+        "unit": report.unit,
+    }

@@ -1,0 +1,121 @@
+"""What a run writes for people: the evaluation CSV, the learning curve and the markdown report."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EVAL_COLUMNS = (
+    "timesteps", "wall_s", "kind", "opponent", "mean", "ci95", "diff", "diff_ci95", "win_rate", "illegal_actions",
+    "deals", "unit",
+)  # fmt: skip
+_INTS = ("timesteps", "illegal_actions", "deals")
+_FLOATS = ("wall_s", "mean", "ci95", "diff", "diff_ci95", "win_rate")
+
+
+def write_eval_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Write every evaluation row (the whole history: a resumed run rewrites it from its checkpoint)."""
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=EVAL_COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: round(row[k], 5) if isinstance(row[k], float) else row[k] for k in EVAL_COLUMNS})
+    tmp.replace(path)
+
+
+def read_eval_csv(path: Path) -> list[dict[str, Any]]:
+    """The rows of an evaluation CSV, with numbers parsed."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    out: list[dict[str, Any]] = []
+    for r in rows:
+        row: dict[str, Any] = dict(r)
+        for k in _INTS:
+            row[k] = int(r[k])
+        for k in _FLOATS:
+            row[k] = float(r[k])
+        out.append(row)
+    return out
+
+
+def plot_learning_curve(path: Path, rows: Sequence[dict[str, Any]], title: str) -> None:
+    """Mean score ± 95% interval against timesteps, one line per opponent (matplotlib, Agg backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opponent in dict.fromkeys(r["opponent"] for r in rows):
+        pts = [r for r in rows if r["opponent"] == opponent and r["kind"] == "periodic"]
+        if pts:
+            x = [r["timesteps"] for r in pts]
+            y = [r["diff"] for r in pts]
+            err = [r["diff_ci95"] for r in pts]
+            ax.errorbar(x, y, yerr=err, marker="o", ms=3, capsize=2, label=f"vs {opponent}")
+        finals = [r for r in rows if r["opponent"] == opponent and r["kind"] == "final"]
+        for r in finals:
+            x, y, err = [r["timesteps"]], [r["diff"]], [r["diff_ci95"]]
+            ax.errorbar(x, y, yerr=err, marker="*", ms=10, color="black", capsize=3)
+    ax.axhline(0.0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("timesteps (learner decisions)")
+    ax.set_ylabel("learner − opponent per deal, 95% CI")
+    ax.set_title(title)
+    ax.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_report(
+    path: Path,
+    config: dict[str, Any],
+    finals: Sequence[dict[str, Any]],
+    command: str,
+    train_seconds: float,
+    timesteps: int,
+) -> None:
+    """A short markdown report: what was trained, the final evaluation, how to reproduce it."""
+    self_play = ""
+    if config["self_play"]:
+        self_play = f", self-play (pool {config['self_play_pool']}, weight {config['self_play_weight']})"
+    lines = [
+        f"# {config['run_name']}: MaskablePPO on `{config['game']}`",
+        "",
+        f"- game options: `{config['game_options'] or {}}`",
+        f"- opponents in training: `{config['opponents']}`"
+        + (f", partner `{config['partner']}`" if config["partner"] else "")
+        + self_play,
+        f"- timesteps: {timesteps:,}; training wall time {train_seconds / 60:.1f} min (evaluations included)",
+        f"- seed {config['seed']}, {config['n_envs']} envs ({config['vec_env']}), net {config['net_arch']}",
+        "",
+        "## Final evaluation (duplicate deals, mean ± 95% CI of the per-deal score)",
+        "",
+        "| opponent | duplicate deals | learner reward per deal | learner − opponent | tables won | illegal actions |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in finals:
+        lines.append(
+            f"| {r['opponent']} | {r['deals']} | {r['mean']:+.3f} ± {r['ci95']:.3f} | {r['diff']:+.3f} ± "
+            f"{r['diff_ci95']:.3f} | {r['win_rate']:.1%} | {r['illegal_actions']} |"
+        )
+    unit = finals[0]["unit"] if finals else "one deal"
+    lines += [
+        "",
+        f"Unit: {unit}. Every deal is replayed with the seats rotated (the arena, `whist_env.evaluation`);",
+        'the learner plays its greedy (argmax) action. "learner − opponent" is the paired difference of the two',
+        "sides' mean rewards on the same deals: above 0 with its interval means the learner is better.",
+        "",
+        "![learning curve](learning_curve.png)",
+        "",
+        "Reproduce:",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+    ]
+    path.write_text("\n".join(lines))
