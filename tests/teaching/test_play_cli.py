@@ -298,3 +298,13 @@ def test_on_a_terminal() -> None:
         if proc.poll() is None:
             proc.kill()
         os.close(leader)
+
+
+def test_simultaneous_exchange_stays_hidden_from_the_dealer() -> None:
+    """RULES.md §1.4 option: the dealer does not learn the non-dealer's decision before making his own."""
+    status, out = _session(
+        {"game": "humbug_whist_v0", "options": {"exchange_order": "simultaneous"}, "seed": 1}, "keep\nquit\n"
+    )
+    assert status == 0
+    assert "dealer player_0" in out  # the human deals, so the opponent decides first
+    assert "player_1 has decided: exchange: player_0 ?, player_1 ?" in out
