@@ -4,8 +4,9 @@
     >>> env = classic_whist_v0.env(render_mode="ansi")
     >>> env.reset(seed=0)
 
-Games: ``classic_whist_v0``, ``humbug_v0`` (see ``whist_env.registry.GAMES``). ``import whist_env``
-never imports torch, stable-baselines3, ray or pygame.
+Games: ``classic_whist_v0``, ``humbug_v0``, ``humbug_whist_v0``, ``oh_hell_v0`` and
+``german_whist_v0`` (see ``whist_env.registry.GAMES``). ``import whist_env`` never imports torch,
+stable-baselines3, ray or pygame.
 """
 
 from __future__ import annotations
