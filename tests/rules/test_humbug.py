@@ -117,3 +117,33 @@ def test_hidden_hand_forbids_history() -> None:
 def test_bad_options(options: dict[str, object], message: str) -> None:
     with pytest.raises(OptionError, match=message):
         Humbug(**options)  # type: ignore[arg-type]
+
+
+def test_hidden_hand_observation_carries_no_history() -> None:
+    """Two positions with the same hands and table but a different past encode identically (§3.3)."""
+    from whist_env.encoding.humbug import HumbugEncoder
+    from whist_env.testing import random_action
+
+    game = Humbug()
+    encoder = HumbugEncoder()
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(20):
+        state = game.new_episode(rng)
+        while not state.done:
+            game.step(state, random_action(game.legal_mask(state), rng), rng)
+            on_table = {c for _, c in state.trick + list(state.last_trick)}
+            old0 = [c for c in cards_of(state.played[0]) if c not in on_table]
+            old1 = [c for c in cards_of(state.played[1]) if c not in on_table]
+            if state.done or not old0 or not old1 or state.trick_number < 3:
+                continue
+            a, b = old0[0], old1[-1]
+            twin = state.copy()
+            # seat 0 played b instead of a earlier, and seat 1 played a instead of b: same hands now
+            twin.played[0] ^= (1 << a) | (1 << b)
+            twin.played[1] ^= (1 << a) | (1 << b)
+            twin.history = [(s, {a: b, b: a}.get(c, c)) for s, c in twin.history]
+            for seat in (0, 1):
+                assert np.array_equal(encoder.encode(game.view(state, seat)), encoder.encode(game.view(twin, seat)))
+            checked += 1
+    assert checked > 100
