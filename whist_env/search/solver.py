@@ -114,15 +114,14 @@ def _top_run(mine: int, out: int) -> int:
 
 
 @_jit
-def _bounds(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: int, inplay: int) -> tuple[int, int]:
-    """Sure tricks at a trick start: (the leader's side's quick tricks, the other side's sure trumps).
+def _quick(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, seat: int, inplay: int) -> int:
+    """Tricks ``seat`` cashes on lead with its top cards before anyone can ruff.
 
-    The leader cashes its top cards: all of a top run in trumps (or without trump), and in a side suit
-    as many rounds as every opponent holding trumps still follows. A defender's top trumps win a
-    trick each, whatever is led.
+    All of a top run in trumps (or without trump); in a side suit as many rounds as every opponent
+    holding trumps still follows.
     """
-    h = hands[leader]
-    my_side = sides[leader]
+    h = hands[seat]
+    my_side = sides[seat]
     opp_trumps = False
     if trump != NO_TRUMP:
         for s in range(n):
@@ -134,18 +133,49 @@ def _bounds(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: in
         run = _top_run((h >> (13 * su)) & SUIT13, out)
         if run == 0:
             continue
-        if su == trump or trump == NO_TRUMP or not opp_trumps:
-            quick += run
-        else:
+        if su != trump and opp_trumps:
             for s in range(n):
                 if sides[s] != my_side and (hands[s] >> (13 * trump)) & SUIT13:
                     length = _POP13[(hands[s] >> (13 * su)) & SUIT13]
                     if length < run:
                         run = length
-            quick += run
+        quick += run
     size = _popcount(h)
-    if quick > size:
-        quick = size
+    return quick if quick < size else size
+
+
+@_jit
+def _bounds(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: int, inplay: int) -> tuple[int, int]:
+    """Sure tricks at a trick start: (the leader's side's quick tricks, the other side's sure trumps).
+
+    The leader cashes its quick tricks (:func:`_quick`), or, with four players, leads to a suit in
+    which the partner holds the master and nobody can ruff the first round, and the partner cashes
+    its own (the entry is the first of them). A defender's top trumps win a trick each, whatever is led.
+    """
+    my_side = sides[leader]
+    quick = _quick(hands, sides, n, trump, leader, inplay)
+    if n == 4:
+        partner = (leader + 2) % 4
+        for su in range(4):
+            out = (inplay >> (13 * su)) & SUIT13
+            if not out or not (hands[leader] >> (13 * su)) & SUIT13:
+                continue
+            top = 12
+            while not (out >> top) & 1:
+                top -= 1
+            if not (hands[partner] >> (13 * su + top)) & 1:
+                continue
+            safe = True
+            if trump != NO_TRUMP and su != trump:
+                for s in range(n):
+                    if sides[s] != my_side and (hands[s] >> (13 * trump)) & SUIT13:
+                        if not (hands[s] >> (13 * su)) & SUIT13:
+                            safe = False
+            if safe:
+                via_partner = _quick(hands, sides, n, trump, partner, inplay)
+                if via_partner > quick:
+                    quick = via_partner
+                break
     sure = 0
     if trump != NO_TRUMP:
         out = (inplay >> (13 * trump)) & SUIT13
