@@ -20,6 +20,7 @@ from whist_env.encoding.layout import Layout, cards
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.view import PlayerView
 
 RENDER_MODES = ("human", "ansi")
 RESET_OPTIONS = ("deck", "dealer")
@@ -266,7 +267,7 @@ class WhistAECEnv(AECEnv):
         """The omniscient rules state (for tests, search agents and teaching)."""
         return self._require_state()
 
-    def view(self, agent: str):  # noqa: ANN201 (PlayerView; imported lazily to keep layers clean)
+    def view(self, agent: str) -> PlayerView:
         """The :class:`~whist_env.view.PlayerView` of ``agent``."""
         return self.game.view(self._require_state(), self.agent_seat[agent])
 
