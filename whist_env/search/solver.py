@@ -84,6 +84,7 @@ C_N, C_TRUMP, C_HORIZON, C_GEN, C_MASK = 0, 1, 2, 3, 4
 S_NODES, S_TT_HITS = 0, 1
 
 _POP13 = np.array([bin(i).count("1") for i in range(1 << 13)], dtype=np.int64)
+_HIGH13 = np.array([i.bit_length() - 1 for i in range(1 << 13)], dtype=np.int64)  # highest set bit, -1 for 0
 
 
 @_jit
@@ -238,15 +239,16 @@ def _tt_slot(
         # ranks relative to the cards still out: the i-th highest card of a suit becomes rank 12 - i
         for su in range(4):
             out = (inplay >> (13 * su)) & SUIT13
-            pos = 12
-            for r in range(12, -1, -1):
-                if (out >> r) & 1:
-                    c = 13 * su + r
-                    for s in range(n):
-                        if (hands[s] >> c) & 1:
-                            key[s] |= 1 << (13 * su + pos)
-                            break
-                    pos -= 1
+            pos = 13 * su + 12
+            while out:
+                r = _HIGH13[out]
+                out ^= 1 << r
+                c = 13 * su + r
+                for s in range(n):
+                    if (hands[s] >> c) & 1:
+                        key[s] |= 1 << pos
+                        break
+                pos -= 1
     else:
         for s in range(n):
             key[s] = hands[s]
@@ -260,10 +262,30 @@ def _tt_slot(
 
 
 @_jit
+def _can_beat(hand: int, best: int, led: int, trump: int) -> bool:
+    """Whether ``hand`` holds a legal card that beats ``best`` in a trick led in suit ``led``."""
+    follow = (hand >> (13 * led)) & SUIT13
+    bs = best // 13
+    if follow:
+        if bs != led:
+            return False  # the trick is ruffed and this hand must follow
+        return (follow >> (best % 13 + 1)) != 0
+    if trump == NO_TRUMP:
+        return False
+    trumps = (hand >> (13 * trump)) & SUIT13
+    if not trumps:
+        return False
+    if bs != trump:
+        return True
+    return (trumps >> (best % 13 + 1)) != 0
+
+
+@_jit
 def _order_score(
     card: int,
     seat: int,
     tlen: int,
+    led: int,
     win_card: int,
     win_seat: int,
     hands: np.ndarray,
@@ -273,52 +295,60 @@ def _order_score(
     inplay: int,
     best_move: int,
 ) -> int:
+    """How promising ``card`` is for the seat to play (higher first), from the open hands."""
     if card == best_move:
         return 1000
     su = card // 13
     r = card % 13
-    out = (inplay >> (13 * su)) & SUIT13
-    master = (out >> (r + 1)) == 0
+    my_side = sides[seat]
     if tlen == 0:
-        if master:
-            sc = 60 + r
-            if su == trump:
-                sc += 5
-            elif trump != NO_TRUMP:
-                for s in range(n):
-                    if sides[s] != sides[seat] and not (hands[s] >> (13 * su)) & SUIT13:
-                        if (hands[s] >> (13 * trump)) & SUIT13:
-                            sc -= 50
-                            break
-            return sc
+        # a lead: does an opponent beat it, and can the partner win over the opponents?
+        opp_beats = False
+        for i in range(1, n):
+            s = (seat + i) % n
+            if sides[s] != my_side and _can_beat(hands[s], card, su, trump):
+                opp_beats = True
+                break
+        if not opp_beats:
+            return 70 + r + (5 if su == trump else 0)
         sc = 20 - r
         if n > 2:
             partner = (seat + 2) % n
+            out = (inplay >> (13 * su)) & SUIT13
             top = 12
             while top >= 0 and not (out >> top) & 1:
                 top -= 1
             if top >= 0 and (hands[partner] >> (13 * su + top)) & 1:
-                sc = 40 - r
+                sc = 45 - r  # low towards the partner's master
         if trump != NO_TRUMP and su != trump:
-            # a lead the next opponent can ruff is rarely best
             nxt = (seat + 1) % n
             if not (hands[nxt] >> (13 * su)) & SUIT13 and (hands[nxt] >> (13 * trump)) & SUIT13:
-                sc -= 15
+                sc -= 15  # the next hand ruffs
         return sc
-    partner_winning = sides[win_seat] == sides[seat]
-    if _beats(card, win_card, trump):
-        if partner_winning:
-            return 5 - r
-        if tlen == n - 1:
-            return 80 - r
-        if master:
-            return 70 - r
-        return 50 - r
+    partner_winning = sides[win_seat] == my_side
+    beats = _beats(card, win_card, trump)
+    later_opp_beats_card = False
+    later_opp_beats_winner = False
+    for i in range(1, n - tlen):
+        s = (seat + i) % n
+        if sides[s] != my_side:
+            if _can_beat(hands[s], card if beats else win_card, led, trump):
+                later_opp_beats_card = True
+            if _can_beat(hands[s], win_card, led, trump):
+                later_opp_beats_winner = True
     if partner_winning:
-        return 60 - r
+        if not later_opp_beats_winner:
+            return (90 if su != trump else 70) - r  # the trick is ours: play low
+        if beats and not later_opp_beats_card:
+            return 60 - r
+        return 50 - r
+    if beats:
+        if not later_opp_beats_card:
+            return 80 - r  # cheapest sure winner
+        return 55 - r
     if su == trump:
         return 10 - r
-    return 30 - r
+    return 50 - r
 
 
 @_jit_recursive
@@ -409,8 +439,9 @@ def _search(
     seat = (leader + tlen) % n
     hand = hands[seat]
     legal = hand
+    led = trick[ply - tlen] // 13 if tlen > 0 else -1
     if tlen > 0 and rules[tnum, R_FOLLOW]:
-        follow = hand & (SUIT13 << (13 * (trick[ply - tlen] // 13)))
+        follow = hand & (SUIT13 << (13 * led))
         if follow:
             legal = follow
     # one move per run of equivalent cards (the highest of the run), scored for the ordering
@@ -421,19 +452,20 @@ def _search(
             continue
         out = (inplay >> (13 * su)) & SUIT13
         prev_mine = False
-        for r in range(12, -1, -1):
-            if (out >> r) & 1:
-                if (lg >> r) & 1:
-                    if not prev_mine:
-                        c = 13 * su + r
-                        moves[ply, count] = c
-                        scores[ply, count] = _order_score(
-                            c, seat, tlen, win_card, win_seat, hands, sides, n, trump, inplay, best_move
-                        )
-                        count += 1
-                    prev_mine = True
-                else:
-                    prev_mine = False
+        while out:  # the suit's cards still out, from the top
+            r = _HIGH13[out]
+            out ^= 1 << r
+            if (lg >> r) & 1:
+                if not prev_mine:
+                    c = 13 * su + r
+                    moves[ply, count] = c
+                    scores[ply, count] = _order_score(
+                        c, seat, tlen, led, win_card, win_seat, hands, sides, n, trump, inplay, best_move
+                    )
+                    count += 1
+                prev_mine = True
+            else:
+                prev_mine = False
     for i in range(1, count):  # insertion sort, best score first
         c = moves[ply, i]
         sc = scores[ply, i]
