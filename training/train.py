@@ -81,7 +81,10 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
             raise ConfigError(f"--resume continues the saved config; only --total-timesteps may change, not {changed}")
         keep = {k: overrides[k] for k in ("total_timesteps",) if k in overrides}
         config = load_config(saved, keep)
-        return config, run_dir, latest_checkpoint(run_dir) is not None
+        has_checkpoint = latest_checkpoint(run_dir) is not None
+        if not has_checkpoint:
+            print(f"[{config.run_name}] --resume: no checkpoint yet, starting the run from the beginning", flush=True)
+        return config, run_dir, has_checkpoint
     if args.config is None:
         raise ConfigError("--config configs/<name>.yaml is required (available: configs/*.yaml)")
     config = load_config(args.config, overrides)
@@ -135,8 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
-    given = argv if argv is not None else sys.argv[1:]
-    command = "python training/train.py " + " ".join(shlex.quote(a) for a in given)
+    # The command that started the run (a resumed run keeps reporting the original one).
+    command_file = run_dir / "command.txt"
+    if not command_file.exists():
+        given = argv if argv is not None else sys.argv[1:]
+        command_file.write_text("python training/train.py " + " ".join(shlex.quote(a) for a in given) + "\n")
+    command = command_file.read_text().strip()
     encoder = probe_env(config).encoder
     venv = build_vec_env(config)
     schedule = None

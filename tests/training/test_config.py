@@ -1,0 +1,114 @@
+"""``training/config.py``: YAML into a typed dataclass; unknown keys, wrong types and bad values are errors."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("yaml")
+
+from training.config import ConfigError, TrainConfig, from_dict, load_config, parse_set  # noqa: E402
+from whist_env.registry import GAMES  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
+
+
+def write(tmp_path: Path, text: str, name: str = "c.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_one_config_per_game_and_all_load() -> None:
+    names = {p.name for p in CONFIGS}
+    assert {"german_whist.yaml", "classic_whist.yaml", "humbug.yaml", "oh_hell.yaml", "humbug_whist.yaml"} <= names
+    games = set()
+    for path in CONFIGS:
+        config = load_config(path)
+        assert isinstance(config, TrainConfig)
+        assert config.run_name == f"{path.stem}_s0"
+        games.add(config.game)
+    assert games == set(GAMES)
+
+
+def test_unknown_key_names_the_allowed_keys(tmp_path: Path) -> None:
+    path = write(tmp_path, "game: humbug_v0\nlearning_rat: 0.001\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    msg = str(err.value)
+    assert "'learning_rat'" in msg and "Allowed keys:" in msg
+    for field in dataclasses.fields(TrainConfig):
+        assert field.name in msg
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("game: humbug_v0\nn_envs: '8'\n", "n_envs must be int"),
+        ("game: humbug_v0\nn_envs: 8.0\n", "n_envs must be int"),
+        ("game: humbug_v0\nself_play: 1\n", "self_play must be bool"),
+        ("game: humbug_v0\nnet_arch: 64\n", "net_arch must be list"),
+        ("game: humbug_v0\nnet_arch: [64, x]\n", r"net_arch\[1\] must be int"),
+        ("game: humbug_v0\nopponents: {random: high}\n", "opponents"),
+        ("n_envs: 4\n", "'game' is required"),
+        ("game: bridge_v0\n", "unknown game 'bridge_v0'; available: "),
+        ("game: humbug_v0\nvec_env: threads\n", "vec_env must be one of"),
+        ("game: humbug_v0\nn_envs: 3\nn_steps: 10\nbatch_size: 64\n", "batch_size"),
+        ("game: humbug_v0\ntotal_timesteps: 0\n", "total_timesteps must be positive"),
+        ("game: humbug_v0\ngame_options: {mode: blindfolded}\n", "game_options: humbug_v0: mode="),
+        ("game: humbug_v0\nopponents: {grandmaster: 1}\n", "opponents: unknown agent 'grandmaster'"),
+        ("game: humbug_v0\npartner: self\n", "partnership games"),
+        ("game: humbug_v0\nlearner_seat: 2\n", "seat 0..1"),
+        ("game: humbug_v0\nlearner_seat: left\n", "learner_seat"),
+        ("game: humbug_v0\nself_play_weight: 1.0\n", "self_play_weight"),
+        ("- game\n", "expected a mapping"),
+    ],
+)
+def test_bad_values_are_rejected_with_a_reason(tmp_path: Path, text: str, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        load_config(write(tmp_path, text))
+
+
+def test_ints_are_accepted_for_floats_and_overrides_apply(tmp_path: Path) -> None:
+    path = write(tmp_path, "game: humbug_v0\nlearning_rate: 1\nseed: 3\n", "mine.yaml")
+    config = load_config(path, {"total_timesteps": 1000, "seed": 5})
+    assert config.learning_rate == 1.0 and isinstance(config.learning_rate, float)
+    assert (config.total_timesteps, config.seed, config.run_name) == (1000, 5, "mine_s5")
+    with pytest.raises(ConfigError, match="unknown key"):
+        load_config(path, {"totl_timesteps": 5})
+
+
+def test_parse_set_reads_yaml_values() -> None:
+    assert parse_set(["n_envs=4", "net_arch=[64, 64]", "partner=self", "opponents={random: 1}"]) == {
+        "n_envs": 4,
+        "net_arch": [64, 64],
+        "partner": "self",
+        "opponents": {"random": 1},
+    }
+    with pytest.raises(ConfigError, match="key=value"):
+        parse_set(["n_envs"])
+
+
+def test_saved_config_round_trips(tmp_path: Path) -> None:
+    from training.config import save_config
+
+    config = load_config(REPO / "configs" / "classic_whist.yaml")
+    save_config(config, tmp_path / "config.yaml")
+    assert load_config(tmp_path / "config.yaml") == config
+    assert from_dict(config.to_dict()) == config
+
+
+def test_cli_reports_config_errors_with_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sb3_contrib")
+    from training.train import main
+
+    bad = write(tmp_path, "game: humbug_v0\nbatchsize: 64\n")
+    assert main(["--config", str(bad), "--runs-dir", str(tmp_path)]) == 2
+    assert "unknown key(s) 'batchsize'" in capsys.readouterr().err
+    assert main(["--resume", "--run-name", "nothing", "--runs-dir", str(tmp_path)]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main([]) == 2
+    assert "--config" in capsys.readouterr().err

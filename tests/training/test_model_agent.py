@@ -1,0 +1,63 @@
+"""A model written by ``train.py`` plays through ``whist_env.agents.ModelAgent``: legal moves only, and the
+same choices as the policy that was trained."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from train_helpers import REPO, tiny_args  # noqa: E402
+
+from training.policy_agent import PolicyAgent  # noqa: E402
+from training.train import main  # noqa: E402
+from whist_env.agents import make_agent  # noqa: E402
+from whist_env.evaluation import evaluate  # noqa: E402
+from whist_env.testing import random_action  # noqa: E402
+
+GAMES = {"german_whist": ("german_whist_v0", {}), "oh_hell": ("oh_hell_v0", {"episode": "deal"})}
+
+
+@pytest.fixture(scope="module", params=list(GAMES))
+def trained(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, dict]:
+    runs = tmp_path_factory.mktemp("runs")
+    assert main(tiny_args(REPO / "configs" / f"{request.param}.yaml", runs, "m")) == 0
+    game, options = GAMES[request.param]
+    return runs / "m" / "model.zip", game, options
+
+
+@pytest.mark.slow
+def test_model_agent_plays_only_legal_moves(trained: tuple[Path, str, dict]) -> None:
+    path, game, options = trained
+    report = evaluate(game, [f"model:{path}", "random"], num_deals=6, seed=0, options=options)
+    assert report.illegal_actions == 0
+    assert report.agents[0].decisions > 0
+
+
+@pytest.mark.slow
+def test_model_agent_agrees_with_the_trained_policy(trained: tuple[Path, str, dict]) -> None:
+    from sb3_contrib import MaskablePPO
+
+    path, game, options = trained
+    agent = make_agent(f"model:{path}", game, **options)
+    model = MaskablePPO.load(path, device="cpu")
+    mine = PolicyAgent.from_policy(model.policy, agent.encoder)  # type: ignore[attr-defined]
+    rules = agent.encoder  # type: ignore[attr-defined]
+    from whist_env.registry import env_module
+
+    g = env_module(game).raw_env.game_cls(**options)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(3):
+        state = g.new_episode(rng)
+        while not state.done:
+            view = g.view(state, state.to_act)
+            a = agent.act(view, rng)
+            assert (view.legal >> a) & 1
+            assert a == mine.act(view, rng)
+            checked += 1
+            g.step(state, random_action(view.legal, rng), rng)
+    assert checked > 20 and rules is not None

@@ -1,0 +1,28 @@
+"""Shared pieces of the training tests: a tiny budget for any config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
+
+
+def tiny_args(config: Path, runs_dir: Path, run_name: str, total: int = 256, *extra: str) -> list[str]:
+    """``train.py`` arguments for a run of a few hundred steps with every periodic feature exercised."""
+    sets = {
+        "n_envs": 2,
+        "n_steps": 64,
+        "batch_size": 64,
+        "n_epochs": 1,
+        "eval_freq": 128,
+        "checkpoint_freq": 128,
+        "eval_deals": 2,
+        "final_eval_deals": 3,
+        "eval_workers": 1,
+    }
+    args = ["--config", str(config), "--runs-dir", str(runs_dir), "--run-name", run_name]
+    args += ["--total-timesteps", str(total)]
+    for key, value in sets.items():
+        args += ["--set", f"{key}={value}"]
+    return args + list(extra)
