@@ -1,4 +1,5 @@
-"""Observation of ``humbug_v0``: the common trick pieces plus the study-step layout and the balance."""
+"""Observation of ``humbug_v0``: the common trick pieces plus the study-step layout (and, in a series,
+the balance)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from whist_env.view import PlayerView
 
 
 class HumbugEncoder(TrickEncoder):
-    """Common pieces (me/opponent) + ``initial_layout`` at the study step + series balance."""
+    """Common pieces (me/opponent) + ``initial_layout`` at the study step + series balance.
+
+    The balance pieces exist only when ``num_deals > 1``: in a single deal they never change, and
+    scalar pieces cost time on every observation.
+    """
 
     def __init__(self, num_deals: int = 1) -> None:
         self.num_deals = num_deals
@@ -17,19 +22,25 @@ class HumbugEncoder(TrickEncoder):
         self._o_init = (off["initial_layout[me]"], off["initial_layout[opponent]"])
 
     def game_pieces(self) -> list[L.Piece]:
-        span = 26.0 * self.num_deals
-        return [
+        pieces = [
             L.cards("initial_layout[me]", "my original 26 cards (study step only)"),
             L.cards("initial_layout[opponent]", "the opponent's original 26 cards (study step only)"),
-            L.scalar("balance_ahead", span, "my running balance when positive"),
-            L.scalar("balance_behind", span, "my running balance when negative, as a positive number"),
-            L.scalar("deals_left", float(self.num_deals), "deals left in the series, this one included"),
         ]
+        if self.num_deals > 1:
+            span = 26.0 * self.num_deals
+            pieces += [
+                L.scalar("balance_ahead", span, "my running balance when positive"),
+                L.scalar("balance_behind", span, "my running balance when negative, as a positive number"),
+                L.scalar("deals_left", float(self.num_deals), "deals left in the series, this one included"),
+            ]
+        return pieces
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
         bits = 0
         layout = view.extra.get("initial_layout")
         if layout is not None:
             bits = (layout[0] << self._o_init[0]) | (layout[1] << self._o_init[1])
+        if self.num_deals == 1:
+            return bits, []
         b = view.scores[view.seat]
         return bits, [float(max(b, 0)), float(max(-b, 0)), float(view.extra["deals_left"])]
