@@ -9,6 +9,8 @@
   of thumb stated in its docstring.
 * :class:`~whist_env.agents.model.ModelAgent` / ``make_agent("model:<path>", game_id)``: a saved
   sb3-contrib MaskablePPO model (torch is imported only when it is used).
+* :class:`~whist_env.search.pimc.PIMCAgent` / ``make_agent("pimc", game_id)``: determinized search with
+  the double-dummy solver (numba is imported only when it is used).
 """
 
 from whist_env.agents.base import Agent, RandomAgent
@@ -33,4 +35,8 @@ def __getattr__(name: str):  # noqa: ANN202
         from whist_env.agents.model import ModelAgent
 
         return ModelAgent
+    if name == "PIMCAgent":
+        from whist_env.search.pimc import PIMCAgent
+
+        return PIMCAgent
     raise AttributeError(f"module 'whist_env.agents' has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """Agents by name: ``make_agent("heuristic", "humbug_v0")``, ``heuristic_for(game_id, **options)``.
 
-Names: ``"random"``, ``"heuristic"``, ``"model:<path>"`` (a saved MaskablePPO model). Search agents
-(``"pimc"``) are added by their own issue.
+Names: ``"random"``, ``"heuristic"``, ``"model:<path>"`` (a saved MaskablePPO model) and ``"pimc"`` or
+``"pimc:samples=K,max_tricks=N"`` (the search agent of ``whist_env.search``; numba is imported on first use).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ HEURISTICS: dict[str, str] = {
     "humbug_whist_v0": "whist_env.agents.humbug_whist:HumbugWhistHeuristic",
 }
 
-AGENT_NAMES = ("random", "heuristic", "model:<path>")
+AGENT_NAMES = ("random", "heuristic", "model:<path>", "pimc[:samples=K,max_tricks=N]")
 
 
 def heuristic_class(game_id: str) -> type[HeuristicAgent]:
@@ -64,6 +64,10 @@ def make_agent(name: str, game_id: str, **options: Any) -> Agent:
         if not path:
             raise OptionError("write a model agent as 'model:<path to the saved .zip>'")
         return ModelAgent(path, game_id, **options)
+    if name == "pimc" or name.startswith("pimc:"):
+        from whist_env.search.pimc import make_pimc
+
+        return make_pimc(name, game_id, **options)
     raise OptionError(f"unknown agent {name!r}; known: {', '.join(AGENT_NAMES)}")
 
 

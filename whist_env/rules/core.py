@@ -162,6 +162,9 @@ class TrickGame:
     state_cls: ClassVar[type[State]] = State
     num_actions: int = NUM_CARDS
     extra_reset_options: ClassVar[tuple[str, ...]] = ()
+    # Whether a visible turn-up card lies where every seat can place it (on the table, on the stock).
+    # Humbug shows the turn-up's id all deal long while it sits in the dealer's hand or has been played.
+    turn_up_on_table: ClassVar[bool] = True
 
     def __init__(self, **options: Any) -> None:
         self.config = self.config_cls.from_options(self.game_id, options)
@@ -427,7 +430,7 @@ class TrickGame:
         seen = hand | self.known_out_of_play(state, seat)
         for m in known:
             seen |= m
-        if turn_up >= 0:
+        if turn_up >= 0 and self.turn_up_on_table:
             seen |= 1 << turn_up
         if self.recall_for(state, seat):
             # every card on the table (current and last trick) has been played this deal

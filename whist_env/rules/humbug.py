@@ -45,6 +45,7 @@ class Humbug(TrickGame):
     game_id = "humbug_v0"
     config_cls = HumbugConfig
     config: HumbugConfig
+    turn_up_on_table = False  # the turn-up is in the dealer's hand: shown by id, not placed (§3.3)
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
