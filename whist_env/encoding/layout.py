@@ -128,7 +128,7 @@ class Layout:
 
     def pack(self, bits: int, scalars: Sequence[float] = ()) -> np.ndarray:
         """The float32 observation vector from the binary pieces' int and the scalar values."""
-        out = _BYTE_BITS.take(np.frombuffer(bits.to_bytes(self._nbytes, "little"), np.uint8), axis=0).reshape(-1)
+        out = _BYTE_BITS.take(np.frombuffer(bits.to_bytes(self._nbytes, "little"), np.uint8), axis=0).ravel()
         if self.scalars:
             out[self._scalar_start : self.size] = self._scale_scalars(scalars)
         return out[: self.size]
@@ -137,7 +137,7 @@ class Layout:
         """:meth:`pack` and the int8 action mask of ``legal`` in one conversion (the hot path)."""
         out = _BYTE_BITS.take(
             np.frombuffer((bits | (legal << self._mask_start)).to_bytes(self._mask_nbytes, "little"), np.uint8), axis=0
-        ).reshape(-1)
+        ).ravel()
         if self.scalars:
             out[self._scalar_start : self.size] = self._scale_scalars(scalars)
         return out[: self.size], out[self._mask_start : self._mask_start + self.num_actions].astype(np.int8)
