@@ -12,6 +12,7 @@ stable-baselines3, ray or pygame.
 from __future__ import annotations
 
 from whist_env.cards import card_pretty, card_str, parse_card, parse_cards
+from whist_env.envs.single_agent import make_single_agent
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.registry import game_ids, make, register_with_pettingzoo
 from whist_env.view import PlayerView
@@ -26,6 +27,7 @@ __all__ = [
     "card_str",
     "game_ids",
     "make",
+    "make_single_agent",
     "parse_card",
     "parse_cards",
     "__version__",
