@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from whist_env.cards import NUM_RANKS, SUIT_MASKS
+from whist_env.cards import cards_of as _cards
 from whist_env.view import PlayerView
 
 CARD_MASK = (1 << 52) - 1
@@ -252,15 +253,6 @@ def cheapest(cards: int, trump: int | None) -> int:
     side = cards & ~SUIT_MASKS[trump] if trump is not None else cards
     pool = side or cards
     return min(_cards(pool), key=lambda c: (c % NUM_RANKS, c))
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def cards(mask: int) -> list[int]:

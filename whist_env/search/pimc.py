@@ -28,6 +28,7 @@ import numpy as np
 
 from whist_env.agents.base import Agent, RandomAgent
 from whist_env.cards import FULL_DECK
+from whist_env.cards import cards_of as _cards
 from whist_env.search.sampler import DealSampler, SampledDeal
 from whist_env.search.solver import SOLVED_GAMES, Position, Solver, game_rules, german_draws
 from whist_env.view import PlayerView
@@ -175,15 +176,6 @@ class PIMCAgent:
         state = dict(self.__dict__)
         state["_solver"] = None  # the table is rebuilt on first use (copies and pickles stay small)
         return state
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _one_run(view: PlayerView, legal: int) -> bool:

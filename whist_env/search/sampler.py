@@ -30,6 +30,7 @@ from math import factorial
 import numpy as np
 
 from whist_env.cards import SUIT_MASKS
+from whist_env.cards import cards_of as _cards
 from whist_env.view import PlayerView
 
 
@@ -61,15 +62,6 @@ def hand_sizes(view: PlayerView) -> tuple[int, ...]:
 def stock_size(view: PlayerView) -> int:
     """Cards still in German Whist's stock (the face-up card included); 0 in the other games."""
     return int(view.extra.get("stock_size", 0)) if view.game == "german_whist_v0" else 0
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _randbelow(rng: np.random.Generator, m: int) -> int:
