@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="whist-eval",
         description="Play agents against each other over seeded duplicate deals (seats rotated) and report "
-        "mean rewards with 95%% confidence intervals, win/draw/loss rates and illegal actions.",
+        "mean rewards with 95% confidence intervals, win/draw/loss rates and illegal actions.",
     )
     p.add_argument("games", nargs="+", help="environment ids, or 'all' for every registered game")
     p.add_argument(
