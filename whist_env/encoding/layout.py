@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from whist_env.cards import NUM_CARDS, SUIT_SYMBOLS, cards_of, format_cards
+from whist_env.cards import NUM_CARDS, SUIT_SYMBOLS, format_cards
 
 # Row b holds the 8 bits of byte b, least significant first, as float32: one ``take`` unpacks a
 # whole observation straight into float32 (faster here than unpackbits followed by astype).
@@ -208,19 +208,6 @@ class Layout:
         return "\n".join(rows)
 
 
-def mask_bits(mask: int, nbits: int, offset: int) -> int:
-    """Place the low ``nbits`` of ``mask`` at ``offset``."""
-    return (mask & ((1 << nbits) - 1)) << offset
-
-
-def card_list_mask(cards_in_order: Sequence[int]) -> int:
-    """Mask of a list of card ids."""
-    m = 0
-    for c in cards_in_order:
-        m |= 1 << c
-    return m
-
-
 __all__ = [
     "Layout",
     "Piece",
@@ -232,5 +219,4 @@ __all__ = [
     "relative_seat_labels",
     "SUIT_LABELS",
     "TRUMP_LABELS",
-    "cards_of",
 ]

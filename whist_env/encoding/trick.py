@@ -156,14 +156,3 @@ class TrickEncoder:
     def rel(self, view: PlayerView, seat: int) -> int:
         """Relative index of an absolute seat for this view."""
         return (seat - view.seat) % self.n
-
-
-def onehot_bit(offset: int, index: int) -> int:
-    """The single bit of a one-hot at ``offset``."""
-    return 1 << (offset + index)
-
-
-def count_bit(offset: int, value: int, maximum: int) -> int:
-    """The bit of a count piece (0..maximum) at ``offset``, clipping ``value``."""
-    v = 0 if value < 0 else (maximum if value > maximum else value)
-    return 1 << (offset + v)
