@@ -52,7 +52,7 @@ from typing import Any
 
 from whist_env.encoding.german_whist import GermanWhistEncoder
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.envs.aec import WhistAECEnv, WhistWrapper
+from whist_env.envs.aec import WhistAECEnv
 from whist_env.rules.core import State, TrickGame
 from whist_env.rules.german_whist import PHASE1_TRICKS, GermanWhist, GermanWhistState
 
@@ -70,7 +70,6 @@ OPTION_GRID: list[dict[str, Any]] = [
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
-    metadata = {"render_modes": ["human", "ansi"], "name": "german_whist_v0", "is_parallelizable": False}
     game_cls = GermanWhist
 
     @classmethod
@@ -100,6 +99,5 @@ class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
         return [stock, next_draw, state.draws[0], state.draws[1]]
 
 
-def env(illegal_reward: float = -1.0, **kwargs: Any) -> WhistWrapper:
-    """The wrapped environment: an illegal action ends the game with ``illegal_reward``."""
-    return WhistWrapper(raw_env(**kwargs), illegal_reward=illegal_reward)
+# env(**options): the wrapped environment (illegal action → game over with a penalty)
+env = raw_env.wrapped

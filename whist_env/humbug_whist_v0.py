@@ -49,7 +49,7 @@ from typing import Any
 
 from whist_env.encoding.humbug_whist import HumbugWhistEncoder
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.envs.aec import WhistAECEnv, WhistWrapper
+from whist_env.envs.aec import WhistAECEnv
 from whist_env.rules.core import State, TrickGame
 from whist_env.rules.humbug_whist import HumbugWhist, HumbugWhistState
 
@@ -68,7 +68,6 @@ OPTION_GRID: list[dict[str, Any]] = [
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
-    metadata = {"render_modes": ["human", "ansi"], "name": "humbug_whist_v0", "is_parallelizable": False}
     game_cls = HumbugWhist
 
     @classmethod
@@ -86,6 +85,5 @@ class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
         return [*state.blinds, *state.put_away]
 
 
-def env(illegal_reward: float = -1.0, **kwargs: Any) -> WhistWrapper:
-    """The wrapped environment: an illegal action ends the game with ``illegal_reward``."""
-    return WhistWrapper(raw_env(**kwargs), illegal_reward=illegal_reward)
+# env(**options): the wrapped environment (illegal action → game over with a penalty)
+env = raw_env.wrapped

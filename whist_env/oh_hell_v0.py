@@ -61,7 +61,7 @@ from typing import Any
 
 from whist_env.encoding.oh_hell import OhHellEncoder
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.envs.aec import WhistAECEnv, WhistWrapper
+from whist_env.envs.aec import WhistAECEnv
 from whist_env.rules.core import State, TrickGame
 from whist_env.rules.oh_hell import OhHell, OhHellState
 
@@ -95,7 +95,6 @@ OPTION_GRID: list[dict[str, Any]] = [
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
-    metadata = {"render_modes": ["human", "ansi"], "name": "oh_hell_v0", "is_parallelizable": False}
     game_cls = OhHell
 
     @classmethod
@@ -111,6 +110,5 @@ class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
         return [state.set_aside]
 
 
-def env(illegal_reward: float = -1.0, **kwargs: Any) -> WhistWrapper:
-    """The wrapped environment: an illegal action ends the game with ``illegal_reward``."""
-    return WhistWrapper(raw_env(**kwargs), illegal_reward=illegal_reward)
+# env(**options): the wrapped environment (illegal action → game over with a penalty)
+env = raw_env.wrapped

@@ -50,6 +50,17 @@ class WhistAECEnv(AECEnv):
     }
     game_cls: ClassVar[type[TrickGame]]
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "game_cls" in cls.__dict__:  # a game's env: its metadata name is the game's id
+            cls.metadata = {**WhistAECEnv.metadata, "name": cls.game_cls.game_id}
+
+    @classmethod
+    def wrapped(cls, illegal_reward: float = -1.0, **kwargs: Any) -> WhistWrapper:
+        """The wrapped environment (a game module's ``env()``): an illegal action ends the game with
+        ``illegal_reward``; ``kwargs`` go to the raw environment."""
+        return WhistWrapper(cls(**kwargs), illegal_reward=illegal_reward)
+
     def __init__(self, render_mode: str | None = None, render_seat: int | None = None, **options: Any) -> None:
         super().__init__()
         name = self.metadata["name"]
