@@ -39,7 +39,10 @@ PHASE_NAMES = {Phase.PLAY: "play", Phase.BIDDING: "bidding", Phase.EXCHANGE: "ex
                Phase.DEAL_END: "deal_end", Phase.OVER: "over"}  # fmt: skip
 
 
-_PLAY, _DEAL_END, _OVER = int(Phase.PLAY), int(Phase.DEAL_END), int(Phase.OVER)
+# The phases as plain ints, for comparisons on hot paths (views, legal masks, step): on Python 3.11
+# reading an enum member such as ``Phase.OVER`` costs about 0.1 µs, an int comparison a fifth of that.
+PHASE_PLAY, PHASE_BIDDING, PHASE_EXCHANGE = int(Phase.PLAY), int(Phase.BIDDING), int(Phase.EXCHANGE)
+PHASE_DEAL_END, PHASE_OVER = int(Phase.DEAL_END), int(Phase.OVER)
 _PHASE_BY_INT = [PHASE_NAMES[Phase(i)] for i in range(len(Phase))]
 
 
@@ -255,23 +258,23 @@ class TrickGame:
         Raises:
             IllegalActionError: when the action is not legal now.
         """
-        if state.phase == _PLAY and self._plain_apply:
+        if state.phase == PHASE_PLAY and self._plain_apply:
             rewards = self.play_card(state, action)
         else:
             rewards = self.apply(state, action)
-        if state.phase == _DEAL_END:
+        if state.phase == PHASE_DEAL_END:
             self.next_deal(state, rng)
         return rewards
 
     # ----------------------------------------------------------------- actions
     def legal_mask(self, state: State) -> int:
         """Legal actions of ``state.to_act`` as a bit mask over the action space."""
-        if state.phase == _PLAY:
+        if state.phase == PHASE_PLAY:
             led = state.led_suit
             if led >= 0 and not self.must_follow(state):
                 return state.hands[state.to_act]
             return legal_cards(state.hands[state.to_act], led)
-        if state.phase == _OVER:
+        if state.phase == PHASE_OVER:
             return 0
         return self.legal_other(state)
 
@@ -395,7 +398,7 @@ class TrickGame:
         known = [0] * state.num_players
         known[seat] = state.hands[seat]
         t = state.turn_up
-        if t >= 0 and state.phase != Phase.OVER and (state.turn_up_public or self.recall):
+        if t >= 0 and state.phase != PHASE_OVER and (state.turn_up_public or self.recall):
             d = state.dealer
             if (state.hands[d] >> t) & 1 and d != seat:
                 known[d] |= 1 << t
@@ -444,7 +447,7 @@ class TrickGame:
                 seen |= 1 << c
             played = voids = (0,) * n
         phase = state.phase
-        active = state.to_act == seat and phase != Phase.OVER
+        active = state.to_act == seat and phase != PHASE_OVER
         return PlayerView(
             self.game_id,
             seat,

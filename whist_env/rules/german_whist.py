@@ -16,7 +16,7 @@ from typing import Any
 
 from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, format_cards
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_OVER, Phase, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
 
 NUM_PLAYERS = 2
@@ -201,7 +201,7 @@ class GermanWhist(TrickGame):
         opp = 1 - seat
         known = [0, 0]
         known[seat] = state.hands[seat]
-        if state.phase == Phase.OVER:
+        if state.phase == PHASE_OVER:
             return known
         if self.recall:
             if state.trick_number >= PHASE1_TRICKS:

@@ -14,7 +14,7 @@ from typing import Any
 
 from whist_env.errors import OptionError
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, Phase, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
 
 NUM_PLAYERS = 2
@@ -78,12 +78,12 @@ class Humbug(TrickGame):
 
     def studying(self, state: State, seat: int) -> bool:
         """Whether ``seat`` is at its study step: it has not yet played a card this deal (§3.3)."""
-        return state.phase == Phase.PLAY and not state.played[seat]
+        return state.phase == PHASE_PLAY and not state.played[seat]
 
     def known_cards(self, state: State, seat: int) -> list[int]:
         known = [0, 0]
         known[seat] = state.hands[seat]
-        if state.phase != Phase.OVER and (self.open_table or self.studying(state, seat)):
+        if state.phase != PHASE_OVER and (self.open_table or self.studying(state, seat)):
             known[1 - seat] = state.hands[1 - seat]
         return known
 

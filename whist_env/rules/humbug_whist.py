@@ -16,7 +16,7 @@ from typing import Any
 
 from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, format_hand
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_EXCHANGE, Phase, State, TrickGame
 from whist_env.rules.scoring import (
     GAMES_TO_WIN_RUBBER,
     RUBBER_BONUS,
@@ -186,7 +186,7 @@ class HumbugWhist(TrickGame):
         state.leader = d  # §1.5 the dealer leads the first trick
 
     def legal_other(self, state: State) -> int:
-        return EXCHANGE_ACTIONS if state.phase == Phase.EXCHANGE else 0
+        return EXCHANGE_ACTIONS if state.phase == PHASE_EXCHANGE else 0
 
     def describe_action(self, action: int) -> str:
         if action == KEEP:
@@ -284,7 +284,7 @@ class HumbugWhist(TrickGame):
         if not self.recall:
             return 0
         out = state.put_away[seat]
-        if state.decisions[state.dealer] == 1 and state.phase != Phase.EXCHANGE:
+        if state.decisions[state.dealer] == 1 and state.phase != PHASE_EXCHANGE:
             out |= 1 << state.turn_up
         return out
 
@@ -294,7 +294,7 @@ class HumbugWhist(TrickGame):
         decisions = state.decisions
         # §1.4: the opponent's decision is public once made; with the simultaneous option the dealer
         # sees the non-dealer's only when both have decided (which ends the exchange phase).
-        theirs = decisions[opp] if not self.simultaneous or state.phase != Phase.EXCHANGE else UNDECIDED
+        theirs = decisions[opp] if not self.simultaneous or state.phase != PHASE_EXCHANGE else UNDECIDED
         discarded = decisions[state.dealer] == 1  # §1.8 turn_up_status
         gp, tp, gw, rp = state.game_points, state.trick_points, state.games_won, state.rubber_points
         return {
