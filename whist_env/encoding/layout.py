@@ -18,6 +18,9 @@ from whist_env.cards import NUM_CARDS, SUIT_SYMBOLS, format_cards
 # Row b holds the 8 bits of byte b, least significant first, as float32: one ``take`` unpacks a
 # whole observation straight into float32 (faster here than unpackbits followed by astype).
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
+# dtype instances, not the scalar types: numpy converts ``np.uint8`` to a dtype on every call
+_UINT8 = np.dtype(np.uint8)
+_INT8 = np.dtype(np.int8)
 
 KINDS = ("cards", "onehot", "count", "flags", "scalar")
 
@@ -109,6 +112,7 @@ class Layout:
         self._nbytes = (self.size + 7) // 8  # scalar slots live in the tail of the unpacked bytes
         self._scalar_start = self.num_bits
         self._mask_start = self._nbytes * 8
+        self._obs_slice = slice(0, self.size)
         self.set_num_actions(NUM_CARDS)
         self._by_name = {p.name: p for p in self.pieces}
         self._inv_scales = [1.0 / p.scale for p in self.scalars]
@@ -128,19 +132,19 @@ class Layout:
 
     def pack(self, bits: int, scalars: Sequence[float] = ()) -> np.ndarray:
         """The float32 observation vector from the binary pieces' int and the scalar values."""
-        out = _BYTE_BITS.take(np.frombuffer(bits.to_bytes(self._nbytes, "little"), np.uint8), axis=0).ravel()
+        out = _BYTE_BITS.take(np.frombuffer(bits.to_bytes(self._nbytes, "little"), _UINT8), axis=0).ravel()
         if self.scalars:
             out[self._scalar_start : self.size] = self._scale_scalars(scalars)
-        return out[: self.size]
+        return out[self._obs_slice]
 
     def pack_with_mask(self, bits: int, scalars: Sequence[float], legal: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`pack` and the int8 action mask of ``legal`` in one conversion (the hot path)."""
         out = _BYTE_BITS.take(
-            np.frombuffer((bits | (legal << self._mask_start)).to_bytes(self._mask_nbytes, "little"), np.uint8), axis=0
+            np.frombuffer((bits | (legal << self._mask_start)).to_bytes(self._mask_nbytes, "little"), _UINT8), axis=0
         ).ravel()
         if self.scalars:
             out[self._scalar_start : self.size] = self._scale_scalars(scalars)
-        return out[: self.size], out[self._mask_start : self._mask_start + self.num_actions].astype(np.int8)
+        return out[self._obs_slice], out[self._mask_slice].astype(_INT8)
 
     def _scale_scalars(self, scalars: Sequence[float]) -> list[float]:
         if len(scalars) != len(self._inv_scales):
@@ -155,6 +159,7 @@ class Layout:
         """Size the action mask that :meth:`pack_with_mask` appends."""
         self.num_actions = num_actions
         self._mask_nbytes = (self._mask_start + num_actions + 7) // 8
+        self._mask_slice = slice(self._mask_start, self._mask_start + num_actions)
 
     def unpack(self, obs: np.ndarray) -> dict[str, object]:
         """Decode an observation into ``{piece name: value}`` (card lists, labels, numbers)."""

@@ -7,6 +7,7 @@ relative seat 0 ("me"), then clockwise.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -62,28 +63,37 @@ class TrickEncoder:
         self._o_hand = off["hand"]
         self._o_unseen = off["unseen"]
         self._o_turn = off["turn_up"]
-        self._o_trump = off["trump"]
-        self._o_known = [0] + [off[f"known[{lab[r]}]"] for r in range(1, n)]
-        self._o_trick = [off[f"trick[{lab[r]}]"] for r in range(n)]
-        self._o_leader = off["leader"]
-        self._o_last = [off[f"last_trick[{lab[r]}]"] for r in range(n)]
-        self._o_lastw = off["last_winner"]
-        self._o_played = [off[f"played[{lab[r]}]"] for r in range(n)]
-        self._o_void = [off[f"void[{lab[r]}]"] for r in range(n)]
-        self._o_tricks = [off[f"tricks[{lab[r]}]"] for r in range(n)]
-        self._o_dealer = off["dealer"]
-        self._o_to_act = off["to_act"]
-        self._o_phase = off.get("phase", -1)
-        self._phase_index = {p: i for i, p in enumerate(phases)}
-        # per observer: (relative seat, absolute seat, offsets...) and absolute -> relative seat
+        self._phase_bit = {p: 1 << (off["phase"] + i) for i, p in enumerate(phases)}
+        # trump suit 0..3, or 4 for no trump -> its bit
+        self._trump_bit = [1 << (off["trump"] + i) for i in range(len(L.TRUMP_LABELS))]
+        # per observer: (relative seat, absolute seat, offsets, the bit of each trick count) per seat
         self._rotation = [
             [
-                (r, (me + r) % n, self._o_known[r], self._o_played[r], self._o_void[r], self._o_tricks[r])
+                (
+                    r,
+                    (me + r) % n,
+                    off[f"known[{lab[r]}]"] if r else -1,
+                    off[f"played[{lab[r]}]"],
+                    off[f"void[{lab[r]}]"],
+                    [1 << (off[f"tricks[{lab[r]}]"] + t) for t in range(max_tricks + 1)],
+                )
                 for r in range(n)
             ]
             for me in range(n)
         ]
+        # per observer, per absolute seat: relative seat, where its trick cards go, and the bits that
+        # name it as leader, last winner, dealer or seat to act (each set by one ``|=`` when encoding)
         self._rel = [[(s - me) % n for s in range(n)] for me in range(n)]
+        self._trick_at = self._per_seat(lambda r: off[f"trick[{lab[r]}]"])
+        self._last_at = self._per_seat(lambda r: off[f"last_trick[{lab[r]}]"])
+        self._leader_bit = self._per_seat(lambda r: 1 << (off["leader"] + r))
+        self._last_winner_bit = self._per_seat(lambda r: 1 << (off["last_winner"] + r))
+        self._dealer_bit = self._per_seat(lambda r: 1 << (off["dealer"] + r))
+        self._to_act_bit = self._per_seat(lambda r: 1 << (off["to_act"] + r))
+
+    def _per_seat(self, value: Callable[[int], int]) -> list[list[int]]:
+        """``value(relative seat)`` per observer and absolute seat."""
+        return [[value(r) for r in rel] for rel in self._rel]
 
     @property
     def size(self) -> int:
@@ -114,10 +124,10 @@ class TrickEncoder:
         bits = (view.hand << self._o_hand) | (view.unseen << self._o_unseen)
         if view.turn_up >= 0:
             bits |= 1 << (self._o_turn + view.turn_up)
-        bits |= 1 << (self._o_trump + (4 if view.trump is None else view.trump))
+        bits |= self._trump_bit[4 if view.trump is None else view.trump]
         known, played, voids, tricks = view.known, view.played, view.voids, view.tricks_won
         mt = self.max_tricks
-        for r, s, o_known, o_played, o_void, o_tricks in self._rotation[me]:
+        for r, s, o_known, o_played, o_void, tricks_bit in self._rotation[me]:
             if known[s] and r:
                 bits |= known[s] << o_known
             if played[s]:
@@ -125,25 +135,25 @@ class TrickEncoder:
             if voids[s]:
                 bits |= voids[s] << o_void
             t = tricks[s]
-            bits |= 1 << (o_tricks + (t if t < mt else mt))
-        rel = self._rel[me]
+            bits |= tricks_bit[t if t < mt else mt]
         if view.trick:
-            o_trick = self._o_trick
+            trick_at = self._trick_at[me]
             for seat, card in view.trick:
-                bits |= 1 << (o_trick[rel[seat]] + card)
-            bits |= 1 << (self._o_leader + rel[view.trick[0][0]])
+                bits |= 1 << (trick_at[seat] + card)
+            bits |= self._leader_bit[me][view.trick[0][0]]
         elif view.to_act >= 0:
-            bits |= 1 << (self._o_leader + rel[view.leader])
+            bits |= self._leader_bit[me][view.leader]
         if view.last_trick:
-            o_last = self._o_last
+            last_at = self._last_at[me]
             for seat, card in view.last_trick:
-                bits |= 1 << (o_last[rel[seat]] + card)
-            bits |= 1 << (self._o_lastw + rel[view.last_winner])
-        bits |= 1 << (self._o_dealer + rel[view.dealer])
+                bits |= 1 << (last_at[seat] + card)
+            bits |= self._last_winner_bit[me][view.last_winner]
+        bits |= self._dealer_bit[me][view.dealer]
         if view.to_act >= 0:
-            bits |= 1 << (self._o_to_act + rel[view.to_act])
-        if self._o_phase >= 0 and view.phase in self._phase_index:
-            bits |= 1 << (self._o_phase + self._phase_index[view.phase])
+            bits |= self._to_act_bit[me][view.to_act]
+        phase_bit = self._phase_bit.get(view.phase)
+        if phase_bit:
+            bits |= phase_bit
         extra_bits, scalars = self.encode_game(view)
         return bits | extra_bits, scalars
 
