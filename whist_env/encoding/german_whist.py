@@ -28,15 +28,22 @@ class GermanWhistEncoder(TrickEncoder):
         self.deal_span = deal_span
         super().__init__(2, 26)
         # The game pieces are contiguous: build them as one small int from ``stage`` on, shift once.
+        # A one-hot or count piece is set by indexing its list of bits (relative to ``stage``).
         off = self.layout.offsets
-        base = self._base = off["stage"]
-        self._r_stock = off["stock_size"] - base
-        self._r_p1 = (off["tricks_phase1[me]"] - base, off["tricks_phase1[opponent]"] - base)
-        self._r_p2 = (off["tricks_phase2[me]"] - base, off["tricks_phase2[opponent]"] - base)
-        self._r_prizes = (off["prizes[me]"] - base, off["prizes[opponent]"] - base)
-        self._r_draws = off["my_draws"] - base
-        self._r_opp_draws = off["opponent_draws"] - base
-        self._r_opp_size = off["opponent_hand_size"] - base
+        self._base = off["stage"]
+        self._stage_bit = self._value_bits("stage")
+        self._stock_bit = self._value_bits("stock_size")
+        self._phase1_bit = (self._value_bits("tricks_phase1[me]"), self._value_bits("tricks_phase1[opponent]"))
+        self._phase2_bit = (self._value_bits("tricks_phase2[me]"), self._value_bits("tricks_phase2[opponent]"))
+        self._r_prizes = (off["prizes[me]"] - self._base, off["prizes[opponent]"] - self._base)
+        self._r_draws = off["my_draws"] - self._base
+        self._opp_draws_bit = self._value_bits("opponent_draws")
+        self._opp_size_bit = self._value_bits("opponent_hand_size")
+
+    def _value_bits(self, name: str) -> list[int]:
+        """The bit of each value of the one-hot or count piece ``name``, relative to ``stage``."""
+        at = self.layout.offsets[name] - self._base
+        return [1 << (at + v) for v in range(self.layout.piece(name).size)]
 
     def game_pieces(self) -> list[Piece]:
         span = float(self.deal_span * self.num_deals)
@@ -67,20 +74,20 @@ class GermanWhistEncoder(TrickEncoder):
         me = view.seat
         opp = 1 - me
         p1, t, prizes = x["phase1_tricks"], view.tricks_won, x["prizes"]
-        r_p1, r_p2, r_pr = self._r_p1, self._r_p2, self._r_prizes
+        (p1_me, p1_opp), (p2_me, p2_opp), r_prizes = self._phase1_bit, self._phase2_bit, self._r_prizes
         opp_size = x["opponent_hand_size"]
         bits = (
-            (1 << (x["stage"] - 1))
-            | (1 << (self._r_stock + x["stock_size"]))
-            | (1 << (r_p1[0] + p1[me]))
-            | (1 << (r_p1[1] + p1[opp]))
-            | (1 << (r_p2[0] + t[me] - p1[me]))
-            | (1 << (r_p2[1] + t[opp] - p1[opp]))
-            | (prizes[me] << r_pr[0])
-            | (prizes[opp] << r_pr[1])
+            self._stage_bit[x["stage"] - 1]
+            | self._stock_bit[x["stock_size"]]
+            | p1_me[p1[me]]
+            | p1_opp[p1[opp]]
+            | p2_me[t[me] - p1[me]]
+            | p2_opp[t[opp] - p1[opp]]
+            | (prizes[me] << r_prizes[0])
+            | (prizes[opp] << r_prizes[1])
             | (x["my_draws"] << self._r_draws)
-            | (1 << (self._r_opp_draws + x["opponent_draws"]))
-            | (1 << (self._r_opp_size + (opp_size if opp_size < 13 else 13)))
+            | self._opp_draws_bit[x["opponent_draws"]]
+            | self._opp_size_bit[opp_size if opp_size < 13 else 13]
         )
         if self.num_deals == 1:
             return bits << self._base, []
