@@ -104,10 +104,11 @@ def random_endgame(rng: np.random.Generator, game_id: str, max_tricks: int = 4) 
 GAMES = ("classic_whist_v0", "humbug_v0", "humbug_whist_v0", "german_whist_v0")
 
 
+@pytest.mark.parametrize("partition", [True, False])
 @pytest.mark.parametrize("game_id", GAMES)
-def test_solver_matches_minimax(game_id: str) -> None:
+def test_solver_matches_minimax(game_id: str, partition: bool) -> None:
     rng = np.random.default_rng(sum(map(ord, game_id)))
-    solver = Solver(tt_bits=14)
+    solver = Solver(tt_bits=14, partition=partition)
     for _ in range(150):
         pos = random_endgame(rng, game_id)
         expected = minimax(pos)
@@ -125,6 +126,25 @@ def test_solver_matches_minimax_many(game_id: str) -> None:
     for _ in range(600 if game_id == "classic_whist_v0" else 1000):
         pos = random_endgame(rng, game_id)
         assert solver.solve(pos).card_values == minimax(pos), str(pos)
+
+
+@pytest.mark.parametrize(("game_id", "tricks", "count"), [
+    ("classic_whist_v0", 7, 300),
+    ("humbug_v0", 10, 300),
+    ("humbug_whist_v0", 10, 300),
+    ("german_whist_v0", 10, 300),
+])  # fmt: skip
+def test_partition_search_matches_exact_keys(game_id: str, tricks: int, count: int) -> None:
+    """Longer positions than minimax can check: partition search against the exact-key table.
+
+    A table entry of the partition search stands for many positions; a bound that depended on more
+    cards than it recorded would give a wrong value in one of them (tables are reused across positions).
+    """
+    rng = np.random.default_rng(11 + sum(map(ord, game_id)))
+    partition, exact = Solver(tt_bits=14), Solver(tt_bits=14, partition=False)
+    for _ in range(count):
+        pos = random_endgame(rng, game_id, max_tricks=tricks)
+        assert partition.solve(pos).card_values == exact.solve(pos).card_values, str(pos)
 
 
 def test_horizon_is_between_bounds() -> None:

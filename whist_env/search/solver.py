@@ -15,9 +15,15 @@ count only with ``count_all_tricks``), the current trick included, for the side 
 How it searches (the same ideas as the bridge solvers, kept small):
 
 * null-window searches on trick counts ("can side 0 take at least t more tricks?"), driven like
-  MTD(f) from a guess; a transposition table keeps lower and upper bounds per position at trick
-  starts, keyed by the hands with ranks *relative to the cards still out* (a position where the 2♠
-  and 3♠ are gone is the same as one where the 4♠ is the lowest spade);
+  MTD(f) from a guess; a transposition table keeps bounds at trick starts, with ranks *relative to
+  the cards still out* (a position where the 2♠ and 3♠ are gone is the same as one where the 4♠ is
+  the lowest spade);
+* partition search (Ginsberg's idea, as the bridge solvers use it): each search also returns the
+  cards whose ranks its answer depended on (the winner of a trick won by rank, the top cards a
+  quick-trick bound counted), and a table entry then stands for every position with the same suit
+  lengths in each hand and those cards (with every card above them still out) in the same hands.
+  The table is bucketed by suit lengths and leader, and a lookup scans the bucket for an entry whose
+  cards match;
 * equivalent cards: cards adjacent in rank among the cards still out, held by the seat to play, are
   one move (the highest of each run is tried);
 * move ordering: the transposition table's best move first, then masters and cheap winners, low
@@ -79,9 +85,18 @@ R_SUFFIX = 5  # counting tricks from this trick to the end
 R_SETTLED = 6  # 1 when no draw is left and every trick from here counts (relative ranks, quick tricks)
 R_COLS = 7
 # Fields of the config vector.
-C_N, C_TRUMP, C_HORIZON, C_GEN, C_MASK = 0, 1, 2, 3, 4
+C_N, C_TRUMP, C_HORIZON, C_GEN, C_MASK, C_PARTITION = 0, 1, 2, 3, 4, 5
 # Statistics.
-S_NODES, S_TT_HITS = 0, 1
+S_NODES, S_TT_HITS, S_STORES = 0, 1, 2
+# Transposition table: buckets of TT_WAYS entries, each entry a bound valid for a set of positions.
+TT_WAYS = 128
+E_LENGTHS = 0  # suit lengths of seats 0-2
+E_META = 1  # generation << 24 | suit lengths of seat 3 << 8 | trick number << 3 | leader << 1 | settled
+E_KEY = 2  # 4 words: each seat's cards (relative ranks when settled)
+E_RELEVANT = 6  # the relative ranks the bound depends on (a suit's top cards); every card when not settled
+E_DATA = 7  # 1 for an upper bound | bound << 1 | (best move + 1) << 6
+E_COLS = 8
+ALL_CARDS = (1 << 52) - 1
 
 _POP13 = np.array([bin(i).count("1") for i in range(1 << 13)], dtype=np.int64)
 _HIGH13 = np.array([i.bit_length() - 1 for i in range(1 << 13)], dtype=np.int64)  # highest set bit, -1 for 0
@@ -115,8 +130,20 @@ def _top_run(mine: int, out: int) -> int:
 
 
 @_jit
-def _quick(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, seat: int, inplay: int) -> int:
-    """Tricks ``seat`` cashes on lead with its top cards before anyone can ruff.
+def _suit_top(out: int, k: int) -> int:
+    """The ``k`` highest cards of a 13-bit suit pattern ``out``."""
+    top = 0
+    while k > 0 and out:
+        r = _HIGH13[out]
+        out ^= 1 << r
+        top |= 1 << r
+        k -= 1
+    return top
+
+
+@_jit
+def _quick(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, seat: int, inplay: int) -> tuple[int, int]:
+    """Tricks ``seat`` cashes on lead with its top cards before anyone can ruff, and those cards (a mask).
 
     All of a top run in trumps (or without trump); in a side suit as many rounds as every opponent
     holding trumps still follows.
@@ -129,6 +156,7 @@ def _quick(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, seat: int, 
             if sides[s] != my_side and (hands[s] >> (13 * trump)) & SUIT13:
                 opp_trumps = True
     quick = 0
+    cards = 0
     for su in range(4):
         out = (inplay >> (13 * su)) & SUIT13
         run = _top_run((h >> (13 * su)) & SUIT13, out)
@@ -141,20 +169,27 @@ def _quick(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, seat: int, 
                     if length < run:
                         run = length
         quick += run
+        cards |= _suit_top(out, run) << (13 * su)
     size = _popcount(h)
-    return quick if quick < size else size
+    return (quick if quick < size else size), cards
 
 
 @_jit
-def _bounds(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: int, inplay: int) -> tuple[int, int]:
-    """Sure tricks at a trick start: (the leader's side's quick tricks, the other side's sure trumps).
+def _bounds(
+    hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: int, inplay: int
+) -> tuple[int, int, int, int]:
+    """Sure tricks at a trick start: the leader's side's quick tricks, the other side's sure trumps.
 
     The leader cashes its quick tricks (:func:`_quick`), or, with four players, leads to a suit in
     which the partner holds the master and nobody can ruff the first round, and the partner cashes
     its own (the entry is the first of them). A defender's top trumps win a trick each, whatever is led.
+
+    Returns ``(quick, sure, quick_cards, sure_cards)``: each bound with the cards it counted. Only the
+    suit lengths and who holds those cards matter: a position that has the same lengths and the same
+    cards in the same hands has bounds at least as good (the partition search relies on this).
     """
     my_side = sides[leader]
-    quick = _quick(hands, sides, n, trump, leader, inplay)
+    quick, quick_cards = _quick(hands, sides, n, trump, leader, inplay)
     if n == 4:
         partner = (leader + 2) % 4
         for su in range(4):
@@ -173,11 +208,13 @@ def _bounds(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: in
                         if not (hands[s] >> (13 * su)) & SUIT13:
                             safe = False
             if safe:
-                via_partner = _quick(hands, sides, n, trump, partner, inplay)
+                via_partner, partner_cards = _quick(hands, sides, n, trump, partner, inplay)
                 if via_partner > quick:
                     quick = via_partner
+                    quick_cards = partner_cards | (1 << (13 * su + top))
                 break
     sure = 0
+    sure_cards = 0
     if trump != NO_TRUMP:
         out = (inplay >> (13 * trump)) & SUIT13
         for s in range(n):
@@ -185,7 +222,8 @@ def _bounds(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: in
                 run = _top_run((hands[s] >> (13 * trump)) & SUIT13, out)
                 if run > sure:
                     sure = run
-    return quick, sure
+                    sure_cards = _suit_top(out, run) << (13 * trump)
+    return quick, sure, quick_cards, sure_cards
 
 
 @_jit
@@ -216,7 +254,7 @@ def estimate(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: i
                             strength1 += w
                 pos += 1
     guess = int(rem * strength0 / (strength0 + strength1) + 0.5)
-    quick, sure = _bounds(hands, sides, n, trump, leader, inplay)
+    quick, sure, _, _ = _bounds(hands, sides, n, trump, leader, inplay)
     if sides[leader] == 0:
         lo, hi = quick, rem - sure
     else:
@@ -229,14 +267,88 @@ def estimate(hands: np.ndarray, sides: np.ndarray, n: int, trump: int, leader: i
 
 
 @_jit
-def _tt_slot(
-    hands: np.ndarray, n: int, inplay: int, leader: int, tnum: int, settled: int, key: np.ndarray, mask: int
-) -> int:
-    """Fill ``key`` (4 words) for the position at a trick start and return its table slot."""
+def _close(relev: int, inplay: int, hands: np.ndarray, n: int) -> int:
+    """``relev`` made upward closed at a trick start: each suit's cards out from its lowest relevant card up.
+
+    A run of equivalent cards (adjacent among the cards out, in one hand) is kept whole: the search tried
+    only its highest card, so a bound that depends on one card of a run depends on all of them.
+    """
+    closed = 0
+    for su in range(4):
+        w = (relev >> (13 * su)) & SUIT13
+        if not w:
+            continue
+        out = (inplay >> (13 * su)) & SUIT13
+        low = w & -w
+        holder = -1
+        for s in range(n):
+            if (hands[s] >> (13 * su)) & low:
+                holder = s
+        while holder >= 0 and out & (low - 1):
+            below = 1 << _HIGH13[out & (low - 1)]
+            if not (hands[holder] >> (13 * su)) & below:
+                break
+            low = below
+        closed |= (out & ~(low - 1)) << (13 * su)
+    return closed
+
+
+@_jit
+def _to_relative(relev: int) -> int:
+    """An upward-closed set of cards as relative ranks: a suit's top ``k`` cards out become ranks 12..13-k."""
+    rel = 0
+    for su in range(4):
+        k = _POP13[(relev >> (13 * su)) & SUIT13]
+        rel |= (((1 << k) - 1) << (13 - k)) << (13 * su)
+    return rel
+
+
+@_jit
+def _from_relative(rel: int, inplay: int) -> int:
+    """The cards of ``inplay`` that the relative ranks ``rel`` (top ``k`` per suit) stand for."""
+    cards = 0
+    for su in range(4):
+        k = _POP13[(rel >> (13 * su)) & SUIT13]
+        if k:
+            cards |= _suit_top((inplay >> (13 * su)) & SUIT13, k) << (13 * su)
+    return cards
+
+
+@_jit
+def _card_to_relative(card: int, inplay: int) -> int:
+    """A card as its relative rank among the cards of its suit still out (same suit, rank 12 = highest)."""
+    su = card // 13
+    above = ((inplay >> (13 * su)) & SUIT13) >> (card % 13 + 1)
+    return 13 * su + 12 - _POP13[above]
+
+
+@_jit
+def _card_from_relative(rcard: int, inplay: int) -> int:
+    """The card of ``inplay`` with relative rank ``rcard``, or -1 when the suit has no such card."""
+    su = rcard // 13
+    out = (inplay >> (13 * su)) & SUIT13
+    for _ in range(12 - rcard % 13):
+        if not out:
+            return -1
+        out ^= 1 << _HIGH13[out]
+    if not out:
+        return -1
+    return 13 * su + _HIGH13[out]
+
+
+@_jit
+def _table_key(
+    hands: np.ndarray, n: int, inplay: int, leader: int, tnum: int, settled: int, key: np.ndarray
+) -> tuple[int, int]:
+    """Fill ``key`` (4 words: each seat's cards) and return ``(lengths, meta)`` of a trick-start position.
+
+    Settled positions are keyed with ranks relative to the cards still out (the i-th highest card of a
+    suit becomes rank 12 - i). ``lengths`` packs the suit lengths of seats 0-2, ``meta`` those of seat 3
+    with the trick number, leader and the settled flag (the table's generation goes on top).
+    """
     for s in range(4):
         key[s] = 0
     if settled:
-        # ranks relative to the cards still out: the i-th highest card of a suit becomes rank 12 - i
         for su in range(4):
             out = (inplay >> (13 * su)) & SUIT13
             pos = 13 * su + 12
@@ -252,13 +364,39 @@ def _tt_slot(
     else:
         for s in range(n):
             key[s] = hands[s]
-    key[0] |= (tnum << 52) | (leader << 58) | (settled << 61)
-    x = 0
-    for s in range(4):
-        f = (key[s] ^ (key[s] >> 32)) & 0xFFFFFFFF
-        x = ((x ^ f) * 40503 + s) & 0xFFFFFFFF
+    lengths = 0
+    for s in range(3):
+        for su in range(4):
+            lengths |= _POP13[(hands[s] >> (13 * su)) & SUIT13] << (4 * (4 * s + su))
+    meta = 0
+    for su in range(4):
+        meta |= _POP13[(hands[3] >> (13 * su)) & SUIT13] << (8 + 4 * su)
+    meta |= (tnum << 3) | (leader << 1) | settled
+    return lengths, meta
+
+
+@_jit
+def _same_holders(table: np.ndarray, e: int, key: np.ndarray, rel: int) -> bool:
+    """Whether table entry ``e`` has each card of ``rel`` in the same hand as ``key``."""
+    diff = (table[e, E_KEY] ^ key[0]) | (table[e, E_KEY + 1] ^ key[1])
+    diff |= (table[e, E_KEY + 2] ^ key[2]) | (table[e, E_KEY + 3] ^ key[3])
+    return not diff & rel
+
+
+@_jit
+def _bucket(lengths: int, meta: int, settled: int, key: np.ndarray, mask: int) -> int:
+    """First entry of the table bucket of a position: settled positions by suit lengths and leader only
+    (an entry there may cover many positions), others by their exact hands too."""
+    x = (lengths ^ (lengths >> 29)) & 0xFFFFFFFF
+    x = ((x ^ meta) * 40503 + 7) & 0xFFFFFFFF
+    if not settled:
+        for s in range(4):
+            f = (key[s] ^ (key[s] >> 32)) & 0xFFFFFFFF
+            x = ((x ^ f) * 40503 + s) & 0xFFFFFFFF
     x ^= x >> 15
-    return x & mask
+    x = (x * 2654435761) & 0xFFFFFFFF
+    x ^= x >> 13
+    return x & mask & ~(TT_WAYS - 1)
 
 
 @_jit
@@ -365,14 +503,18 @@ def _search(
     ply: int,
     cfg: np.ndarray,
     rules: np.ndarray,
-    tt_key: np.ndarray,
-    tt_val: np.ndarray,
+    table: np.ndarray,
     moves: np.ndarray,
     scores: np.ndarray,
     keybuf: np.ndarray,
+    relevant: np.ndarray,
     stats: np.ndarray,
 ) -> bool:
-    """Whether side 0 takes at least ``target`` of the counting tricks from here (current trick included)."""
+    """Whether side 0 takes at least ``target`` of the counting tricks from here (current trick included).
+
+    Also leaves in ``relevant[ply]`` the cards whose ranks the answer depended on: the answer holds for
+    every position with the same suit lengths in each hand and those cards in the same hands.
+    """
     n = cfg[C_N]
     trump = cfg[C_TRUMP]
     inplay = rules[tnum, R_STOCK]
@@ -380,62 +522,59 @@ def _search(
         inplay |= hands[s]
     for i in range(ply - tlen, ply):  # the cards of the current trick
         inplay |= 1 << trick[i]
-    slot = -1
+    base = -1
     best_move = -1
-    lb = 0
-    ub = 0
+    settled = 0
+    lengths = 0
+    meta = 0
     if tlen == 0:
         rem = rules[tnum, R_SUFFIX]
+        relevant[ply] = 0
         if target <= 0:
             return True
         if target > rem:
             return False
         stats[S_NODES] += 1
         if tnum >= cfg[C_HORIZON]:
+            relevant[ply] = inplay
             return estimate(hands, sides, n, trump, leader, inplay, rem) >= target
         settled = rules[tnum, R_SETTLED]
         if settled:
-            quick, sure = _bounds(hands, sides, n, trump, leader, inplay)
+            quick, sure, quick_cards, sure_cards = _bounds(hands, sides, n, trump, leader, inplay)
             if sides[leader] == 0:
                 if quick >= target:
+                    relevant[ply] = quick_cards
                     return True
                 if rem - sure < target:
+                    relevant[ply] = sure_cards
                     return False
             else:
                 if sure >= target:
+                    relevant[ply] = sure_cards
                     return True
                 if rem - quick < target:
+                    relevant[ply] = quick_cards
                     return False
         key = keybuf[ply]
-        # two-way buckets: the first entry keeps the position with more tricks left, the second any
-        slot = _tt_slot(hands, n, inplay, leader, tnum, settled, key, cfg[C_MASK]) & ~1
-        lb = 0
-        ub = rem
-        found = False
-        for way in range(2):
-            e = slot + way
-            if (
-                tt_val[e, 0] == cfg[C_GEN]
-                and tt_key[e, 0] == key[0]
-                and tt_key[e, 1] == key[1]
-                and tt_key[e, 2] == key[2]
-                and tt_key[e, 3] == key[3]
-            ):
-                slot = e
-                found = True
-                break
-        if not found:
-            if tt_val[slot, 0] == cfg[C_GEN] and ((tt_key[slot, 0] >> 52) & 63) < tnum:
-                slot += 1  # keep the earlier (costlier) position in the first way
-        if found:
-            stats[S_TT_HITS] += 1
-            lb = tt_val[slot, 1]
-            ub = tt_val[slot, 2]
-            if lb >= target:
-                return True
-            if ub < target:
-                return False
-            best_move = tt_val[slot, 3]
+        lengths, meta = _table_key(hands, n, inplay, leader, tnum, settled, key)
+        meta |= cfg[C_GEN] << 24
+        base = _bucket(lengths, meta & 0xFFFFFF, settled, key, cfg[C_MASK])
+        for e in range(base, base + TT_WAYS):
+            if table[e, E_META] != meta or table[e, E_LENGTHS] != lengths:
+                continue
+            rel = table[e, E_RELEVANT]
+            if not _same_holders(table, e, key, rel):
+                continue
+            data = table[e, E_DATA]
+            bound = (data >> 1) & 31
+            if (data & 1 and bound < target) or (not data & 1 and bound >= target):
+                stats[S_TT_HITS] += 1
+                relevant[ply] = _from_relative(rel, inplay) if settled else inplay
+                return not data & 1
+            if best_move < 0 and data >> 6:
+                best_move = (data >> 6) - 1
+                if settled:
+                    best_move = _card_from_relative(best_move, inplay)
     seat = (leader + tlen) % n
     hand = hands[seat]
     legal = hand
@@ -479,6 +618,7 @@ def _search(
     maximizing = sides[seat] == 0
     result = not maximizing
     cut_move = -1
+    relev = 0  # union over the moves searched; only the cutting move's when one cuts
     for i in range(count):
         c = moves[ply, i]
         hands[seat] ^= 1 << c
@@ -490,8 +630,9 @@ def _search(
         if tlen + 1 < n:
             ok = _search(
                 hands, sides, trick, tlen + 1, leader, tnum, nw_card, nw_seat, target, ply + 1,
-                cfg, rules, tt_key, tt_val, moves, scores, keybuf, stats,
+                cfg, rules, table, moves, scores, keybuf, relevant, stats,
             )  # fmt: skip
+            child = relevant[ply + 1]
         else:
             dw = rules[tnum, R_DRAW_WIN]
             dl = rules[tnum, R_DRAW_LOSE]
@@ -502,30 +643,61 @@ def _search(
             won = 1 if rules[tnum, R_COUNTS] and sides[nw_seat] == 0 else 0
             ok = _search(
                 hands, sides, trick, 0, nw_seat, tnum + 1, -1, -1, target - won, ply + 1,
-                cfg, rules, tt_key, tt_val, moves, scores, keybuf, stats,
+                cfg, rules, table, moves, scores, keybuf, relevant, stats,
             )  # fmt: skip
+            child = relevant[ply + 1]
             if dw >= 0:
                 hands[nw_seat] ^= 1 << dw
             if dl >= 0:
                 hands[1 - nw_seat] ^= 1 << dl
+            # the winner's rank decided the trick when another card of its suit was played to it
+            wsuit = nw_card // 13
+            for j in range(ply - tlen, ply + 1):
+                if trick[j] != nw_card and trick[j] // 13 == wsuit:
+                    child |= 1 << nw_card
+                    break
         hands[seat] ^= 1 << c
         if ok == maximizing:
             result = ok
             cut_move = c
+            relev = child
             break
-    if slot >= 0:
+        relev |= child
+    if base >= 0:
+        relev = _close(relev, inplay, hands, n) if settled else inplay
+        kind = 0 if result else 1  # lower bound (target reached) or upper bound (target - 1)
+        bound = target if result else target - 1
+        rel = _to_relative(relev) if settled and cfg[C_PARTITION] else ALL_CARDS
+        move = cut_move if cut_move >= 0 else best_move
+        if move >= 0 and settled:
+            move = _card_to_relative(move, inplay)
+        data = kind | (bound << 1) | ((move + 1) << 6)
         key = keybuf[ply]
-        if result:
-            if target > lb:
-                lb = target
-        elif target - 1 < ub:
-            ub = target - 1
+        victim = -1
+        for e in range(base, base + TT_WAYS):
+            if table[e, E_META] >> 24 != cfg[C_GEN]:
+                if victim < 0:
+                    victim = e
+                continue
+            if (
+                table[e, E_META] == meta
+                and table[e, E_LENGTHS] == lengths
+                and table[e, E_RELEVANT] == rel
+                and table[e, E_DATA] & 1 == kind
+                and _same_holders(table, e, key, rel)
+            ):
+                victim = e  # the same set of positions: the new bound is the tighter one
+                break
+        if victim < 0:
+            victim = base + (stats[S_STORES] & (TT_WAYS - 1))
+        stats[S_STORES] += 1
+        table[victim, E_LENGTHS] = lengths
+        table[victim, E_META] = meta
         for s in range(4):
-            tt_key[slot, s] = key[s]
-        tt_val[slot, 0] = cfg[C_GEN]
-        tt_val[slot, 1] = lb
-        tt_val[slot, 2] = ub
-        tt_val[slot, 3] = cut_move if cut_move >= 0 else best_move
+            table[victim, E_KEY + s] = key[s]
+        table[victim, E_RELEVANT] = rel
+        table[victim, E_DATA] = data
+    relevant[ply] = relev
     return result
 
 
@@ -686,21 +858,25 @@ class Solver:
     """A double-dummy solver with its own transposition table (reused, never shared between threads).
 
     Args:
-        tt_bits: the table has ``2 ** tt_bits`` entries (about 64 bytes each).
+        tt_bits: the table has ``2 ** tt_bits`` entries (64 bytes each), in buckets of ``TT_WAYS``.
         horizon: search only this many more tricks (from the position's current trick) and estimate the
             rest with :func:`estimate`; None searches to the end (exact).
+        partition: let a table entry stand for every position that agrees on the cards its bound
+            depended on (partition search); False keys entries by the exact position (slower; the tests
+            compare the two).
     """
 
-    def __init__(self, tt_bits: int = 18, horizon: int | None = None) -> None:
+    def __init__(self, tt_bits: int = 18, horizon: int | None = None, partition: bool = True) -> None:
         size = 1 << tt_bits
-        self.tt_key = np.zeros((size, 4), dtype=np.int64)
-        self.tt_val = np.zeros((size, 4), dtype=np.int64)
+        self.table = np.zeros((max(size, TT_WAYS), E_COLS), dtype=np.int64)
         self.horizon = horizon
+        self.partition = partition
         self._gen = 0
         self._moves = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64)
         self._scores = np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64)
         self._keys = np.zeros((MAX_PLY, 4), dtype=np.int64)
-        self.stats = np.zeros(2, dtype=np.int64)
+        self._relevant = np.zeros(MAX_PLY, dtype=np.int64)
+        self.stats = np.zeros(3, dtype=np.int64)
 
     # -- low level: the kernel's arrays for a position
     def _arrays(self, pos: Position) -> tuple[np.ndarray, ...]:
@@ -732,7 +908,7 @@ class Solver:
         self._gen += 1
         horizon = total + 1 if self.horizon is None else pos.trick_number + self.horizon
         cfg = np.array(
-            [n, NO_TRUMP if pos.trump is None else pos.trump, horizon, self._gen, len(self.tt_key) - 1],
+            [n, NO_TRUMP if pos.trump is None else pos.trump, horizon, self._gen, len(self.table) - 1, self.partition],
             dtype=np.int64,
         )
         hands = np.zeros(4, dtype=np.int64)
@@ -756,7 +932,7 @@ class Solver:
         return bool(
             _search(
                 hands, sides, trick, tlen, pos.leader, pos.trick_number, win_card, win_seat, target, tlen,
-                cfg, rules, self.tt_key, self.tt_val, self._moves, self._scores, self._keys, self.stats,
+                cfg, rules, self.table, self._moves, self._scores, self._keys, self._relevant, self.stats,
             )
         )  # fmt: skip
 
