@@ -85,11 +85,12 @@ R_SUFFIX = 5  # counting tricks from this trick to the end
 R_SETTLED = 6  # 1 when no draw is left and every trick from here counts (relative ranks, quick tricks)
 R_COLS = 7
 # Fields of the config vector.
-C_N, C_TRUMP, C_HORIZON, C_GEN, C_MASK, C_PARTITION = 0, 1, 2, 3, 4, 5
+C_N, C_TRUMP, C_HORIZON, C_GEN, C_MASK, C_PARTITION, C_WAYS = 0, 1, 2, 3, 4, 5, 6
 # Statistics.
 S_NODES, S_TT_HITS, S_STORES = 0, 1, 2
-# Transposition table: buckets of TT_WAYS entries, each entry a bound valid for a set of positions.
-TT_WAYS = 128
+# Transposition table: buckets of entries, each entry a bound valid for a set of positions. Four hands
+# give many more positions per suit-length pattern than two: bigger buckets pay for their longer scans.
+TT_WAYS = {2: 16, 4: 128}  # entries per bucket, by number of players
 E_LENGTHS = 0  # suit lengths of seats 0-2
 E_META = 1  # generation << 24 | suit lengths of seat 3 << 8 | trick number << 3 | leader << 1 | settled
 E_KEY = 2  # 4 words: each seat's cards (relative ranks when settled)
@@ -384,7 +385,7 @@ def _same_holders(table: np.ndarray, e: int, key: np.ndarray, rel: int) -> bool:
 
 
 @_jit
-def _bucket(lengths: int, meta: int, settled: int, key: np.ndarray, mask: int) -> int:
+def _bucket(lengths: int, meta: int, settled: int, key: np.ndarray, mask: int, ways: int) -> int:
     """First entry of the table bucket of a position: settled positions by suit lengths and leader only
     (an entry there may cover many positions), others by their exact hands too."""
     x = (lengths ^ (lengths >> 29)) & 0xFFFFFFFF
@@ -396,7 +397,7 @@ def _bucket(lengths: int, meta: int, settled: int, key: np.ndarray, mask: int) -
     x ^= x >> 15
     x = (x * 2654435761) & 0xFFFFFFFF
     x ^= x >> 13
-    return x & mask & ~(TT_WAYS - 1)
+    return x & mask & ~(ways - 1)
 
 
 @_jit
@@ -522,7 +523,8 @@ def _search(
         inplay |= hands[s]
     for i in range(ply - tlen, ply):  # the cards of the current trick
         inplay |= 1 << trick[i]
-    base = -1
+    base = -1  # the position's table bucket (trick starts only)
+    ways = cfg[C_WAYS]
     best_move = -1
     settled = 0
     lengths = 0
@@ -558,8 +560,8 @@ def _search(
         key = keybuf[ply]
         lengths, meta = _table_key(hands, n, inplay, leader, tnum, settled, key)
         meta |= cfg[C_GEN] << 24
-        base = _bucket(lengths, meta & 0xFFFFFF, settled, key, cfg[C_MASK])
-        for e in range(base, base + TT_WAYS):
+        base = _bucket(lengths, meta & 0xFFFFFF, settled, key, cfg[C_MASK], ways)
+        for e in range(base, base + ways):
             if table[e, E_META] != meta or table[e, E_LENGTHS] != lengths:
                 continue
             rel = table[e, E_RELEVANT]
@@ -674,7 +676,7 @@ def _search(
         data = kind | (bound << 1) | ((move + 1) << 6)
         key = keybuf[ply]
         victim = -1
-        for e in range(base, base + TT_WAYS):
+        for e in range(base, base + ways):
             if table[e, E_META] >> 24 != cfg[C_GEN]:
                 if victim < 0:
                     victim = e
@@ -689,7 +691,7 @@ def _search(
                 victim = e  # the same set of positions: the new bound is the tighter one
                 break
         if victim < 0:
-            victim = base + (stats[S_STORES] & (TT_WAYS - 1))
+            victim = base + (stats[S_STORES] & (ways - 1))
         stats[S_STORES] += 1
         table[victim, E_LENGTHS] = lengths
         table[victim, E_META] = meta
@@ -858,7 +860,8 @@ class Solver:
     """A double-dummy solver with its own transposition table (reused, never shared between threads).
 
     Args:
-        tt_bits: the table has ``2 ** tt_bits`` entries (64 bytes each), in buckets of ``TT_WAYS``.
+        tt_bits: the table has ``2 ** tt_bits`` entries (64 bytes each), in buckets of ``TT_WAYS``
+            (at least one bucket).
         horizon: search only this many more tricks (from the position's current trick) and estimate the
             rest with :func:`estimate`; None searches to the end (exact).
         partition: let a table entry stand for every position that agrees on the cards its bound
@@ -868,7 +871,7 @@ class Solver:
 
     def __init__(self, tt_bits: int = 18, horizon: int | None = None, partition: bool = True) -> None:
         size = 1 << tt_bits
-        self.table = np.zeros((max(size, TT_WAYS), E_COLS), dtype=np.int64)
+        self.table = np.zeros((max(size, max(TT_WAYS.values())), E_COLS), dtype=np.int64)
         self.horizon = horizon
         self.partition = partition
         self._gen = 0
@@ -908,7 +911,15 @@ class Solver:
         self._gen += 1
         horizon = total + 1 if self.horizon is None else pos.trick_number + self.horizon
         cfg = np.array(
-            [n, NO_TRUMP if pos.trump is None else pos.trump, horizon, self._gen, len(self.table) - 1, self.partition],
+            [
+                n,
+                NO_TRUMP if pos.trump is None else pos.trump,
+                horizon,
+                self._gen,
+                len(self.table) - 1,
+                self.partition,
+                TT_WAYS.get(n, TT_WAYS[4]),
+            ],  # fmt: skip
             dtype=np.int64,
         )
         hands = np.zeros(4, dtype=np.int64)
