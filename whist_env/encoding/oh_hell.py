@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from whist_env.encoding import layout as L
-from whist_env.encoding.trick import TrickEncoder
+from whist_env.encoding.trick import TrickEncoder, _turn, _turned
 from whist_env.view import PlayerView
 
 NOT_YET = "not yet"
@@ -45,14 +45,23 @@ class OhHellEncoder(TrickEncoder):
         self._o_drawn = off.get("drawn_card", -1)
         self._o_lost = off["lost"]
         # One seat's pieces form a block of ``stride`` bits, blocks in relative seat order: the blocks
-        # of all seats are built once in absolute order (memoised: they change once per trick) and
-        # rotated for the observer in a few int operations.
+        # of all seats are built once in absolute order (memoised: they change once per bid or trick)
+        # and turned for the observer in a few int operations.
         self._o_blocks = off[f"bid[{lab[0]}]"]
-        self._need_at = off[f"need[{lab[0]}]"] - self._o_blocks
-        self._behind_at = off[f"behind[{lab[0]}]"] - self._o_blocks if self.match else -1
-        self._stride = off[f"bid[{lab[1]}]"] - self._o_blocks
-        assert all(off[f"bid[{lab[r]}]"] == self._o_blocks + r * self._stride for r in range(n))
-        self._memo: tuple[object, int, int] = (None, 0, 0)  # key -> (absolute blocks, lost flags)
+        stride = off[f"bid[{lab[1]}]"] - self._o_blocks
+        assert all(off[f"bid[{lab[r]}]"] == self._o_blocks + r * stride for r in range(n))
+        need_at = off[f"need[{lab[0]}]"] - self._o_blocks
+        # per seat, in absolute order: the bit of each bid (index 0: not yet) and of each ``need``
+        self._bid_bits = [[1 << (s * stride + i) for i in range(max_bid + 2)] for s in range(n)]
+        self._need_bits = [[1 << (s * stride + need_at + i) for i in range(max_bid + 1)] for s in range(n)]
+        behind_at = off[f"behind[{lab[0]}]"] - self._o_blocks if self.match else -1
+        self._behind_at = [s * stride + behind_at for s in range(n)]
+        # per observer: how to turn the seat blocks and the lost flags to relative seat order
+        self._turn_blocks = [_turn(n, me, stride) for me in range(n)]
+        self._turn_lost = [_turn(n, me, 1) for me in range(n)]
+        # (bids, tricks, scores, k, deal index, drawn card) -> (that key, blocks, lost flags, the other bits)
+        self._memo: tuple[object, int, int, int] = (None, 0, 0, 0)
+        self._standings_memo: tuple[object, int] = (None, 0)  # scores -> the ``behind`` bits
 
     def game_pieces(self) -> list[L.Piece]:
         lab = self.seat_labels
@@ -73,53 +82,60 @@ class OhHellEncoder(TrickEncoder):
         pieces.append(L.flags("lost", lab, "seats whose bid can no longer be made"))
         return pieces
 
-    def _blocks(
-        self, bids: tuple[int, ...], tricks: tuple[int, ...], k: int, scores: tuple[float, ...]
-    ) -> tuple[int, int]:
-        """The blocks and the lost flags of every seat, in absolute seat order."""
-        stride, need_at, behind_at = self._stride, self._need_at, self._behind_at
+    def _deal_bits(
+        self,
+        bids: tuple[int, ...],
+        tricks: tuple[int, ...],
+        scores: tuple[float, ...],
+        k: int,
+        deal_index: int,
+        drawn: int,
+    ) -> tuple[int, int, int]:
+        """The seat blocks and lost flags in absolute seat order, and the bits no seat owns."""
         left = k - sum(tricks)
-        lead = max(scores)
-        blocks = lost = 0
+        blocks = self._standings(scores)
+        lost = 0
         for s, b in enumerate(bids):
-            at = s * stride
-            if behind_at >= 0:
-                gap = -int(-(lead - scores[s]) // SCORE_UNIT)  # rounded up
-                blocks |= 1 << (at + behind_at + (gap if gap < BEHIND_MAX else BEHIND_MAX))
+            blocks |= self._bid_bits[s][b + 1]  # index 0: not yet bid
             if b < 0:
-                blocks |= 1 << at  # not yet bid
                 continue
-            blocks |= 1 << (at + 1 + b)
             t = tricks[s]
             if t <= b:
-                blocks |= 1 << (at + need_at + b - t)
+                blocks |= self._need_bits[s][b - t]
                 if b - t > left:
                     lost |= 1 << s
             else:
                 lost |= 1 << s
-        return blocks, lost
+        other = 1 << (self._o_k + k)
+        if self._o_after >= 0:
+            other |= 1 << (self._o_after + self.num_deals - 1 - deal_index)
+        if drawn >= 0 and self._o_drawn >= 0:
+            other |= 1 << (self._o_drawn + drawn)
+        return blocks, lost, other
+
+    def _standings(self, scores: tuple[float, ...]) -> int:
+        """The ``behind`` bits of every seat in absolute seat order (none outside a match); memoised."""
+        memo = self._standings_memo
+        if memo[0] == scores:
+            return memo[1]
+        bits = 0
+        if self.match:
+            lead = max(scores)
+            for at, score in zip(self._behind_at, scores, strict=True):
+                gap = -int(-(lead - score) // SCORE_UNIT)  # rounded up
+                bits |= 1 << (at + (gap if gap < BEHIND_MAX else BEHIND_MAX))
+        self._standings_memo = (scores, bits)
+        return bits
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
         extra = view.extra
-        bids = extra["bids"]
-        k = extra["hand_size"]
-        key = (bids, view.tricks_won, k, view.scores)
+        key = (extra["bids"], view.tricks_won, view.scores, extra["hand_size"], view.deal_index, extra["drawn_card"])
         memo = self._memo
-        if memo[0] == key:
-            blocks, lost = memo[1], memo[2]
-        else:
-            blocks, lost = self._blocks(*key)
-            self._memo = (key, blocks, lost)
+        if memo[0] != key:
+            memo = self._memo = (key, *self._deal_bits(*key))
+        _, blocks, lost, other = memo
         me = view.seat
         if me:
-            n = self.n
-            cut = me * self._stride
-            blocks = (blocks >> cut) | ((blocks & ((1 << cut) - 1)) << (n * self._stride - cut))
-            lost = (lost >> me) | ((lost & ((1 << me) - 1)) << (n - me))
-        bits = (1 << (self._o_k + k)) | (blocks << self._o_blocks) | (lost << self._o_lost)
-        if self._o_after >= 0:
-            bits |= 1 << (self._o_after + self.num_deals - 1 - view.deal_index)
-        drawn = extra["drawn_card"]
-        if drawn >= 0 and self._o_drawn >= 0:
-            bits |= 1 << (self._o_drawn + drawn)
-        return bits, []
+            blocks = _turned(blocks, self._turn_blocks[me])
+            lost = _turned(lost, self._turn_lost[me])
+        return other | (blocks << self._o_blocks) | (lost << self._o_lost), []

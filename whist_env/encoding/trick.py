@@ -166,3 +166,16 @@ class TrickEncoder:
     def rel(self, view: PlayerView, seat: int) -> int:
         """Relative index of an absolute seat for this view."""
         return (seat - view.seat) % self.n
+
+
+def _turn(n: int, me: int, width: int) -> tuple[int, int, int]:
+    """How :func:`_turned` moves ``n`` seat blocks of ``width`` bits so that seat ``me``'s comes first:
+    where ``me``'s block starts, a mask of the bits below it, and how far up those go."""
+    cut = me * width
+    return cut, (1 << cut) - 1, (n - me) * width
+
+
+def _turned(blocks: int, turn: tuple[int, int, int]) -> int:
+    """Seat blocks in absolute seat order turned to relative order (see :func:`_turn`)."""
+    cut, low, up = turn
+    return (blocks >> cut) | ((blocks & low) << up)
