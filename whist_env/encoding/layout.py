@@ -113,9 +113,25 @@ class Layout:
         self._scalar_start = self.num_bits
         self._mask_start = self._nbytes * 8
         self._obs_slice = slice(0, self.size)
+        # The byte indices that ``take`` reads are copied into a buffer reused from call to call
+        # (cheaper than a new ``np.frombuffer`` array each time), so one layout must not pack from
+        # two threads at once, no more than an environment may step from two.
+        self._obs_bytes = np.empty(self._nbytes, _UINT8)
+        self._obs_bytes_view = self._obs_bytes.data
         self.set_num_actions(NUM_CARDS)
         self._by_name = {p.name: p for p in self.pieces}
         self._inv_scales = [1.0 / p.scale for p in self.scalars]
+
+    def __getstate__(self) -> dict[str, object]:
+        """For pickle and ``copy``: everything but the memoryviews (``__setstate__`` remakes them)."""
+        state = self.__dict__.copy()
+        del state["_obs_bytes_view"], state["_mask_bytes_view"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._obs_bytes_view = self._obs_bytes.data
+        self._mask_bytes_view = self._mask_bytes.data
 
     def offset(self, name: str) -> int:
         """Start index of a piece."""
@@ -132,16 +148,16 @@ class Layout:
 
     def pack(self, bits: int, scalars: Sequence[float] = ()) -> np.ndarray:
         """The float32 observation vector from the binary pieces' int and the scalar values."""
-        out = _BYTE_BITS.take(np.frombuffer(bits.to_bytes(self._nbytes, "little"), _UINT8), axis=0).ravel()
+        self._obs_bytes_view[:] = bits.to_bytes(self._nbytes, "little")
+        out = _BYTE_BITS.take(self._obs_bytes, axis=0).ravel()
         if self.scalars:
             out[self._scalar_start : self.size] = self._scale_scalars(scalars)
         return out[self._obs_slice]
 
     def pack_with_mask(self, bits: int, scalars: Sequence[float], legal: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`pack` and the int8 action mask of ``legal`` in one conversion (the hot path)."""
-        out = _BYTE_BITS.take(
-            np.frombuffer((bits | (legal << self._mask_start)).to_bytes(self._mask_nbytes, "little"), _UINT8), axis=0
-        ).ravel()
+        self._mask_bytes_view[:] = (bits | (legal << self._mask_start)).to_bytes(self._mask_nbytes, "little")
+        out = _BYTE_BITS.take(self._mask_bytes, axis=0).ravel()
         if self.scalars:
             out[self._scalar_start : self.size] = self._scale_scalars(scalars)
         return out[self._obs_slice], out[self._mask_slice].astype(_INT8)
@@ -160,6 +176,8 @@ class Layout:
         self.num_actions = num_actions
         self._mask_nbytes = (self._mask_start + num_actions + 7) // 8
         self._mask_slice = slice(self._mask_start, self._mask_start + num_actions)
+        self._mask_bytes = np.empty(self._mask_nbytes, _UINT8)  # reused, like ``_obs_bytes``
+        self._mask_bytes_view = self._mask_bytes.data
 
     def unpack(self, obs: np.ndarray) -> dict[str, object]:
         """Decode an observation into ``{piece name: value}`` (card lists, labels, numbers)."""
