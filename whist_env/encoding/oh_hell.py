@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from whist_env.encoding import layout as L
-from whist_env.encoding.trick import TrickEncoder, _turn, _turned
+from whist_env.encoding.trick import TrickEncoder, seat_rotation, to_relative
 from whist_env.view import PlayerView
 
 NOT_YET = "not yet"
@@ -57,8 +57,8 @@ class OhHellEncoder(TrickEncoder):
         behind_at = off[f"behind[{lab[0]}]"] - self._o_blocks if self.match else -1
         self._behind_at = [s * stride + behind_at for s in range(n)]
         # per observer: how to turn the seat blocks and the lost flags to relative seat order
-        self._turn_blocks = [_turn(n, me, stride) for me in range(n)]
-        self._turn_lost = [_turn(n, me, 1) for me in range(n)]
+        self._turn_blocks = [seat_rotation(n, me, stride) for me in range(n)]
+        self._turn_lost = [seat_rotation(n, me, 1) for me in range(n)]
         # (bids, tricks, scores, k, deal index, drawn card) -> (that key, blocks, lost flags, the other bits)
         self._memo: tuple[object, int, int, int] = (None, 0, 0, 0)
         self._standings_memo: tuple[object, int] = (None, 0)  # scores -> the ``behind`` bits
@@ -136,6 +136,6 @@ class OhHellEncoder(TrickEncoder):
         _, blocks, lost, other = memo
         me = view.seat
         if me:
-            blocks = _turned(blocks, self._turn_blocks[me])
-            lost = _turned(lost, self._turn_lost[me])
+            blocks = to_relative(blocks, self._turn_blocks[me])
+            lost = to_relative(lost, self._turn_lost[me])
         return other | (blocks << self._o_blocks) | (lost << self._o_lost), []

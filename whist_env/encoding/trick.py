@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from whist_env.cards import NUM_CARDS
 from whist_env.encoding import layout as L
 from whist_env.view import PlayerView
 
@@ -66,16 +67,19 @@ class TrickEncoder:
         self._phase_bit = {p: 1 << (off["phase"] + i) for i, p in enumerate(phases)}
         # trump suit 0..3, or 4 for no trump -> its bit
         self._trump_bit = [1 << (off["trump"] + i) for i in range(len(L.TRUMP_LABELS))]
-        # per observer: (relative seat, absolute seat, offsets, the bit of each trick count) per seat
+        # per observer: (relative seat, absolute seat, offsets, the bit of each trick count) per seat;
+        # counts above ``max_tricks`` (up to 52, more than any deal has) clip to it. The played, void
+        # and tricks pieces follow each other: they are built in a small int from ``played[me]`` on.
+        o_seats = self._o_seats = off[f"played[{lab[0]}]"]
         self._rotation = [
             [
                 (
                     r,
                     (me + r) % n,
                     off[f"known[{lab[r]}]"] if r else -1,
-                    off[f"played[{lab[r]}]"],
-                    off[f"void[{lab[r]}]"],
-                    [1 << (off[f"tricks[{lab[r]}]"] + t) for t in range(max_tricks + 1)],
+                    off[f"played[{lab[r]}]"] - o_seats,
+                    off[f"void[{lab[r]}]"] - o_seats,
+                    [1 << (off[f"tricks[{lab[r]}]"] - o_seats + min(t, max_tricks)) for t in range(NUM_CARDS + 1)],
                 )
                 for r in range(n)
             ]
@@ -126,16 +130,16 @@ class TrickEncoder:
             bits |= 1 << (self._o_turn + view.turn_up)
         bits |= self._trump_bit[4 if view.trump is None else view.trump]
         known, played, voids, tricks = view.known, view.played, view.voids, view.tricks_won
-        mt = self.max_tricks
+        seats = 0
         for r, s, o_known, o_played, o_void, tricks_bit in self._rotation[me]:
             if known[s] and r:
                 bits |= known[s] << o_known
             if played[s]:
-                bits |= played[s] << o_played
+                seats |= played[s] << o_played
             if voids[s]:
-                bits |= voids[s] << o_void
-            t = tricks[s]
-            bits |= tricks_bit[t if t < mt else mt]
+                seats |= voids[s] << o_void
+            seats |= tricks_bit[tricks[s]]
+        bits |= seats << self._o_seats
         if view.trick:
             trick_at = self._trick_at[me]
             for seat, card in view.trick:
@@ -168,14 +172,14 @@ class TrickEncoder:
         return (seat - view.seat) % self.n
 
 
-def _turn(n: int, me: int, width: int) -> tuple[int, int, int]:
-    """How :func:`_turned` moves ``n`` seat blocks of ``width`` bits so that seat ``me``'s comes first:
+def seat_rotation(n: int, me: int, width: int) -> tuple[int, int, int]:
+    """How :func:`to_relative` moves ``n`` seat blocks of ``width`` bits so that seat ``me``'s comes first:
     where ``me``'s block starts, a mask of the bits below it, and how far up those go."""
     cut = me * width
     return cut, (1 << cut) - 1, (n - me) * width
 
 
-def _turned(blocks: int, turn: tuple[int, int, int]) -> int:
-    """Seat blocks in absolute seat order turned to relative order (see :func:`_turn`)."""
+def to_relative(blocks: int, turn: tuple[int, int, int]) -> int:
+    """Seat blocks in absolute seat order turned to relative order (see :func:`seat_rotation`)."""
     cut, low, up = turn
     return (blocks >> cut) | ((blocks & low) << up)
