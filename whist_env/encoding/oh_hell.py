@@ -59,8 +59,9 @@ class OhHellEncoder(TrickEncoder):
         # per observer: how to turn the seat blocks and the lost flags to relative seat order
         self._turn_blocks = [seat_rotation(n, me, stride) for me in range(n)]
         self._turn_lost = [seat_rotation(n, me, 1) for me in range(n)]
-        # (bids, tricks, scores, k, deal index, drawn card) -> (that key, blocks, lost flags, the other bits)
-        self._memo: tuple[object, int, int, int] = (None, 0, 0, 0)
+        # (bids, tricks, scores, k, deal index, drawn card) -> (that key, blocks, lost flags, the other
+        # bits, and per observer the game's bits once asked for)
+        self._memo: tuple[object, int, int, int, list[int | None]] = (None, 0, 0, 0, [])
         self._standings_memo: tuple[object, int] = (None, 0)  # scores -> the ``behind`` bits
 
     def game_pieces(self) -> list[L.Piece]:
@@ -132,10 +133,16 @@ class OhHellEncoder(TrickEncoder):
         key = (extra["bids"], view.tricks_won, view.scores, extra["hand_size"], view.deal_index, extra["drawn_card"])
         memo = self._memo
         if memo[0] != key:
-            memo = self._memo = (key, *self._deal_bits(*key))
-        _, blocks, lost, other = memo
+            memo = self._memo = (key, *self._deal_bits(*key), [None] * self.n)
         me = view.seat
+        bits = memo[4][me]
+        if bits is None:
+            bits = memo[4][me] = self._observer_bits(memo[1], memo[2], memo[3], me)
+        return bits, []
+
+    def _observer_bits(self, blocks: int, lost: int, other: int, me: int) -> int:
+        """The game's bits for observer ``me`` from the seat blocks and lost flags in absolute order."""
         if me:
             blocks = to_relative(blocks, self._turn_blocks[me])
             lost = to_relative(lost, self._turn_lost[me])
-        return other | (blocks << self._o_blocks) | (lost << self._o_lost), []
+        return other | (blocks << self._o_blocks) | (lost << self._o_lost)

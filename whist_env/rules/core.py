@@ -432,7 +432,8 @@ class TrickGame:
         turn_up = self.turn_up_visible(state, seat)
         seen = hand | self.known_out_of_play(state, seat)
         for m in known:
-            seen |= m
+            if m:  # most seats know nothing of most hands
+                seen |= m
         if turn_up >= 0 and self.turn_up_on_table:
             seen |= 1 << turn_up
         if self.recall_for(state, seat):
