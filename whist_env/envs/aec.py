@@ -160,7 +160,8 @@ class WhistAECEnv(AECEnv):
     def _refresh_infos(self) -> None:
         state = self._state
         assert state is not None
-        self.infos = {a: self.game.info(state, self.agent_seat[a]) for a in self.agents}
+        infos, seat = self.game.infos(state), self.agent_seat
+        self.infos = {a: infos[seat[a]] for a in self.agents}
         self._info_key = (state.deal_index, state.trick_number)
 
     def _require_state(self) -> State:

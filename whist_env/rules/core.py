@@ -486,6 +486,10 @@ class TrickGame:
             info["deal_summary"] = dict(state.deal_summary)
         return info
 
+    def infos(self, state: State) -> list[dict[str, Any]]:
+        """:meth:`info` of every seat, in seat order (the environment's ``infos`` after each trick)."""
+        return [self.info(state, s) for s in range(state.num_players)]
+
     # ----------------------------------------------------------------- checks and text
     def check_invariants(self, state: State) -> None:
         """Assert the invariants every game keeps; games extend it. Raises AssertionError."""

@@ -336,6 +336,17 @@ class OhHell(TrickGame):
             info["winners"] = winners(state.scores)
         return info
 
+    def infos(self, state: State) -> list[dict[str, Any]]:
+        """Every seat's :meth:`info`, built once since it is the same for all (each seat gets its own dicts).
+
+        A subclass that makes :meth:`info` depend on the seat must override this too.
+        """
+        info = self.info(state, 0)
+        summary = info.get("deal_summary")
+        if summary is None:
+            return [info] + [dict(info) for _ in range(1, state.num_players)]
+        return [info] + [{**info, "deal_summary": dict(summary)} for _ in range(1, state.num_players)]
+
     # ------------------------------------------------------------------ checks and text
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)
