@@ -19,7 +19,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from whist_env.encoding.layout import Layout, cards
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_OVER, State, TrickGame
 from whist_env.view import PlayerView
 
 RENDER_MODES = ("human", "ansi")
@@ -223,7 +223,7 @@ class WhistAECEnv(AECEnv):
         elif self._rewarded:
             self._clear_rewards()
             self._rewarded = False
-        if state.phase == Phase.OVER:
+        if state.phase == PHASE_OVER:
             self.terminations = dict.fromkeys(self.agents, True)
             self._refresh_infos()
             self.agent_selection = self.possible_agents[(self.agent_seat[agent] + 1) % len(self.possible_agents)]

@@ -289,9 +289,9 @@ class TrickGame:
 
     def apply(self, state: State, action: int) -> list[float] | None:
         """Apply ``action`` for ``state.to_act`` (no next deal; see :meth:`step`)."""
-        if state.phase == Phase.PLAY:
+        if state.phase == PHASE_PLAY:
             return self.play_card(state, action)
-        if state.phase == Phase.OVER:
+        if state.phase == PHASE_OVER:
             raise IllegalActionError(f"{self.game_id}: the episode is over; call reset()", -1, action)
         return self.apply_other(state, action)
 
