@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -145,6 +150,32 @@ def test_partition_search_matches_exact_keys(game_id: str, tricks: int, count: i
     for _ in range(count):
         pos = random_endgame(rng, game_id, max_tricks=tricks)
         assert partition.solve(pos).card_values == exact.solve(pos).card_values, str(pos)
+
+
+def test_plain_python_kernels_agree_with_numba() -> None:
+    """Without numba the same kernels run as plain Python (the solver's promise): same values."""
+    script = (
+        "import json, numpy as np, numba\n"
+        "assert numba.config.DISABLE_JIT\n"
+        "from tests.search.test_solver import random_endgame\n"
+        "from whist_env.search.solver import Solver\n"
+        "rng = np.random.default_rng(5)\n"
+        "solver = Solver(tt_bits=10)\n"
+        "out = []\n"
+        "for game in ('classic_whist_v0', 'humbug_v0', 'german_whist_v0') * 10:\n"
+        "    out.append(sorted(solver.solve(random_endgame(rng, game, max_tricks=3)).card_values.items()))\n"
+        "print(json.dumps(out))\n"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True, check=True)
+    rng = np.random.default_rng(5)
+    solver = Solver(tt_bits=10)
+    expected = [
+        sorted(solver.solve(random_endgame(rng, game, max_tricks=3)).card_values.items())
+        for game in ("classic_whist_v0", "humbug_v0", "german_whist_v0") * 10
+    ]
+    assert json.loads(done.stdout) == [[list(kv) for kv in values] for values in expected]
 
 
 def test_horizon_is_between_bounds() -> None:
