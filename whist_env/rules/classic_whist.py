@@ -72,6 +72,7 @@ class ClassicWhist(TrickGame):
     game_id = "classic_whist_v0"
     config_cls = ClassicWhistConfig
     state_cls = ClassicWhistState
+    info_same_for_every_seat = True
     config: ClassicWhistConfig
 
     def __init__(self, **options: Any) -> None:

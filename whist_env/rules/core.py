@@ -168,6 +168,8 @@ class TrickGame:
     # Whether a visible turn-up card lies where every seat can place it (on the table, on the stock).
     # Humbug shows the turn-up's id all deal long while it sits in the dealer's hand or has been played.
     turn_up_on_table: ClassVar[bool] = True
+    # Whether :meth:`info` is the same for every seat (then :meth:`infos` builds it once and copies it).
+    info_same_for_every_seat: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         self.config = self.config_cls.from_options(self.game_id, options)
@@ -487,8 +489,18 @@ class TrickGame:
         return info
 
     def infos(self, state: State) -> list[dict[str, Any]]:
-        """:meth:`info` of every seat, in seat order (the environment's ``infos`` after each trick)."""
-        return [self.info(state, s) for s in range(state.num_players)]
+        """:meth:`info` of every seat, in seat order (the environment's ``infos`` after each trick).
+
+        Each seat gets its own dicts; with :attr:`info_same_for_every_seat` they are copies of one build.
+        """
+        n = state.num_players
+        if not self.info_same_for_every_seat:
+            return [self.info(state, s) for s in range(n)]
+        info = self.info(state, 0)
+        summary = info.get("deal_summary")
+        if summary is None:
+            return [info] + [dict(info) for _ in range(1, n)]
+        return [info] + [{**info, "deal_summary": dict(summary)} for _ in range(1, n)]
 
     # ----------------------------------------------------------------- checks and text
     def check_invariants(self, state: State) -> None:

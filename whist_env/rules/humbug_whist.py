@@ -154,6 +154,7 @@ class HumbugWhist(TrickGame):
     game_id = "humbug_whist_v0"
     config_cls = HumbugWhistConfig
     state_cls = HumbugWhistState
+    info_same_for_every_seat = True
     config: HumbugWhistConfig
     num_actions = 54  # 52 cards, KEEP, EXCHANGE (§0.6)
 

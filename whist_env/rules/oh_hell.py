@@ -155,6 +155,7 @@ class OhHell(TrickGame):
     config_cls = OhHellConfig
     state_cls = OhHellState
     extra_reset_options = ("trump_card",)
+    info_same_for_every_seat = True
     config: OhHellConfig
 
     def __init__(self, **options: Any) -> None:
@@ -335,17 +336,6 @@ class OhHell(TrickGame):
         if state.phase == Phase.OVER:
             info["winners"] = winners(state.scores)
         return info
-
-    def infos(self, state: State) -> list[dict[str, Any]]:
-        """Every seat's :meth:`info`, built once since it is the same for all (each seat gets its own dicts).
-
-        A subclass that makes :meth:`info` depend on the seat must override this too.
-        """
-        info = self.info(state, 0)
-        summary = info.get("deal_summary")
-        if summary is None:
-            return [info] + [dict(info) for _ in range(1, state.num_players)]
-        return [info] + [{**info, "deal_summary": dict(summary)} for _ in range(1, state.num_players)]
 
     # ------------------------------------------------------------------ checks and text
     def check_invariants(self, state: State) -> None:
