@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,3 +28,46 @@ def test_readme_python_examples_run() -> None:
     exec(blocks[0], namespace)  # noqa: S102 - the README's own example
     env = namespace["env"]
     assert env.agents == []  # type: ignore[attr-defined]
+
+
+def _run_python(code: str) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter that finds this checkout's whist_env but has imported nothing."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_pettingzoo_make_finds_every_game_after_import_whist_env() -> None:
+    code = (
+        "import pettingzoo, whist_env\n"
+        "for game_id in whist_env.game_ids():\n"
+        "    env = pettingzoo.make('aec', 'whist_env/' + game_id)\n"
+        "    env.reset(seed=0)\n"
+        "    assert env.unwrapped.metadata['name'] == game_id, (env.unwrapped.metadata, game_id)\n"
+        "    print(game_id, len(env.agents))\n"
+        "env = pettingzoo.make('aec', 'whist_env/oh_hell_v0', num_players=3)\n"
+        "env.reset(seed=0)\n"
+        "assert len(env.agents) == 3\n"
+    )
+    done = _run_python(code)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 5
+
+
+def test_pettingzoo_make_needs_import_whist_env_first_as_the_readme_says() -> None:
+    # PettingZoo 1.27 has no plugin (entry-point) mechanism: its registry holds its own environments and
+    # whatever an imported package registers. If a later PettingZoo finds ours without the import, this
+    # fails: then update the README's "Registered with PettingZoo" line and the whist_env docstring.
+    assert "only after `import whist_env`" in README
+    code = (
+        "import sys, pettingzoo\n"
+        "try:\n"
+        "    pettingzoo.make('aec', 'whist_env/classic_whist_v0')\n"
+        "except Exception as error:\n"
+        "    print(type(error).__name__)\n"
+        "assert 'whist_env' not in sys.modules\n"
+    )
+    done = _run_python(code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "NamespaceNotFound"

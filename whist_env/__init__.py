@@ -7,6 +7,10 @@
 Games: ``classic_whist_v0``, ``humbug_v0``, ``humbug_whist_v0``, ``oh_hell_v0`` and
 ``german_whist_v0`` (see ``whist_env.registry.GAMES``). ``import whist_env`` never imports torch,
 stable-baselines3, ray or pygame.
+
+Importing the package registers every game with PettingZoo's registry, so
+``pettingzoo.make("aec", "whist_env/german_whist_v0")`` works only after ``import whist_env``: PettingZoo
+1.27 has no plugin (entry-point) mechanism to find a package's environments without importing it.
 """
 
 from __future__ import annotations
