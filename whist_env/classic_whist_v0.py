@@ -36,6 +36,7 @@ from __future__ import annotations
 from whist_env.envs.aec import WhistAECEnv
 from whist_env.games.classic_whist import SPEC
 
+
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
     game_spec = SPEC

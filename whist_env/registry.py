@@ -35,14 +35,19 @@ _ENV_ENTRY: dict[str, str | None] = {game_id: f"whist_env.{game_id}:env" for gam
 _LOADED: dict[str, GameSpec] = {}
 _RAW_ENVS: dict[str, type[WhistAECEnv]] = {}
 
-# Kept for code written before the specs (environment id -> module of its PettingZoo face); new code reads
-# :func:`game_ids` and :func:`get_spec`.
+# environment id -> module of its PettingZoo face (``from whist_env import classic_whist_v0``); the layers
+# below the PettingZoo face read a game through :func:`get_spec`, never through these modules.
 GAMES: dict[str, str] = {game_id: f"whist_env.{game_id}" for game_id in SPECS}
 
 
 def game_ids() -> list[str]:
     """Every registered environment id."""
     return list(SPECS)
+
+
+def default_game_id() -> str:
+    """The game the command-line tools play when none is named: the first registered (classic whist)."""
+    return next(iter(SPECS))
 
 
 def _unknown(game_id: str) -> OptionError:
@@ -64,6 +69,11 @@ def get_spec(game_id: str) -> GameSpec:
     spec = getattr(importlib.import_module(module_name), attr)
     _LOADED[game_id] = spec
     return spec
+
+
+def partnership_games() -> list[str]:
+    """The registered games played in fixed partnerships (their spec has a ``partner_offset``)."""
+    return [game_id for game_id in SPECS if get_spec(game_id).partner_offset is not None]
 
 
 def register(spec: GameSpec, env_entry_point: str | None = None) -> None:

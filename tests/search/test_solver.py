@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from whist_env.games.german_whist import stock_draws as german_draws
 from whist_env.registry import env_module
 from whist_env.rules.core import State, TrickGame
 from whist_env.rules.tricks import legal_cards, trick_winner
-from whist_env.search.solver import Position, Solver, game_rules, german_draws, position_from_state
+from whist_env.search.solver import Position, Solver, game_rules, position_from_state
 
 
 def minimax(pos: Position) -> dict[int, int]:

@@ -1,7 +1,8 @@
 """The PettingZoo AEC environment shared by every game, and the lean default wrapper.
 
 Each game module (``whist_env/classic_whist_v0.py``, ...) subclasses :class:`WhistAECEnv` with its
-:class:`~whist_env.spec.GameSpec` (rules, encoder, hidden pieces), and exposes ``raw_env`` and ``env``. ``env()`` wraps the raw environment in
+:class:`~whist_env.spec.GameSpec` (rules, encoder, hidden pieces), and exposes ``raw_env`` and ``env``.
+``env()`` wraps the raw environment in
 :class:`WhistWrapper`, which gives PettingZoo's terminate-on-illegal-action behaviour, bounds checks
 and call-order errors in one thin layer instead of three stock wrappers.
 """

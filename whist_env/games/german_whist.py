@@ -84,7 +84,9 @@ SPEC = GameSpec(
     heuristic="whist_env.agents.german_whist:GermanWhistHeuristic",
     single_deal={"num_deals": 1},
     unit="one deal: ±1 for the majority of the scoring tricks (or the trick difference)",
-    search=SearchSpec(max_tricks=13, rules=search_rules, draws=stock_draws, table_stock=table_stock, stock_size=stock_size),
+    search=SearchSpec(
+        max_tricks=13, rules=search_rules, draws=stock_draws, table_stock=table_stock, stock_size=stock_size
+    ),
     option_grid=(
         {},
         {"phase1_follow_suit": False},
