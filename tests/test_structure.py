@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from whist_env.errors import OptionError
 from whist_env.registry import game_ids, get_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -206,3 +207,54 @@ def test_spec_is_consistent(game_id: str) -> None:
             assert len(counts) == len(follow) >= spec.search.max_tricks
     for key, value in spec.single_deal.items():
         assert getattr(spec.make_rules(**spec.single_deal).config, key) == value
+
+
+# ------------------------------------------------------------------------------------------ a new game
+@pytest.fixture
+def restored_registry(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+    """The registry's tables as they were before the test (a test's toy game does not outlive it)."""
+    from whist_env import registry
+
+    for name in ("SPECS", "_ENV_ENTRY", "_LOADED", "_RAW_ENVS", "GAMES"):
+        monkeypatch.setattr(registry, name, dict(getattr(registry, name)))
+    yield registry
+    from pettingzoo import aec_registry
+
+    aec_registry.pop("whist_env/toy_humbug-v0", None)
+    aec_registry.pop("whist_env/toy_humbug_v0", None)
+
+
+def test_a_registered_game_reaches_every_layer(restored_registry) -> None:  # noqa: ANN001
+    """A game added with ``register`` alone (no env module) is made, played by every agent, searched and
+    compared in the arena: nothing else needs to list it."""
+    import dataclasses
+
+    import numpy as np
+    import pettingzoo
+
+    from whist_env.agents import make_agent
+    from whist_env.evaluation import evaluate
+    from whist_env.rules.humbug import Humbug
+
+    class ToyHumbug(Humbug):
+        game_id = "toy_humbug_v0"
+
+    humbug = get_spec("humbug_v0")
+    restored_registry.register(dataclasses.replace(humbug, game_id="toy_humbug_v0", rules_cls=ToyHumbug))
+    assert "toy_humbug_v0" in game_ids()
+    env = restored_registry.make("toy_humbug_v0", num_deals=1)
+    env.reset(seed=0)
+    assert env.unwrapped.metadata["name"] == "toy_humbug_v0"
+    pz = pettingzoo.make("aec", "whist_env/toy_humbug_v0")
+    pz.reset(seed=0)
+    assert pz.possible_agents == ["player_0", "player_1"]
+    game = get_spec("toy_humbug_v0").make_rules()
+    state = game.new_episode(np.random.default_rng(0))
+    view = game.view(state, state.to_act)
+    for name in ("random", "heuristic", "pimc:samples=1"):
+        action = make_agent(name, "toy_humbug_v0").act(view, np.random.default_rng(0))
+        assert (game.legal_mask(state) >> action) & 1
+    report = evaluate("toy_humbug_v0", ["heuristic", "random"], num_deals=2, seed=0, progress=False)
+    assert report.unit == humbug.unit and report.num_deals == 2
+    with pytest.raises(OptionError, match="already registered"):
+        restored_registry.register(get_spec("toy_humbug_v0"))
