@@ -7,12 +7,10 @@ from typing import Any
 
 from whist_env.encoding.classic_whist import ClassicWhistEncoder
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.rules.classic_whist import ClassicWhist
+from whist_env.rules.classic_whist import PARTNER_OFFSET, ClassicWhist
 from whist_env.rules.core import TrickGame
 from whist_env.spec import GameSpec, SearchSpec, sides_of
 
-# Partners sit opposite: seat + 2 (RULES.md §2.1).
-PARTNER_OFFSET = 2
 NUM_TRICKS = 13
 
 
