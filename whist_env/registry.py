@@ -88,6 +88,7 @@ def register(spec: GameSpec, env_entry_point: str | None = None) -> None:
     """
     if spec.game_id in SPECS:
         raise OptionError(f"game {spec.game_id!r} is already registered; pick a new id (known: {', '.join(SPECS)})")
+    # The spec object is at hand: it goes straight into the loaded ones (the line only records where from).
     SPECS[spec.game_id] = f"{spec.rules_cls.__module__}:<registered>"
     _LOADED[spec.game_id] = spec
     _ENV_ENTRY[spec.game_id] = env_entry_point

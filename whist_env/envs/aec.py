@@ -57,7 +57,8 @@ class WhistAECEnv(AECEnv):
         super().__init_subclass__(**kwargs)
         if "game_spec" in cls.__dict__:  # a game's env: its rules come from the spec, its name is the game's id
             cls.game_cls = cls.game_spec.rules_cls
-            cls.metadata = {**WhistAECEnv.metadata, "name": cls.game_spec.game_id}
+        if "game_spec" in cls.__dict__ or "game_cls" in cls.__dict__:
+            cls.metadata = {**WhistAECEnv.metadata, "name": cls.game_cls.game_id}
 
     @classmethod
     def wrapped(cls, illegal_reward: float = -1.0, **kwargs: Any) -> WhistWrapper:
