@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.registry import env_module
-from whist_env.search.pimc import DEFAULT_MAX_TRICKS, PIMCAgent
+from whist_env.registry import env_module, get_spec
+from whist_env.search.pimc import PIMCAgent
 from whist_env.search.solver import HAVE_NUMBA, Position, Solver, game_rules
 
 STRENGTH_OPTIONS: dict[str, dict[str, Any]] = {
@@ -118,7 +118,7 @@ def strength(args: argparse.Namespace) -> str:
     game_id = args.game
     options = STRENGTH_OPTIONS[game_id]
     samples = args.samples or STRENGTH_SAMPLES[game_id]
-    max_tricks = args.max_tricks or DEFAULT_MAX_TRICKS[game_id]
+    max_tricks = args.max_tricks or get_spec(game_id).search.max_tricks
     pimc = partial(PIMCAgent, game_id, samples=samples, max_tricks=max_tricks, **options)
     start = time.perf_counter()
     report = evaluate(

@@ -1,6 +1,6 @@
-"""Conformance tests run over every registered environment and every entry of its OPTION_GRID.
+"""Conformance tests run over every registered environment and every entry of its spec's option_grid.
 
-A new game is picked up here by its registry line and its OPTION_GRID, with no edits to this file.
+A new game is picked up here by its registry line and its spec's option_grid, with no edits to this file.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pettingzoo.test import api_test, seed_test
 import whist_env
 from whist_env.cards import cards_of
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.registry import GAMES, env_module, make
+from whist_env.registry import game_ids, make
 from whist_env.testing import case_id, option_cases, play_random_episode
 
 CASES = [pytest.param(g, o, id=case_id(g, o)) for g, o in option_cases()]
@@ -60,14 +60,13 @@ def test_pettingzoo_api_test_raw(game_id: str, options: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(("game_id", "options"), CASES)
 def test_pettingzoo_seed_test(game_id: str, options: dict[str, Any]) -> None:
-    module = env_module(game_id)
-    run_failing_on_unexpected_warnings(seed_test, lambda: module.env(**options), num_cycles=300)
+    run_failing_on_unexpected_warnings(seed_test, lambda: make(game_id, **options), num_cycles=300)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("game_id", "options"), CASES)
 def test_invariants_over_2000_random_games(game_id: str, options: dict[str, Any]) -> None:
-    game = env_module(game_id).raw_env(**options).game
+    game = make(game_id, raw=True, **options).game
     rng = np.random.default_rng(2024)
     for _ in range(2000):
         states = list(play_random_episode(game, rng))
@@ -79,7 +78,7 @@ def test_invariants_over_2000_random_games(game_id: str, options: dict[str, Any]
 @pytest.mark.parametrize(("game_id", "options"), CASES)
 def test_views_never_claim_what_is_not_there(game_id: str, options: dict[str, Any]) -> None:
     """Known cards of other seats really are in those hands; unseen cards are nowhere in view."""
-    game = env_module(game_id).raw_env(**options).game
+    game = make(game_id, raw=True, **options).game
     rng = np.random.default_rng(7)
     for _ in range(20):
         for state in play_random_episode(game, rng, check=False):
@@ -100,7 +99,7 @@ def test_views_never_claim_what_is_not_there(game_id: str, options: dict[str, An
 @pytest.mark.parametrize(("game_id", "options"), CASES)
 def test_no_leak_between_other_hands(game_id: str, options: dict[str, Any]) -> None:
     """Two states that differ only in how unseen cards lie between other seats encode identically."""
-    raw = env_module(game_id).raw_env(**options)
+    raw = make(game_id, raw=True, **options)
     game, encoder = raw.game, raw.encoder
     n = game.num_players
     rng = np.random.default_rng(11)
@@ -137,7 +136,7 @@ def test_no_leak_between_other_hands(game_id: str, options: dict[str, Any]) -> N
 
 @pytest.mark.parametrize(("game_id", "options"), CASES)
 def test_observation_decodes_back_to_the_view(game_id: str, options: dict[str, Any]) -> None:
-    raw = env_module(game_id).raw_env(**options)
+    raw = make(game_id, raw=True, **options)
     game, layout = raw.game, raw.encoder.layout
     rng = np.random.default_rng(3)
     for state in play_random_episode(game, rng, check=False):
@@ -242,7 +241,7 @@ def test_render_ansi(game_id: str, options: dict[str, Any]) -> None:
     assert any(sym in text for sym in "♣♦♥♠")
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", game_ids())
 def test_reset_from_a_given_deck_and_dealer(game_id: str) -> None:
     env = make(game_id, raw=True)
     env.reset(options={"deck": [f"{'23456789TJQKA'[i % 13]}{'CDHS'[i // 13]}" for i in range(52)], "dealer": 1})
@@ -252,7 +251,7 @@ def test_reset_from_a_given_deck_and_dealer(game_id: str) -> None:
     assert env.game_state.dealer == 1
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", game_ids())
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -271,14 +270,14 @@ def test_bad_reset_options(game_id: str, options: dict[str, Any], message: str) 
         env.reset(options=options)
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", game_ids())
 def test_unknown_reset_option_warns_with_the_known_ones(game_id: str) -> None:
     env = make(game_id)
     with pytest.warns(UserWarning, match=r"ignoring unknown reset option\(s\) \['decks'\]; known: \['deck', 'dealer'"):
         env.reset(seed=0, options={"decks": []})
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", game_ids())
 def test_bad_constructor_arguments(game_id: str) -> None:
     with pytest.raises(OptionError, match=f"{game_id} has no option 'colour'. Allowed options: "):
         make(game_id, colour="red")
@@ -286,7 +285,7 @@ def test_bad_constructor_arguments(game_id: str) -> None:
         make(game_id, render_mode="rgb_array")
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", game_ids())
 def test_call_order_and_action_errors(game_id: str) -> None:
     env = make(game_id)
     with pytest.raises(RuntimeError, match="call reset"):
@@ -312,7 +311,7 @@ def test_unknown_game_lists_the_games() -> None:
 def test_registered_with_pettingzoo() -> None:
     import pettingzoo
 
-    for game_id in GAMES:
+    for game_id in game_ids():
         env = pettingzoo.make("aec", "whist_env/" + game_id)
         env.reset(seed=0)
         assert env.possible_agents[0] == "player_0"
@@ -330,7 +329,7 @@ def test_top_level_module_access() -> None:
 def test_import_does_not_pull_heavy_dependencies() -> None:
     code = (
         "import sys, whist_env, whist_env.registry\n"
-        "for g in whist_env.registry.GAMES: whist_env.registry.make(g).reset(seed=0)\n"
+        "for g in whist_env.registry.game_ids(): whist_env.registry.make(g).reset(seed=0)\n"
         "heavy = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'pygame') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )

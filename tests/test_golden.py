@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from whist_env.registry import GAMES, make
+from whist_env.registry import game_ids, make
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -51,7 +51,7 @@ def playthrough(game_id: str, seed: int = 0) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", game_ids())
 def test_golden_playthrough(game_id: str) -> None:
     path = GOLDEN / f"{game_id}.json"
     record = playthrough(game_id)

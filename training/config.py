@@ -113,10 +113,10 @@ class TrainConfig:
         Raises:
             ConfigError: naming the field, the bad value and what is allowed.
         """
-        from whist_env.registry import GAMES
+        from whist_env.registry import game_ids
 
-        if self.game not in GAMES:
-            raise ConfigError(f"game: unknown game {self.game!r}; available: {', '.join(GAMES)}")
+        if self.game not in game_ids():
+            raise ConfigError(f"game: unknown game {self.game!r}; available: {', '.join(game_ids())}")
         positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_freq", "checkpoint_freq")
         for name in positive + ("eval_deals", "final_eval_deals", "self_play_refresh", "torch_threads", "eval_workers"):
             if getattr(self, name) <= 0:
@@ -146,19 +146,20 @@ class TrainConfig:
 
     def _validate_game_and_agents(self) -> None:
         from whist_env.agents import make_agent
-        from whist_env.envs.single_agent import PARTNER_OFFSET
         from whist_env.errors import OptionError
-        from whist_env.registry import env_module
+        from whist_env.registry import get_spec, partnership_games
 
+        spec = get_spec(self.game)
         try:
-            game = env_module(self.game).raw_env.game_cls(**self.game_options)
+            game = spec.make_rules(**self.game_options)
         except OptionError as err:
             raise ConfigError(f"game_options: {err}") from err
         n = game.num_players
         if isinstance(self.learner_seat, int) and not 0 <= self.learner_seat < n:
             raise ConfigError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {self.learner_seat}")
-        if self.partner and self.game not in PARTNER_OFFSET:
-            raise ConfigError(f"partner applies to partnership games ({', '.join(PARTNER_OFFSET)}), not {self.game}")
+        if self.partner and spec.partner_offset is None:
+            games = ", ".join(partnership_games())
+            raise ConfigError(f"partner applies to partnership games ({games}), not {self.game}")
         names = [("opponents", k) for k in self.opponents] + [("eval_opponents", k) for k in self.eval_opponents]
         if self.partner and self.partner != "self":
             names.append(("partner", self.partner))

@@ -10,7 +10,9 @@ import gymnasium as gym
 
 from training.config import TrainConfig
 from whist_env.agents.base import Agent
-from whist_env.envs.single_agent import OpponentPool, SingleAgentWhistEnv, make_single_agent
+from whist_env.encoding.trick import TrickEncoder
+from whist_env.envs.single_agent import OpponentPool, make_single_agent
+from whist_env.registry import get_spec
 
 
 def opponent_pool(config: TrainConfig, snapshots: Sequence[Agent] = ()) -> OpponentPool:
@@ -63,6 +65,7 @@ def build_vec_env(config: TrainConfig) -> Any:
     return SubprocVecEnv(fns) if config.vec_env == "subproc" else DummyVecEnv(fns)
 
 
-def probe_env(config: TrainConfig) -> SingleAgentWhistEnv:
-    """One unwrapped environment of ``config`` (for its spaces and encoder)."""
-    return make_single_agent(config.game, learner_seat=config.learner_seat, **config.game_options)
+def probe_encoder(config: TrainConfig) -> TrickEncoder:
+    """The observation encoder of ``config``'s game and options (from the game's spec; no env is built)."""
+    spec = get_spec(config.game)
+    return spec.encoder_for(spec.make_rules(**config.game_options))

@@ -12,25 +12,24 @@ from __future__ import annotations
 from typing import Any
 
 from whist_env.agents.base import Agent
-from whist_env.envs.single_agent import PARTNER_OFFSET
-from whist_env.evaluation import SINGLE_DEAL_OPTIONS
 from whist_env.evaluation import evaluate as arena_evaluate
-from whist_env.registry import env_module
+from whist_env.registry import get_spec
 
 LEARNER = "learner"
 
 
 def single_deal_ok(game_id: str, game_options: dict[str, Any]) -> bool:
     """Whether the training options allow the arena's one-deal unit (no option set to another value)."""
-    fixed = SINGLE_DEAL_OPTIONS.get(game_id, {})
+    fixed = get_spec(game_id).single_deal
     return all(game_options.get(k, v) == v for k, v in fixed.items())
 
 
 def lineup_for(game_id: str, game_options: dict[str, Any]) -> str:
     """``one_vs_rest`` (the learner alone against the opponent in every other seat, as in training) for
     games of more than two seats without partnerships, else ``alternate``."""
-    n = env_module(game_id).raw_env.game_cls(**game_options).num_players
-    return "one_vs_rest" if n > 2 and game_id not in PARTNER_OFFSET else "alternate"
+    spec = get_spec(game_id)
+    n = spec.make_rules(**game_options).num_players
+    return "one_vs_rest" if n > 2 and spec.partner_offset is None else "alternate"
 
 
 def evaluate_learner(

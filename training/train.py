@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from training.callbacks import TrainingCallback
     from training.checkpoint import latest_checkpoint, load_extra, restore_model_state, restore_rng
-    from training.envs import build_vec_env, probe_env
+    from training.envs import build_vec_env, probe_encoder
     from training.report import plot_learning_curve, write_eval_csv, write_report
 
     torch.set_num_threads(config.torch_threads)
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         given = argv if argv is not None else sys.argv[1:]
         command_file.write_text("python training/train.py " + " ".join(shlex.quote(a) for a in given) + "\n")
     command = command_file.read_text().strip()
-    encoder = probe_env(config).encoder
+    encoder = probe_encoder(config)
     venv = build_vec_env(config)
     schedule = None
     if resume:

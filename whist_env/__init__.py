@@ -5,7 +5,7 @@
     >>> env.reset(seed=0)
 
 Games: ``classic_whist_v0``, ``humbug_v0``, ``humbug_whist_v0``, ``oh_hell_v0`` and
-``german_whist_v0`` (see ``whist_env.registry.GAMES``). ``import whist_env`` never imports torch,
+``german_whist_v0`` (see ``whist_env.registry``). ``import whist_env`` never imports torch,
 stable-baselines3, ray or pygame.
 
 Importing the package registers every game with PettingZoo's registry, so
@@ -41,7 +41,7 @@ register_with_pettingzoo()
 
 
 def __getattr__(name: str):  # noqa: ANN202
-    # `from whist_env import classic_whist_v0` imports the env module on first use.
+    # `from whist_env import classic_whist_v0` imports a built-in game's PettingZoo face on first use.
     from whist_env.registry import GAMES
 
     if name in GAMES:

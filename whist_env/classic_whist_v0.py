@@ -33,34 +33,13 @@ and games won. ``env.describe(obs)`` prints it back in words.
 
 from __future__ import annotations
 
-from typing import Any
-
-from whist_env.encoding.classic_whist import ClassicWhistEncoder
-from whist_env.encoding.trick import TrickEncoder
 from whist_env.envs.aec import WhistAECEnv
-from whist_env.rules.classic_whist import ClassicWhist
-from whist_env.rules.core import TrickGame
-
-# Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak).
-OPTION_GRID: list[dict[str, Any]] = [
-    {},
-    {"episode": "deal"},
-    {"episode": "deal", "include_history": False},
-    {"target_points": 7, "reward": "points"},
-    {"target_points": 10, "honours": True},
-    {"honours": True, "rubber": True},
-    {"rubber": True, "reward": "points", "honours": True},
-    {"trump_rotation": True, "honours": True, "reward": "points"},
-]
+from whist_env.games.classic_whist import SPEC
 
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
-    game_cls = ClassicWhist
-
-    @classmethod
-    def make_encoder(cls, game: TrickGame) -> TrickEncoder:
-        return ClassicWhistEncoder()
+    game_spec = SPEC
 
 
 # env(**options): the wrapped environment (illegal action → game over with a penalty)

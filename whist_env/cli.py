@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.registry import GAMES, make
+from whist_env.registry import default_game_id, game_ids, make
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -67,7 +67,7 @@ def demo_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="whist-demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--game", default="classic_whist_v0", choices=list(GAMES))
+    parser.add_argument("--game", default=default_game_id(), choices=game_ids())
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--option", action="append", type=parse_option, default=[], help="game option key=value")

@@ -73,16 +73,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from whist_env.evaluation.arena import evaluate
     from whist_env.evaluation.report import summary_table
-    from whist_env.registry import GAMES
+    from whist_env.registry import game_ids
 
     args = build_parser().parse_args(argv)
-    games = list(GAMES) if args.games == ["all"] else args.games
+    known = game_ids()
+    games = known if args.games == ["all"] else args.games
     options = dict(args.option)
     reports = []
     try:
         for game_id in games:
-            if game_id not in GAMES:
-                raise OptionError(f"unknown game {game_id!r}; available: {', '.join(GAMES)} (or 'all')")
+            if game_id not in known:
+                raise OptionError(f"unknown game {game_id!r}; available: {', '.join(known)} (or 'all')")
             report = evaluate(
                 game_id,
                 args.agents,

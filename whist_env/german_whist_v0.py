@@ -48,55 +48,13 @@ next draw is not in ``state()``; ``env.game_state.stock`` holds it.
 
 from __future__ import annotations
 
-from typing import Any
-
-from whist_env.encoding.german_whist import GermanWhistEncoder
-from whist_env.encoding.trick import TrickEncoder
 from whist_env.envs.aec import WhistAECEnv
-from whist_env.rules.core import State, TrickGame
-from whist_env.rules.german_whist import PHASE1_TRICKS, GermanWhist, GermanWhistState
-
-# Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak).
-OPTION_GRID: list[dict[str, Any]] = [
-    {},
-    {"phase1_follow_suit": False},
-    {"count_all_tricks": True},
-    {"reward": "trick_diff"},
-    {"count_all_tricks": True, "reward": "trick_diff", "num_deals": 3},
-    {"include_history": False},
-    {"phase1_follow_suit": False, "include_history": False, "num_deals": 2},
-]
+from whist_env.games.german_whist import SPEC
 
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
-    game_cls = GermanWhist
-
-    @classmethod
-    def make_encoder(cls, game: TrickGame) -> TrickEncoder:
-        assert isinstance(game, GermanWhist)
-        cfg = game.config
-        span = 1 if cfg.reward == "win" else (26 if cfg.count_all_tricks else 13)
-        return GermanWhistEncoder(cfg.num_deals, span)
-
-    def hidden_pieces(self) -> list[tuple[str, str]]:
-        return [
-            ("stock", "cards left in the stock, the face-up card included"),
-            ("next_draw", "the face-down card under the face-up one: the loser of this trick draws it"),
-            ("draws[player_0]", "cards player_0 drew face down this deal"),
-            ("draws[player_1]", "cards player_1 drew face down this deal"),
-        ]
-
-    def hidden_masks(self, state: State) -> list[int]:
-        assert isinstance(state, GermanWhistState)
-        k = state.trick_number
-        stock = 0
-        next_draw = 0
-        if k < PHASE1_TRICKS:
-            for c in state.stock[2 * k :]:
-                stock |= 1 << c
-            next_draw = 1 << state.stock[2 * k + 1]
-        return [stock, next_draw, state.draws[0], state.draws[1]]
+    game_spec = SPEC
 
 
 # env(**options): the wrapped environment (illegal action → game over with a penalty)

@@ -26,32 +26,13 @@ running balance is in ``info["balance"]``.
 
 from __future__ import annotations
 
-from typing import Any
-
-from whist_env.encoding.humbug import HumbugEncoder
-from whist_env.encoding.trick import TrickEncoder
 from whist_env.envs.aec import WhistAECEnv
-from whist_env.rules.core import TrickGame
-from whist_env.rules.humbug import Humbug
-
-# Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak).
-OPTION_GRID: list[dict[str, Any]] = [
-    {},
-    {"mode": "open_table"},
-    {"mode": "open_table", "include_history": False},
-    {"num_deals": 3},
-    {"mode": "open_table", "num_deals": 2},
-]
+from whist_env.games.humbug import SPEC
 
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
-    game_cls = Humbug
-
-    @classmethod
-    def make_encoder(cls, game: TrickGame) -> TrickEncoder:
-        assert isinstance(game, Humbug)
-        return HumbugEncoder(game.config.num_deals)
+    game_spec = SPEC
 
 
 # env(**options): the wrapped environment (illegal action → game over with a penalty)

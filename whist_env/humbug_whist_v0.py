@@ -45,44 +45,13 @@ in an observation, an ``info`` or a seat's render. ``env.describe(obs)`` prints 
 
 from __future__ import annotations
 
-from typing import Any
-
-from whist_env.encoding.humbug_whist import HumbugWhistEncoder
-from whist_env.encoding.trick import TrickEncoder
 from whist_env.envs.aec import WhistAECEnv
-from whist_env.rules.core import State, TrickGame
-from whist_env.rules.humbug_whist import HumbugWhist, HumbugWhistState
-
-# Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak);
-# together they take every value of every option.
-OPTION_GRID: list[dict[str, Any]] = [
-    {},
-    {"exchange_order": "simultaneous"},
-    {"episode": "game"},
-    {"episode": "deal"},
-    {"include_history": False},
-    {"episode": "deal", "exchange_order": "simultaneous", "include_history": False},
-    {"episode": "game", "exchange_order": "simultaneous"},
-]
+from whist_env.games.humbug_whist import SPEC
 
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
-    game_cls = HumbugWhist
-
-    @classmethod
-    def make_encoder(cls, game: TrickGame) -> TrickEncoder:
-        return HumbugWhistEncoder()
-
-    def hidden_pieces(self) -> list[tuple[str, str]]:
-        return [
-            *((f"blind[player_{s}]", f"the face-down blind at player_{s}'s right while untaken") for s in (0, 1)),
-            *((f"put_away[player_{s}]", f"the hand player_{s} put away by exchanging") for s in (0, 1)),
-        ]
-
-    def hidden_masks(self, state: State) -> list[int]:
-        assert isinstance(state, HumbugWhistState)
-        return [*state.blinds, *state.put_away]
+    game_spec = SPEC
 
 
 # env(**options): the wrapped environment (illegal action → game over with a penalty)

@@ -57,57 +57,13 @@ are in ``info``. ``env.describe(obs)`` prints it back in words.
 
 from __future__ import annotations
 
-from typing import Any
-
-from whist_env.encoding.oh_hell import OhHellEncoder
-from whist_env.encoding.trick import TrickEncoder
 from whist_env.envs.aec import WhistAECEnv
-from whist_env.rules.core import State, TrickGame
-from whist_env.rules.oh_hell import OhHell, OhHellState
-
-# Option combinations exercised by the conformance tests (api_test, seed_test, invariants, no-leak).
-# Every n in {2, 3, 4, 5, 8} with every trump mode; matches are kept short with max_cards because the
-# conformance suite plays 2,000 episodes of each entry.
-OPTION_GRID: list[dict[str, Any]] = [
-    {"max_cards": 3},
-    {"num_players": 2, "episode": "deal", "hand_size": 5},
-    {"num_players": 2, "trump_mode": "drawn_card", "episode": "deal", "hand_size": 3, "miss_points": "per_trick"},
-    {"num_players": 2, "trump_mode": "turn_up", "episode": "deal", "hand_size": 4},
-    {"num_players": 3, "episode": "deal", "hand_size": 4, "exact_score_mode": "ten_plus_bid"},
-    {"num_players": 3, "trump_mode": "drawn_card", "max_cards": 2, "include_history": False},
-    {"num_players": 3, "trump_mode": "turn_up", "episode": "deal", "hand_size": 3},
-    {"num_players": 4, "trump_mode": "drawn_card", "episode": "deal", "hand_size": 13},
-    {
-        "num_players": 4,
-        "trump_mode": "turn_up",
-        "exact_score_mode": "ten_plus_bid",
-        "miss_points": "per_trick",
-        "max_cards": 3,
-    },
-    {"num_players": 5, "episode": "deal", "hand_size": 2, "miss_points": "per_trick"},
-    {"num_players": 5, "trump_mode": "drawn_card", "episode": "deal", "hand_size": 3},
-    {"num_players": 5, "trump_mode": "turn_up", "episode": "deal", "hand_size": 10, "exact_score_mode": "ten_plus_bid"},
-    {"num_players": 8, "max_cards": 2, "exact_score_mode": "ten_plus_bid"},
-    {"num_players": 8, "trump_mode": "drawn_card", "episode": "deal", "hand_size": 2},
-    {"num_players": 8, "trump_mode": "turn_up", "episode": "deal", "hand_size": 6, "miss_points": "per_trick"},
-]
+from whist_env.games.oh_hell import SPEC
 
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)
     __doc__ = __doc__
-    game_cls = OhHell
-
-    @classmethod
-    def make_encoder(cls, game: TrickGame) -> TrickEncoder:
-        assert isinstance(game, OhHell)
-        return OhHellEncoder(game.num_players, game.max_bid, len(game.schedule), game.drawn)
-
-    def hidden_pieces(self) -> list[tuple[str, str]]:
-        return [("set_aside", "cards left over after the deal, face down and out of play (RULES.md §4.2)")]
-
-    def hidden_masks(self, state: State) -> list[int]:
-        assert isinstance(state, OhHellState)
-        return [state.set_aside]
+    game_spec = SPEC
 
 
 # env(**options): the wrapped environment (illegal action → game over with a penalty)

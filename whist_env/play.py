@@ -26,13 +26,10 @@ import numpy as np
 from whist_env.cards import NUM_CARDS, SPADES, SUIT_MASKS, SUIT_SYMBOLS, card_pretty, cards_of, parse_card
 from whist_env.cli import parse_option
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.registry import GAMES, env_module
+from whist_env.registry import default_game_id, game_ids, get_spec
 from whist_env.rules.core import State, TrickGame
 from whist_env.rules.tricks import trick_winner
 from whist_env.view import PlayerView
-
-# game id -> relative seat of the partner in partnership games (the human's side wins or loses together)
-PARTNERS: dict[str, int] = {"classic_whist_v0": 2}
 
 HELP = """how to answer:
   a card       TS, 10S, 10♠, ts, T♠ (rank 2-9, T or 10, J, Q, K, A; suit C D H S or ♣ ♦ ♥ ♠)
@@ -167,7 +164,7 @@ class Session:
 
         self.game_id = game_id
         self.options = options
-        self.game: TrickGame = env_module(game_id).raw_env.game_cls(**options)
+        self.game: TrickGame = get_spec(game_id).make_rules(**options)
         n = self.game.num_players
         if not 0 <= seat < n:
             raise OptionError(f"--seat must be a seat 0..{n - 1} in {game_id}, got {seat}")
@@ -330,9 +327,8 @@ class Session:
         self.say("")
         self.say("════ game over ════")
         self.say("result: " + ", ".join(f"{self.name(s)} {returns[s]:+g}" for s in range(n)))
-        side = {self.seat}
-        if self.game_id in PARTNERS:
-            side.add((self.seat + PARTNERS[self.game_id]) % n)
+        sides = get_spec(self.game_id).sides(n)
+        side = {s for s in range(n) if sides[s] == sides[self.seat]}  # the human and any partner
         mine = returns[self.seat]
         best_other = max(returns[s] for s in range(n) if s not in side)
         if mine > best_other:
@@ -367,7 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="whist-play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--game", default="classic_whist_v0", choices=list(GAMES), help="the game (default classic whist)")
+    default = default_game_id()
+    p.add_argument("--game", default=default, choices=game_ids(), help=f"the game (default {default})")
     p.add_argument(
         "--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE", help="a game option"
     )

@@ -5,24 +5,18 @@ Used by the project's own conformance tests; handy for checking a new game or ag
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from whist_env.registry import GAMES
+from whist_env.registry import game_ids, get_spec
 from whist_env.rules.core import State, TrickGame
 
 
 def option_cases() -> list[tuple[str, dict[str, Any]]]:
-    """``(game_id, options)`` for every registered game and every entry of its ``OPTION_GRID``."""
-    cases = []
-    for game_id, module_name in GAMES.items():
-        module = importlib.import_module(module_name)
-        for options in getattr(module, "OPTION_GRID", [{}]):
-            cases.append((game_id, dict(options)))
-    return cases
+    """``(game_id, options)`` for every registered game and every entry of its spec's ``option_grid``."""
+    return [(game_id, dict(options)) for game_id in game_ids() for options in get_spec(game_id).option_grid]
 
 
 def case_id(game_id: str, options: dict[str, Any]) -> str:

@@ -64,9 +64,9 @@ def test_saved_model_plays_legal_actions(tmp_path: Path, obs_kind: str) -> None:
     report = evaluate(game_id, [f"model:{path}", "random"], num_deals=2, seed=0)
     assert report.illegal_actions == 0 and report.agents[0].decisions > 0
     sampler = ModelAgent(path, game_id, deterministic=False)
-    from whist_env.registry import env_module
+    from whist_env.registry import get_spec
 
-    game = env_module(game_id).raw_env.game_cls()
+    game = get_spec(game_id).make_rules()
     state = game.new_episode(np.random.default_rng(0))
     view = game.view(state, state.to_act)
     picks = [sampler.act(view, np.random.default_rng(3)) for _ in range(2)]

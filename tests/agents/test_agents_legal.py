@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from whist_env.agents import RandomAgent, heuristic_for, make_agent
-from whist_env.registry import env_module
+from whist_env.registry import get_spec
 from whist_env.testing import case_id, option_cases
 
 CASES = [pytest.param(g, o, id=case_id(g, o)) for g, o in option_cases()]
@@ -16,7 +16,7 @@ CASES = [pytest.param(g, o, id=case_id(g, o)) for g, o in option_cases()]
 
 def play(game_id: str, options: dict[str, Any], seed: int, decisions: int, lineup: str) -> int:
     """Play episodes with heuristic ("H") and random ("R") seats until ``decisions``; returns episodes played."""
-    game = env_module(game_id).raw_env.game_cls(**options)
+    game = get_spec(game_id).make_rules(**options)
     n = game.num_players
     rng = np.random.default_rng(seed)
     done_decisions = episodes = 0

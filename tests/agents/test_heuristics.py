@@ -13,6 +13,7 @@ from whist_env.agents.endgame import solve
 from whist_env.agents.humbug_whist import EXCHANGE, KEEP
 from whist_env.agents.oh_hell import BID_BASE, choose_bid
 from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, mask_of, parse_card, parse_cards
+from whist_env.registry import get_spec
 from whist_env.rules.tricks import legal_cards, trick_winner
 from whist_env.view import PlayerView
 
@@ -179,7 +180,7 @@ def _with_unseen(v: PlayerView, unseen: int) -> PlayerView:
 
 def test_humbug_hidden_hand_remembers_the_layout() -> None:
     agent = heuristic_for("humbug_v0")
-    game = __import__("whist_env.registry", fromlist=["env_module"]).env_module("humbug_v0").raw_env.game_cls()
+    game = get_spec("humbug_v0").make_rules()
     rng = np.random.default_rng(4)
     state = game.new_episode(rng)
     seat = state.to_act
@@ -277,10 +278,10 @@ def test_table_reads_who_wins_and_who_may_beat() -> None:
 
 
 def test_every_heuristic_is_deterministic() -> None:
-    from whist_env.registry import GAMES, env_module
+    from whist_env.registry import game_ids
 
-    for game_id in GAMES:
-        game = env_module(game_id).raw_env.game_cls()
+    for game_id in game_ids():
+        game = get_spec(game_id).make_rules()
         state = game.new_episode(np.random.default_rng(1))
         view = game.view(state, state.to_act)
         picks = {heuristic_for(game_id).act(view, np.random.default_rng(s)) for s in range(5)}

@@ -11,7 +11,7 @@ import pytest
 
 from whist_env.agents import RandomAgent, heuristic_for
 from whist_env.cards import cards_of
-from whist_env.registry import GAMES, env_module
+from whist_env.registry import game_ids, get_spec
 from whist_env.rules.core import State, TrickGame
 from whist_env.testing import random_action
 from whist_env.view import PlayerView
@@ -102,9 +102,9 @@ def perturbed(game: TrickGame, state: State, seat: int, rng: np.random.Generator
 
 @pytest.mark.parametrize(("game_id", "options"), [pytest.param(g, o, id=f"{g}-{o}") for g, o in HIDDEN_CASES])
 def test_same_view_same_decision(game_id: str, options: dict[str, Any]) -> None:
-    if game_id not in GAMES:
+    if game_id not in game_ids():
         pytest.skip(f"{game_id} is not registered yet")
-    game = env_module(game_id).raw_env.game_cls(**options)
+    game = get_spec(game_id).make_rules(**options)
     rng = np.random.default_rng(7)
     checked = 0
     for _ in range(10):
@@ -128,7 +128,7 @@ def test_same_view_same_decision(game_id: str, options: dict[str, Any]) -> None:
 
 
 def test_a_view_holds_no_state_and_no_hidden_card() -> None:
-    game = env_module("classic_whist_v0").raw_env.game_cls(episode="deal")
+    game = get_spec("classic_whist_v0").make_rules(episode="deal")
     rng = np.random.default_rng(0)
     state = game.new_episode(rng)
     view = game.view(state, state.to_act)

@@ -8,6 +8,7 @@ import pytest
 from whist_env import german_whist_v0
 from whist_env.cards import cards_of, parse_card, parse_cards
 from whist_env.errors import OptionError
+from whist_env.registry import get_spec
 from whist_env.rules.german_whist import GermanWhistState
 
 CANONICAL = list(range(52))
@@ -145,7 +146,7 @@ def test_bad_constructor_options() -> None:
 def test_option_grid_covers_every_option() -> None:
     from whist_env.rules.german_whist import GermanWhistConfig
 
-    used = {k for o in german_whist_v0.OPTION_GRID for k in o}
+    used = {k for o in get_spec("german_whist_v0").option_grid for k in o}
     assert used == set(GermanWhistConfig.allowed())
 
 

@@ -16,10 +16,10 @@ from gymnasium import spaces
 from whist_env.agents.base import RandomAgent
 from whist_env.envs.single_agent import OpponentPool, SingleAgentWhistEnv, make_single_agent
 from whist_env.errors import OptionError
-from whist_env.registry import GAMES
+from whist_env.registry import game_ids
 from whist_env.view import PlayerView
 
-CASES: list[tuple[str, dict[str, Any]]] = [(g, {}) for g in GAMES] + [
+CASES: list[tuple[str, dict[str, Any]]] = [(g, {}) for g in game_ids()] + [
     ("classic_whist_v0", {"partner": "self"}),
     ("oh_hell_v0", {"num_players": 3}),
 ]
@@ -186,7 +186,7 @@ def rollout(env: SingleAgentWhistEnv, seed: int, noise: bool = False) -> list:
     return out
 
 
-@pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.parametrize("game", game_ids())
 def test_same_seed_same_episodes_whatever_the_global_rng(game: str) -> None:
     opponents = "heuristic" if game != "oh_hell_v0" else "random"
     a = rollout(make_single_agent(game, opponents=opponents), 7)
@@ -301,7 +301,7 @@ def test_opponent_pool_draws_per_episode_with_the_env_generator() -> None:
 
 
 # ---------------------------------------------------------------------- exact snapshots (resume)
-@pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.parametrize("game", game_ids())
 def test_get_state_set_state_continues_exactly(game: str) -> None:
     env = make_single_agent(game, opponents=OpponentPool(["random", "heuristic"]))
     env.reset(seed=9)

@@ -9,7 +9,7 @@ import pytest
 
 from whist_env.cards import FULL_DECK, HEARTS, SUIT_MASKS, cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.german_whist_v0 import OPTION_GRID
+from whist_env.games.german_whist import SPEC
 from whist_env.rules.core import Phase
 from whist_env.rules.german_whist import (
     PHASE1_TRICKS,
@@ -21,6 +21,7 @@ from whist_env.rules.german_whist import (
 from whist_env.testing import play_random_episode, random_action
 
 CANONICAL = list(range(52))
+OPTION_GRID = [dict(o) for o in SPEC.option_grid]
 GRID_IDS = [",".join(f"{k}={v}" for k, v in o.items()) or "default" for o in OPTION_GRID]
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from whist_env.registry import GAMES, env_module
+from whist_env.registry import game_ids, get_spec
 
 OPTIONS = {"oh_hell_v0": {"num_players": 5}}
 
 
-@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_infos_equal_each_seats_info_in_own_dicts(game_id: str) -> None:
-    game = env_module(game_id).raw_env.game_cls(**OPTIONS.get(game_id, {}))
+    game = get_spec(game_id).make_rules(**OPTIONS.get(game_id, {}))
     rng = np.random.default_rng(0)
     for _ in range(3):
         state = game.new_episode(rng)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from whist_env.registry import env_module
+from whist_env.registry import get_spec
 from whist_env.search.pimc import PIMCAgent
 from whist_env.search.sampler import sample_deal
 
@@ -29,7 +29,7 @@ def test_act_takes_only_a_view_and_a_generator() -> None:
 
 @pytest.mark.parametrize(("game_id", "options"), GAMES)
 def test_pimc_plays_legal_actions(game_id: str, options: dict[str, Any]) -> None:
-    game = env_module(game_id).raw_env.game_cls(**options)
+    game = get_spec(game_id).make_rules(**options)
     # search every trick (max_tricks large) with few samples, so that each kind of position is met
     agents = [PIMCAgent(game_id, samples=2, max_tricks=5, **options) for _ in range(game.num_players)]
     rng = np.random.default_rng(0)
@@ -46,7 +46,7 @@ def test_pimc_plays_legal_actions(game_id: str, options: dict[str, Any]) -> None
 @pytest.mark.parametrize(("game_id", "options"), [g for g in GAMES if g[0] != "oh_hell_v0"])
 def test_hidden_cards_do_not_change_the_choice(game_id: str, options: dict[str, Any]) -> None:
     """Two states that differ only in cards the seat cannot see get the same card from the same generator."""
-    game = env_module(game_id).raw_env.game_cls(**options)
+    game = get_spec(game_id).make_rules(**options)
     agent = PIMCAgent(game_id, samples=3, max_tricks=4, **options)
     rng = np.random.default_rng(1)
     checked = 0
@@ -77,7 +77,7 @@ def test_perfect_information_plays_a_best_card() -> None:
     """With every card known (open-table Humbug) PIMC plays a card of the double-dummy value."""
     from whist_env.search.solver import Solver, position_from_state
 
-    game = env_module("humbug_v0").raw_env.game_cls(mode="open_table")
+    game = get_spec("humbug_v0").make_rules(mode="open_table")
     agent = PIMCAgent("humbug_v0", samples=1, max_tricks=6, mode="open_table")
     solver = Solver(tt_bits=14)
     rng = np.random.default_rng(3)
@@ -96,7 +96,7 @@ def test_perfect_information_plays_a_best_card() -> None:
 
 def test_fallback_outside_the_search() -> None:
     """Before ``max_tricks`` and outside card play the agent plays as its fallback."""
-    game = env_module("humbug_whist_v0").raw_env.game_cls(episode="deal")
+    game = get_spec("humbug_whist_v0").make_rules(episode="deal")
     agent = PIMCAgent("humbug_whist_v0", samples=2)
     state = game.new_episode(np.random.default_rng(0))
     view = game.view(state, state.to_act)

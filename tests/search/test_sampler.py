@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from whist_env.cards import FULL_DECK, SUIT_MASKS
-from whist_env.registry import env_module
+from whist_env.registry import get_spec
 from whist_env.rules.core import Phase, State, TrickGame
 from whist_env.search.sampler import DealSampler, SampledDeal, consistent, hand_sizes, sample_deal, sample_deals
 from whist_env.view import PlayerView
@@ -60,7 +60,7 @@ def views_along(game: TrickGame, seed: int, every: int = 3) -> list[tuple[State,
 
 @pytest.mark.parametrize(("game_id", "options"), CASES)
 def test_samples_are_consistent_with_the_view(game_id: str, options: dict[str, Any]) -> None:
-    game = env_module(game_id).raw_env.game_cls(**options)
+    game = get_spec(game_id).make_rules(**options)
     rng = np.random.default_rng(1)
     checked = 0
     for seed in range(3):
@@ -76,14 +76,14 @@ def test_samples_are_consistent_with_the_view(game_id: str, options: dict[str, A
 
 
 def test_the_true_deal_is_consistent() -> None:
-    game = env_module("classic_whist_v0").raw_env.game_cls(episode="deal")
+    game = get_spec("classic_whist_v0").make_rules(episode="deal")
     for state, view in views_along(game, 4):
         truth = SampledDeal(tuple(state.hands), (), 0)
         assert consistent(view, truth) == []
 
 
 def test_reproducible_from_the_generator() -> None:
-    game = env_module("classic_whist_v0").raw_env.game_cls(episode="deal")
+    game = get_spec("classic_whist_v0").make_rules(episode="deal")
     _, view = views_along(game, 2)[20]
     a = sample_deals(view, np.random.default_rng(9), 5)
     b = sample_deals(view, np.random.default_rng(9), 5)

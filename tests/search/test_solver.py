@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from whist_env.registry import env_module
+from whist_env.games.german_whist import stock_draws as german_draws
+from whist_env.registry import get_spec
 from whist_env.rules.core import State, TrickGame
 from whist_env.rules.tricks import legal_cards, trick_winner
-from whist_env.search.solver import Position, Solver, game_rules, german_draws, position_from_state
+from whist_env.search.solver import Position, Solver, game_rules, position_from_state
 
 
 def minimax(pos: Position) -> dict[int, int]:
@@ -239,7 +240,7 @@ def _total_left(game: TrickGame, state: State) -> int:
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_position_from_state_matches_rules(game_id: str) -> None:
-    game = env_module(game_id).raw_env.game_cls(**SINGLE_DEAL[game_id])
+    game = get_spec(game_id).make_rules(**SINGLE_DEAL[game_id])
     sides = game_rules(game_id)[0]
     rng = np.random.default_rng(11)
     solver = Solver(tt_bits=14)
@@ -262,7 +263,7 @@ def test_position_from_state_matches_rules(game_id: str) -> None:
 
 def test_german_phase1_draws_follow_the_rules() -> None:
     """After each phase-1 trick the solver's draws put the same cards in the same hands as the rules."""
-    game = env_module("german_whist_v0").raw_env.game_cls()
+    game = get_spec("german_whist_v0").make_rules()
     rng = np.random.default_rng(5)
     state = game.new_episode(rng)
     while state.trick_number < 13:

@@ -13,7 +13,7 @@ import pytest
 
 from whist_env.cards import card_str
 from whist_env.play import Session, interpret, main, ordered_legal
-from whist_env.registry import env_module
+from whist_env.registry import get_spec
 from whist_env.rules.core import State, TrickGame
 
 # One whole deal of each game (options keep the episode to a single deal).
@@ -55,7 +55,7 @@ def before_the_end(out: str) -> str:
 
 # ---------------------------------------------------------------------- interpret()
 def _game(game_id: str, **options: object) -> tuple[TrickGame, State]:
-    game = env_module(game_id).raw_env.game_cls(**options)
+    game = get_spec(game_id).make_rules(**options)
     return game, game.new_episode(np.random.default_rng(5))
 
 

@@ -46,9 +46,9 @@ def test_model_agent_agrees_with_the_trained_policy(trained: tuple[Path, str, di
     model = MaskablePPO.load(path, device="cpu")
     mine = PolicyAgent.from_policy(model.policy, agent.encoder)  # type: ignore[attr-defined]
     rules = agent.encoder  # type: ignore[attr-defined]
-    from whist_env.registry import env_module
+    from whist_env.registry import get_spec
 
-    g = env_module(game).raw_env.game_cls(**options)
+    g = get_spec(game).make_rules(**options)
     rng = np.random.default_rng(0)
     checked = 0
     for _ in range(3):

@@ -14,13 +14,12 @@
 """
 
 from whist_env.agents.base import Agent, RandomAgent
-from whist_env.agents.factory import AGENT_NAMES, HEURISTICS, heuristic_class, heuristic_for, make_agent
+from whist_env.agents.factory import AGENT_NAMES, heuristic_class, heuristic_for, make_agent
 from whist_env.agents.heuristic import HeuristicAgent
 
 __all__ = [
     "AGENT_NAMES",
     "Agent",
-    "HEURISTICS",
     "HeuristicAgent",
     "RandomAgent",
     "heuristic_class",

@@ -6,32 +6,23 @@ Names: ``"random"``, ``"heuristic"``, ``"model:<path>"`` (a saved MaskablePPO mo
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from whist_env.agents.base import Agent, RandomAgent
 from whist_env.agents.heuristic import HeuristicAgent
 from whist_env.errors import OptionError
-
-# game id -> "module:class" of its rule-based agent (imported on first use)
-HEURISTICS: dict[str, str] = {
-    "classic_whist_v0": "whist_env.agents.classic_whist:ClassicWhistHeuristic",
-    "humbug_v0": "whist_env.agents.humbug:HumbugHeuristic",
-    "german_whist_v0": "whist_env.agents.german_whist:GermanWhistHeuristic",
-    "oh_hell_v0": "whist_env.agents.oh_hell:OhHellHeuristic",
-    "humbug_whist_v0": "whist_env.agents.humbug_whist:HumbugWhistHeuristic",
-}
+from whist_env.registry import get_spec
 
 AGENT_NAMES = ("random", "heuristic", "model:<path>", "pimc[:samples=K,max_tricks=N]")
 
 
 def heuristic_class(game_id: str) -> type[HeuristicAgent]:
-    """The rule-based agent class of a game."""
-    if game_id not in HEURISTICS:
-        raise OptionError(f"no heuristic agent for game {game_id!r}; available: {', '.join(HEURISTICS)}")
-    module_name, cls_name = HEURISTICS[game_id].split(":")
-    cls: type[HeuristicAgent] = getattr(importlib.import_module(module_name), cls_name)
-    return cls
+    """The rule-based agent class of a game (its spec's ``heuristic``).
+
+    Raises:
+        OptionError: for an unknown game, naming the known ones.
+    """
+    return get_spec(game_id).heuristic_cls()
 
 
 def heuristic_for(game_id: str, **options: Any) -> HeuristicAgent:
@@ -72,9 +63,5 @@ def make_agent(name: str, game_id: str, **options: Any) -> Agent:
 
 
 def _check_options(game_id: str, options: dict[str, Any]) -> None:
-    from whist_env.registry import GAMES, env_module
-
-    if game_id in GAMES:
-        env_module(game_id).raw_env.game_cls(**options)
-    elif game_id not in HEURISTICS:
-        raise OptionError(f"unknown game {game_id!r}; available: {', '.join(GAMES)}")
+    # Build the rules once: an unknown game or a bad option fails here, with the rules' own message.
+    get_spec(game_id).make_rules(**options)

@@ -18,7 +18,7 @@ class ModelAgent:
     """Plays the action a trained ``MaskablePPO`` model picks, masked to the legal ones.
 
     The model sees exactly what a learner saw in training: the game's observation encoding of the
-    view (built by ``raw_env.make_encoder(game)``), and the legal-action mask. Models trained on the
+    view (built by the game's spec, ``GameSpec.make_encoder``), and the legal-action mask. Models trained on the
     flat vector (``Box``) and on the ``{"observation", "action_mask"}`` dict are both accepted.
 
     Args:
@@ -42,7 +42,7 @@ class ModelAgent:
         device: str = "cpu",
         **options: Any,
     ) -> None:
-        from whist_env.registry import env_module
+        from whist_env.registry import get_spec
 
         self.path = str(path)
         self.game_id = game_id
@@ -50,10 +50,9 @@ class ModelAgent:
         self.device = device
         self.options = dict(options)
         self.name = f"model:{Path(self.path).name}"
-        raw_env = env_module(game_id).raw_env
-        game = raw_env.game_cls(**options)
-        self.encoder = raw_env.make_encoder(game)
-        self.encoder.layout.set_num_actions(game.num_actions)
+        spec = get_spec(game_id)
+        game = spec.make_rules(**options)
+        self.encoder = spec.encoder_for(game)
         self.num_actions = game.num_actions
         self._model: Any = None
         self._dict_obs = False

@@ -1,7 +1,8 @@
 """The PettingZoo AEC environment shared by every game, and the lean default wrapper.
 
 Each game module (``whist_env/classic_whist_v0.py``, ...) subclasses :class:`WhistAECEnv` with its
-rules class and encoder, and exposes ``raw_env`` and ``env``. ``env()`` wraps the raw environment in
+:class:`~whist_env.spec.GameSpec` (rules, encoder, hidden pieces), and exposes ``raw_env`` and ``env``.
+``env()`` wraps the raw environment in
 :class:`WhistWrapper`, which gives PettingZoo's terminate-on-illegal-action behaviour, bounds checks
 and call-order errors in one thin layer instead of three stock wrappers.
 """
@@ -20,6 +21,7 @@ from whist_env.encoding.layout import Layout, cards
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.rules.core import PHASE_OVER, State, TrickGame
+from whist_env.spec import GameSpec
 from whist_env.view import PlayerView
 
 RENDER_MODES = ("human", "ansi")
@@ -48,11 +50,14 @@ class WhistAECEnv(AECEnv):
         "name": "whist",
         "is_parallelizable": False,
     }
+    game_spec: ClassVar[GameSpec]
     game_cls: ClassVar[type[TrickGame]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "game_cls" in cls.__dict__:  # a game's env: its metadata name is the game's id
+        if "game_spec" in cls.__dict__:  # a game's env: its rules come from the spec, its name is the game's id
+            cls.game_cls = cls.game_spec.rules_cls
+        if "game_spec" in cls.__dict__ or "game_cls" in cls.__dict__:
             cls.metadata = {**WhistAECEnv.metadata, "name": cls.game_cls.game_id}
 
     @classmethod
@@ -105,19 +110,19 @@ class WhistAECEnv(AECEnv):
         self._rewarded = False
         self._info_key = (-1, -1)
 
-    # ------------------------------------------------------------------ game hooks
+    # ------------------------------------------------------------------ the game's spec
     @classmethod
     def make_encoder(cls, game: TrickGame) -> TrickEncoder:
-        """The observation encoder of this game."""
-        raise NotImplementedError
+        """The observation encoder of this game (the spec's ``make_encoder``)."""
+        return cls.game_spec.make_encoder(game)
 
     def hidden_pieces(self) -> list[tuple[str, str]]:
         """Names and meanings of hidden card sets in ``state()`` beyond the hands (blinds, stock)."""
-        return []
+        return list(self.game_spec.hidden_pieces)
 
     def hidden_masks(self, state: State) -> list[int]:
         """The masks of :meth:`hidden_pieces`, in order."""
-        return []
+        return self.game_spec.hidden_masks(state)
 
     # ------------------------------------------------------------------ PettingZoo API
     def observation_space(self, agent: str) -> spaces.Space:

@@ -31,11 +31,8 @@ from gymnasium import spaces
 
 from whist_env.agents.base import Agent, RandomAgent
 from whist_env.errors import OptionError
-from whist_env.registry import GAMES, env_module
+from whist_env.registry import get_spec, partnership_games
 from whist_env.rules.core import State
-
-# game id -> relative seat of the learner's partner, for games played in fixed partnerships
-PARTNER_OFFSET: dict[str, int] = {"classic_whist_v0": 2}
 
 SELF = "self"
 
@@ -98,7 +95,7 @@ class SingleAgentWhistEnv(gym.Env):
     """One learner against agents that play inside the env; see the module docstring.
 
     Args:
-        game: environment id (``"german_whist_v0"``, ...; see ``whist_env.registry.GAMES``).
+        game: environment id (``"german_whist_v0"``, ...; see ``whist_env.registry.game_ids()``).
         opponents: who plays the other seats: one agent, name or :class:`OpponentPool` for every
             seat; a sequence of ``n - 1`` of them for the seats to the learner's left, in order
             (relative seats 1, 2, ...); or a mapping ``{relative seat: agent}`` covering 1..n-1.
@@ -126,13 +123,11 @@ class SingleAgentWhistEnv(gym.Env):
         **game_options: Any,
     ) -> None:
         super().__init__()
-        if game not in GAMES:
-            raise OptionError(f"unknown game {game!r}; available: {', '.join(GAMES)}")
-        raw = env_module(game).raw_env(**game_options)
+        self.game_spec = get_spec(game)
         self.game_id = game
         self.game_options = dict(game_options)
-        self.game = raw.game
-        self.encoder = raw.encoder
+        self.game = self.game_spec.make_rules(**game_options)
+        self.encoder = self.game_spec.encoder_for(self.game)
         self.num_players: int = self.game.num_players
         n = self.num_players
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -198,16 +193,16 @@ class SingleAgentWhistEnv(gym.Env):
                 f"{self.game_id}: opponents must be an Agent, a name, an OpponentPool, a sequence of {n - 1} of them "
                 f"or a mapping {{relative seat: agent}}, got {opponents!r}"
             )
+        partner_offset = self.game_spec.partner_offset
         if partner is not None:
-            offset = PARTNER_OFFSET.get(self.game_id)
-            if offset is None:
+            if partner_offset is None:
                 raise OptionError(
-                    f"{self.game_id} is not a partnership game; 'partner' applies to {', '.join(PARTNER_OFFSET)}"
+                    f"{self.game_id} is not a partnership game; 'partner' applies to {', '.join(partnership_games())}"
                 )
-            specs[offset] = partner
+            specs[partner_offset] = partner
         for rel, spec in specs.items():
             if isinstance(spec, str) and spec == SELF:
-                if PARTNER_OFFSET.get(self.game_id) != rel:
+                if partner_offset != rel:
                     raise OptionError(f"{self.game_id}: 'self' may only play the learner's partner seat")
                 continue
             candidates = spec.agents if isinstance(spec, OpponentPool) else [spec]

@@ -9,8 +9,6 @@ compared per game, how the intervals are computed) and ``whist-eval --help`` for
 """
 
 from whist_env.evaluation.arena import (
-    SINGLE_DEAL_OPTIONS,
-    UNITS,
     Arena,
     ArenaConfig,
     DealResult,
@@ -24,8 +22,6 @@ from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult, su
 from whist_env.evaluation.stats import MeanCI, mean_ci, paired_ci, t_quantile_975
 
 __all__ = [
-    "SINGLE_DEAL_OPTIONS",
-    "UNITS",
     "AgentResult",
     "Arena",
     "ArenaConfig",

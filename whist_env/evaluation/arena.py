@@ -13,9 +13,9 @@ How a comparison is run (:func:`evaluate`):
   so every agent holds every hand of every deal and sits in every position relative to the dealer.
   Two agents at two seats: A–B then B–A. Classic whist: A holds seats {0, 2} (a partnership), B
   {1, 3}, then the other way round.
-* **The unit compared** is one deal (:data:`SINGLE_DEAL_OPTIONS` sets each game's options for
-  that; see :data:`UNITS`); ``single_deal=False`` plays the game's whole episode instead (the deal
-  sequence is still shared by the replays).
+* **The unit compared** is one deal (each game's spec sets the options for that,
+  ``GameSpec.single_deal``, and says what it is, ``GameSpec.unit``); ``single_deal=False`` plays the
+  game's whole episode instead (the deal sequence is still shared by the replays).
 * **Scores.** An agent's score on deal ``i`` is its mean return over the seats it held and the
   replays of that deal. Its reported mean and 95% interval are over these per-deal scores; the
   difference of two agents is over the per-deal differences of their scores (a paired, duplicate
@@ -48,27 +48,9 @@ from whist_env.agents.base import Agent
 from whist_env.errors import OptionError
 from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult
 from whist_env.evaluation.stats import mean_ci, paired_ci
-from whist_env.registry import env_module
+from whist_env.registry import get_spec
 from whist_env.rules.core import TrickGame
 from whist_env.view import PlayerView
-
-# game id -> the options that make an episode one deal (the unit of a duplicate comparison)
-SINGLE_DEAL_OPTIONS: dict[str, dict[str, Any]] = {
-    "classic_whist_v0": {"episode": "deal"},
-    "humbug_v0": {"num_deals": 1},
-    "german_whist_v0": {"num_deals": 1},
-    "humbug_whist_v0": {"episode": "deal"},
-    "oh_hell_v0": {"episode": "deal"},
-}
-
-# game id -> what one sample is, in words (with the single-deal options above)
-UNITS: dict[str, str] = {
-    "classic_whist_v0": "one deal: the partnership's ±(tricks − 6) (+ honours when on)",
-    "humbug_v0": "one deal of 26 tricks: ±(trick difference)",
-    "german_whist_v0": "one deal: ±1 for the majority of the scoring tricks (or the trick difference)",
-    "humbug_whist_v0": "one deal after the exchange: ±(trick difference)",
-    "oh_hell_v0": "one deal of `hand_size` cards (default the largest): the seat's deal score",
-}
 
 LINEUPS = ("alternate", "one_vs_rest")
 
@@ -111,7 +93,7 @@ class ArenaConfig:
         num_deals: deals to play (each replayed once per lineup rotation).
         seed: the run's seed.
         options: the game's options.
-        single_deal: add the game's :data:`SINGLE_DEAL_OPTIONS` (one deal per episode).
+        single_deal: add the game's single-deal options (``GameSpec.single_deal``: one deal per episode).
         lineup: ``"alternate"`` or ``"one_vs_rest"`` (see :func:`seat_assignments`).
         names: labels of the agents in the report (default: their names, made unique).
     """
@@ -129,7 +111,7 @@ class ArenaConfig:
         """The options the game is built with."""
         opts = dict(self.options)
         if self.single_deal:
-            for key, value in SINGLE_DEAL_OPTIONS.get(self.game_id, {}).items():
+            for key, value in get_spec(self.game_id).single_deal.items():
                 if key in opts and opts[key] != value:
                     raise OptionError(
                         f"{self.game_id}: option {key}={opts[key]!r} conflicts with single-deal evaluation "
@@ -225,14 +207,17 @@ class Arena:
     def __init__(self, config: ArenaConfig) -> None:
         self.config = config
         self.options = config.game_options()
-        self.game: TrickGame = env_module(config.game_id).raw_env.game_cls(**self.options)
+        spec = get_spec(config.game_id)
+        self.game: TrickGame = spec.make_rules(**self.options)
         n = self.game.num_players
         m = len(config.agents)
         if m < 2:
             raise OptionError(f"an arena compares at least two agents, got {m}")
         self.assignments = seat_assignments(n, m, config.lineup)
-        if config.game_id == "classic_whist_v0" and any(a[0] != a[2] or a[1] != a[3] for a in self.assignments):
-            raise OptionError("classic_whist_v0 is played in partnerships: use lineup 'alternate' with two agents")
+        # Partners win or lose together: each side must be held by one agent in every replay.
+        sides = spec.sides(n)
+        if any(a[s] != a[t] for a in self.assignments for s in range(n) for t in range(n) if sides[s] == sides[t]):
+            raise OptionError(f"{config.game_id} is played in partnerships: use lineup 'alternate' with two agents")
         self._agents: dict[tuple[int, int], Agent] = {}
 
     def agent(self, index: int, seat: int) -> Agent:
@@ -401,7 +386,7 @@ def summarise(config: ArenaConfig, results: Sequence[DealResult], wall_s: float,
     return ArenaReport(
         game_id=config.game_id,
         options=config.game_options(),
-        unit=UNITS.get(config.game_id, "one episode") if config.single_deal else "one whole episode",
+        unit=get_spec(config.game_id).unit if config.single_deal else "one whole episode",
         seed=config.seed,
         num_deals=len(results),
         tables_per_deal=len(results[0].tables) if results else 0,
@@ -453,7 +438,7 @@ def evaluate(
         seed: the run's seed: the same seed gives the same report (timing aside).
         options: the game's options.
         workers: processes to play in (results do not depend on it).
-        single_deal: make each episode one deal (the game's :data:`SINGLE_DEAL_OPTIONS`).
+        single_deal: make each episode one deal (the game's ``GameSpec.single_deal``).
         lineup: ``"alternate"`` or ``"one_vs_rest"``.
         names: labels for the report.
         progress: draw a progress bar on stderr.

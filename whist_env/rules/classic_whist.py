@@ -61,9 +61,14 @@ class ClassicWhistState(State):
         self.game_values: list[tuple[int, ...]] = [(), ()]
 
 
+# Partners sit opposite: seat + 2 is the partner. The game's spec (GameSpec.partner_offset) carries this to
+# every other layer; team_of derives from it too.
+PARTNER_OFFSET = 2
+
+
 def team_of(seat: int) -> int:
     """Partnership of a seat: 0 for seats 0 and 2, 1 for seats 1 and 3."""
-    return seat & 1
+    return seat % PARTNER_OFFSET
 
 
 class ClassicWhist(TrickGame):

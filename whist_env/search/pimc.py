@@ -6,12 +6,12 @@ value. It receives only a :class:`~whist_env.view.PlayerView` and a generator, l
 cannot read hidden cards; the deals it solves are its own guesses.
 
 Where it does not search it plays like its fallback (the game's heuristic agent from
-``whist_env.agents``, or :class:`~whist_env.agents.base.RandomAgent` when none is available):
+its spec, ``GameSpec.heuristic``):
 
 * decisions that are not card play: Oh Hell's bids, Swedish Humbug whist's exchange;
 * the card play of games the solver does not cover (Oh Hell: not a two-sided game);
 * card play with more than ``max_tricks`` tricks left in the deal (the solver's cost grows quickly
-  with the tricks left; see :data:`DEFAULT_MAX_TRICKS` and ``docs/results_search.md``), unless a
+  with the tricks left; see ``SearchSpec.max_tricks`` and ``docs/results_search.md``), unless a
   ``horizon`` is set, in which case it searches that many tricks ahead and estimates the rest.
 
 When the cards of the best average tie, the fallback's card is played if it is one of them, else the
@@ -26,30 +26,29 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.agents.base import Agent, RandomAgent
+from whist_env.agents.base import Agent
 from whist_env.cards import FULL_DECK
 from whist_env.cards import cards_of as _cards
+from whist_env.registry import get_spec
 from whist_env.search.sampler import DealSampler, SampledDeal
-from whist_env.search.solver import SOLVED_GAMES, Position, Solver, game_rules, german_draws
+from whist_env.search.solver import Position, Solver
 from whist_env.view import PlayerView
-
-# Tricks left in the deal from which the agent searches, per game, when neither max_tricks nor a
-# horizon is given: chosen so that a decision stays within tens of milliseconds (docs/results_search.md).
-DEFAULT_MAX_TRICKS: dict[str, int] = {
-    "classic_whist_v0": 7,
-    "humbug_v0": 12,
-    "humbug_whist_v0": 13,
-    "german_whist_v0": 13,
-}
 
 
 def position_from_view(view: PlayerView, deal: SampledDeal, options: dict[str, Any] | None = None) -> Position:
-    """The solver's position for a deal drawn for ``view`` (public facts from the view, hands from the deal)."""
-    sides, counts, follow = game_rules(view.game, options)
+    """The solver's position for a deal drawn for ``view`` (public facts from the view, hands from the deal).
+
+    Raises:
+        ValueError: when the solver does not cover the view's game.
+    """
+    search = get_spec(view.game).search
+    if search is None:
+        raise ValueError(f"the double-dummy solver does not cover {view.game!r} (its spec has no search)")
+    sides, counts, follow = search.rules(options or {})
     trick_number = sum(view.tricks_won)
     draws: tuple[tuple[int, int], ...] = ()
-    if view.game == "german_whist_v0":
-        draws = german_draws(deal.stock, trick_number)
+    if search.draws is not None:
+        draws = search.draws(deal.stock, trick_number)
     return Position(
         hands=deal.hands,
         sides=sides,
@@ -64,14 +63,11 @@ def position_from_view(view: PlayerView, deal: SampledDeal, options: dict[str, A
 
 
 def _fallback_for(game_id: str, options: dict[str, Any]) -> Agent:
-    try:
-        from whist_env.agents.factory import heuristic_for
-    except ImportError:  # pragma: no cover - the agents package without its factory
-        return RandomAgent()
-    try:
-        return heuristic_for(game_id, **options)
-    except Exception:  # noqa: BLE001 - any game without a heuristic plays randomly outside the search
-        return RandomAgent()
+    """The game's rule-based agent (every spec names one); an unknown game or a bad option raises OptionError."""
+    spec = get_spec(game_id)
+    spec.make_rules(**options)  # validates the options like the environment does
+    agent: Agent = spec.heuristic_cls()(**options)
+    return agent
 
 
 class PIMCAgent:
@@ -82,12 +78,16 @@ class PIMCAgent:
         samples: deals drawn per decision (K).
         time_budget: seconds per decision after which no more deals are drawn (None: always ``samples``).
         max_tricks: search only with at most this many tricks left in the deal; earlier card play follows
-            the fallback (None: :data:`DEFAULT_MAX_TRICKS`, or every trick when ``horizon`` is set).
+            the fallback (None: the game's ``SearchSpec.max_tricks``, or every trick when ``horizon`` is set).
         horizon: search this many tricks ahead and estimate the rest (None: search to the end).
         fallback: the agent for everything the search does not cover (default: the game's heuristic).
         tt_bits: size of the solver's transposition table (``2 ** tt_bits`` entries).
         **options: the game's options (German Whist's ``count_all_tricks`` and ``phase1_follow_suit``
             change what the solver counts).
+
+    Raises:
+        OptionError: for an unknown game or a bad option (when no ``fallback`` is given).
+        ValueError: for ``samples`` below 1.
     """
 
     name = "pimc"
@@ -110,12 +110,13 @@ class PIMCAgent:
         self.time_budget = time_budget
         self.horizon = horizon
         self.options = dict(options)
-        if max_tricks is None and horizon is None:
-            max_tricks = DEFAULT_MAX_TRICKS.get(game_id)
+        search = get_spec(game_id).search
+        if max_tricks is None and horizon is None and search is not None:
+            max_tricks = search.max_tricks
         self.max_tricks = max_tricks
         self.fallback = fallback if fallback is not None else _fallback_for(game_id, self.options)
-        self.searches = game_id in SOLVED_GAMES
-        self.total_tricks = len(game_rules(game_id, self.options)[1]) if self.searches else 0
+        self.searches = search is not None
+        self.total_tricks = len(search.rules(self.options)[1]) if search is not None else 0
         self.tt_bits = tt_bits
         self._solver: Solver | None = None
 

@@ -39,15 +39,19 @@ A ``horizon`` limits the search to the next few tricks, scoring the rest with a 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from whist_env.cards import NUM_RANKS, card_str
+from whist_env.registry import game_ids, get_spec
 from whist_env.rules.core import Phase, State, TrickGame
 from whist_env.rules.tricks import legal_cards
+
+if TYPE_CHECKING:
+    from whist_env.spec import SearchSpec
 
 try:  # numba is optional: without it the kernels below run as plain Python
     from numba import njit as _numba_njit
@@ -766,46 +770,32 @@ class Position:
         return "\n".join(lines)
 
 
-SOLVED_GAMES = ("classic_whist_v0", "humbug_v0", "humbug_whist_v0", "german_whist_v0")
+def solved_games() -> tuple[str, ...]:
+    """The registered games the solver covers (those whose spec has a ``search``)."""
+    return tuple(g for g in game_ids() if get_spec(g).search is not None)
 
 
-def game_rules(game_id: str, options: dict[str, Any] | None = None, num_tricks: int = 0) -> tuple[Any, ...]:
+def game_rules(game_id: str, options: Mapping[str, Any] | None = None) -> tuple[Any, ...]:
     """``(sides, counts, follow)`` of a covered game (``counts``/``follow`` are per trick of the deal).
 
     Args:
-        game_id: one of :data:`SOLVED_GAMES`.
+        game_id: one of :func:`solved_games`.
         options: the game's options (German Whist's ``count_all_tricks`` and ``phase1_follow_suit``).
-        num_tricks: tricks in the deal.
 
     Raises:
         ValueError: for a game the solver does not cover.
     """
-    opts = options or {}
-    if game_id == "classic_whist_v0":
-        return (0, 1, 0, 1), (True,) * 13, (True,) * 13
-    if game_id == "humbug_v0":
-        return (0, 1), (True,) * 26, (True,) * 26
-    if game_id == "humbug_whist_v0":
-        return (0, 1), (True,) * 13, (True,) * 13
-    if game_id == "german_whist_v0":
-        count_all = bool(opts.get("count_all_tricks", False))
-        follow1 = bool(opts.get("phase1_follow_suit", True))
-        return (0, 1), (count_all,) * 13 + (True,) * 13, (follow1,) * 13 + (True,) * 13
-    raise ValueError(
-        f"the double-dummy solver covers {', '.join(SOLVED_GAMES)}; not {game_id!r} (Oh Hell is not a two-sided game)"
-    )
+    return _search_of(game_id).rules(options or {})
 
 
-def german_draws(stock: Sequence[int], trick_number: int) -> tuple[tuple[int, int], ...]:
-    """Draws per trick of a German Whist deal, from the stock still on the table (face-up card first).
-
-    After phase-1 trick ``k`` (1-based) the winner takes the face-up card and the loser the next one
-    (RULES.md §5.2); ``stock`` holds the ``26 - 2 * trick_number`` cards left.
-    """
-    draws = [(-1, -1)] * 26
-    for i in range(len(stock) // 2):
-        draws[trick_number + i] = (stock[2 * i], stock[2 * i + 1])
-    return tuple(draws)
+def _search_of(game_id: str) -> SearchSpec:
+    search = get_spec(game_id).search
+    if search is None:
+        raise ValueError(
+            f"the double-dummy solver covers {', '.join(solved_games())}; not {game_id!r} (its spec has no search:"
+            " the solver needs two sides)"
+        )
+    return search
 
 
 def position_from_state(game: TrickGame, state: State) -> Position:
@@ -815,14 +805,13 @@ def position_from_state(game: TrickGame, state: State) -> Position:
         ValueError: when the game is not covered or the state is not in the card play.
     """
     options = dict(game.config.__dict__) if hasattr(game.config, "__dict__") else {}
-    sides, counts, follow = game_rules(game.game_id, options)
+    search = _search_of(game.game_id)
+    sides, counts, follow = search.rules(options)
     if state.phase != Phase.PLAY:
         raise ValueError(f"{game.game_id}: the solver needs a card-play position; the state is in its {state.phase}")
     draws: tuple[tuple[int, int], ...] = ()
-    if game.game_id == "german_whist_v0":
-        k = state.trick_number
-        stock = tuple(getattr(state, "stock", ()))[2 * k :] if k < 13 else ()
-        draws = german_draws(stock, k)
+    if search.draws is not None and search.table_stock is not None:
+        draws = search.draws(search.table_stock(state), state.trick_number)
     return Position(
         hands=tuple(state.hands),
         sides=sides,
