@@ -196,3 +196,22 @@ def test_make_pimc_without_a_builder_refuses_a_named_fallback() -> None:
         make_pimc("pimc:fallback=random", "humbug_v0")
     with pytest.raises(OptionError, match="not a PIMC agent spec"):
         make_pimc("heuristic", "humbug_v0")
+
+
+def test_docs_list_every_agent_and_parameter_and_quote_real_messages() -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text(encoding="utf-8")
+    for kind in AGENT_KINDS.values():
+        assert f"| `{kind.name}` |" in docs
+        for param in kind.params:
+            assert f"`{param.name}`" in docs, (kind.name, param.name)
+    for text in ["pimcx", "pimc:k=3", "pimc(samples=x)", "pimc(samples=3", "model:"]:
+        with pytest.raises(OptionError) as err:
+            parse_agent_spec(text)
+        assert str(err.value) in docs, str(err.value)
+    with pytest.raises(OptionError) as err:
+        make_agent("pretrained", "humbug_v0")
+    assert str(err.value) in docs
+    spec = parse_agent_spec("pimc:samples=20,fallback=model:runs/x/model.zip")
+    assert f"# '{format_agent_spec(spec)}'" in docs

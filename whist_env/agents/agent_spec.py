@@ -309,8 +309,9 @@ class _Parser:
         while self.pos < len(self.text) and self.text[self.pos].isspace():
             self.pos += 1
 
-    def error(self, what: str) -> OptionError:
-        return OptionError(f"{what} (in agent spec {self.text!r}, at position {self.pos})")
+    def error(self, what: str, at: int | None = None) -> OptionError:
+        where = self.pos if at is None else at
+        return OptionError(f"{what} (in agent spec {self.text!r}, at position {where})")
 
     def leftover(self) -> None:
         rest = self.text[self.pos :]
@@ -417,11 +418,12 @@ class _Parser:
         if param.kind == "agent":
             args[key] = self.spec(stops=nested_stops)
         else:
+            value_at = self.pos
             raw = self.scalar(stops)
             try:
                 args[key] = _convert(kind, param, raw)
             except OptionError as err:
-                raise self.error(str(err)) from None
+                raise self.error(str(err), at=value_at) from None
 
     def scalar(self, stops: str) -> str:
         """A value up to a ``stops`` character outside brackets and quotes; quoted values lose their quotes."""
