@@ -232,7 +232,7 @@ class Recorder:
         self._rng = _RecordingRng(rng)
         self.state = game.new_episode(cast(np.random.Generator, self._rng), deck, dealer, **start)
         numbers, decks = self._rng.numbers, self._rng.decks
-        if dealer is None:
+        if dealer is None and numbers:
             numbers.pop(0)  # the rules draw the first dealer before anything else (RULES.md §0.3)
         self._deck = tuple(check_deck(deck, game.game_id)) if deck is not None else tuple(decks.pop(0))
         self._start = dict(start)
