@@ -46,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents",
         nargs="+",
         default=["heuristic", "random"],
-        help="two or more agents: random, heuristic, model:<path.zip> (default: heuristic random)",
+        help="two or more agent specs: random, heuristic, model:<path.zip>, pimc:samples=10,max_tricks=7, "
+        "'pimc(samples=20, fallback=model(path=runs/x/model.zip))' (see docs/agents.md; default: heuristic random)",
     )
     p.add_argument("--deals", type=int, default=1000, help="deals per game, each replayed per lineup (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")

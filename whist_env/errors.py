@@ -19,3 +19,7 @@ class IllegalActionError(ValueError):
 
 class OptionError(ValueError):
     """A bad constructor option, reset option or configuration value."""
+
+
+class RecordError(ValueError):
+    """A game record that cannot be read or does not fit the rules; the message names the step."""

@@ -141,7 +141,7 @@ class Session:
         game_id: the environment id.
         options: the game's options.
         seat: the human's seat.
-        opponents: agent names (``make_agent`` names) for the other seats, from the human's left; one name
+        opponents: agent specs (``make_agent``'s grammar) for the other seats, from the human's left; one name
             plays every other seat.
         seed: deals (the game's generator) and the agents' choices.
         show_hands: at the end, show every hand as dealt (and what else lay on the table face down).
@@ -372,8 +372,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--opponents",
         default="heuristic",
-        help="agents for the other seats, from your left: one name for all (random, heuristic, "
-        "model:<path.zip>) or a comma-separated name per seat (default heuristic)",
+        help="agents for the other seats, from your left: one agent spec for all (random, heuristic, "
+        "model:<path.zip>, 'pimc(samples=10, fallback=heuristic)'; see docs/agents.md) or a comma-separated "
+        "spec per seat (default heuristic)",
     )
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new one, printed)")
     p.add_argument("--show-hands", action="store_true", help="at the end show every hand as dealt")
@@ -382,11 +383,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``whist-play``; returns the exit status (2 for bad arguments)."""
+    from whist_env.agents.agent_spec import split_agent_specs
+
     args = build_parser().parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
-    opponents = [name.strip() for name in args.opponents.split(",") if name.strip()]
     _safe_output(sys.stdout)
     try:
+        opponents = split_agent_specs(args.opponents)  # commas inside a spec (pimc:samples=10,max_tricks=7) stay
         session = Session(args.game, dict(args.option), args.seat, opponents, seed, args.show_hands)
     except (OptionError, ValueError, ImportError, OSError) as err:
         print(f"whist-play: error: {err}", file=sys.stderr)

@@ -209,6 +209,17 @@ def test_cli(tmp_path: Path, capsys: Any) -> None:
     assert "| heuristic |" in capsys.readouterr().out
 
 
+def test_cli_takes_agent_specs(capsys: Any) -> None:
+    from whist_env.cli_eval import main
+
+    nested = "pimc(samples=2, max_tricks=1, fallback=random)"
+    assert main(["humbug_v0", "--agents", nested, "pimc:samples=2,max_tricks=1", "--deals", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"| {nested} |" in out and "| pimc:samples=2,max_tricks=1 |" in out
+    assert main(["humbug_v0", "--agents", "heuristic", "pimc(fallback=random", "--deals", "1", "--quiet"]) == 1
+    assert "unbalanced brackets" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "game_id", ["classic_whist_v0", "humbug_v0", "oh_hell_v0", "german_whist_v0", "humbug_whist_v0"]

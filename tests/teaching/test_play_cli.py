@@ -229,6 +229,27 @@ def test_the_seat_and_a_list_of_opponents() -> None:
     assert "player_2 (you)" in out and "════ game over ════" in out
 
 
+def test_opponents_given_as_agent_specs_with_commas_inside() -> None:
+    """``--opponents`` splits between specs, not inside one: a colon spec's commas and bracketed ones stay."""
+    from whist_env.search.pimc import PIMCAgent
+
+    session = Session(
+        "oh_hell_v0",
+        {"num_players": 4, "episode": "deal", "hand_size": 2},
+        0,
+        ["pimc:samples=2,max_tricks=1", "random", "pimc(samples=3, fallback=random)"],
+        0,
+    )
+    first, second, third = (session.agents[s] for s in (1, 2, 3))
+    assert isinstance(first, PIMCAgent) and (first.samples, first.max_tricks) == (2, 1)
+    assert isinstance(third, PIMCAgent) and third.samples == 3 and type(third.fallback).__name__ == "RandomAgent"
+    proc = run_cli(
+        ["--game", "humbug_v0", "--seed", "3", "--opponents", "pimc:samples=2,max_tricks=1"], candidate_lines(5)
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "player_1 pimc:samples=2,max_tricks=1" in proc.stdout
+
+
 def test_german_whist_draws_reach_only_the_drawer() -> None:
     status, out = _session({"game": "german_whist_v0", "seed": 4}, candidate_lines())
     assert status == 0
@@ -246,6 +267,9 @@ def test_german_whist_draws_reach_only_the_drawer() -> None:
         (["--game", "humbug_v0", "--option", "mode=closed"], "mode='closed' is not allowed"),
         (["--game", "classic_whist_v0", "--opponents", "random,random"], "give one opponent for all of them or 3"),
         (["--game", "humbug_v0", "--opponents", "model:/nonexistent/model.zip"], "no saved model at /nonexistent"),
+        (["--game", "humbug_v0", "--opponents", "pimc(samples=2"], "unbalanced brackets"),
+        (["--game", "humbug_v0", "--opponents", "pimc:samples=2,k=1"], "pimc has no parameter 'k'"),
+        (["--game", "humbug_v0", "--opponents", "pretrained"], "'pretrained' is not available yet"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_message(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

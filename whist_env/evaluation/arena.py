@@ -48,6 +48,7 @@ from whist_env.agents.base import Agent
 from whist_env.errors import OptionError
 from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult
 from whist_env.evaluation.stats import mean_ci, paired_ci
+from whist_env.record import GameRecord, record_of
 from whist_env.registry import get_spec
 from whist_env.rules.core import TrickGame
 from whist_env.view import PlayerView
@@ -162,10 +163,12 @@ class TableResult:
     Attributes:
         assignment: agent index per seat.
         returns: each seat's return. # (n,)
+        record: what was dealt and played (only when asked for: :meth:`Arena.records`).
     """
 
     assignment: tuple[int, ...]
     returns: tuple[float, ...]
+    record: GameRecord | None = None
 
 
 @dataclass
@@ -233,8 +236,12 @@ class Arena:
         dealer = int(rng.integers(self.game.num_players))
         return dealer, rng.permutation(52).tolist()
 
-    def play_deal(self, index: int) -> DealResult:
-        """Play every replay of deal ``index``."""
+    def records(self, index: int) -> list[GameRecord]:
+        """The game record of every replay of deal ``index`` (to study a deal, or attach it to a bug report)."""
+        return [t.record for t in self.play_deal(index, record=True).tables if t.record is not None]
+
+    def play_deal(self, index: int, record: bool = False) -> DealResult:
+        """Play every replay of deal ``index`` (keeping each table's :class:`GameRecord` when ``record``)."""
         game = self.game
         m = len(self.config.agents)
         dealer, deck = self.deal(index)
@@ -242,7 +249,8 @@ class Arena:
         tables = []
         for replay, assignment in enumerate(self.assignments):
             game_rng = np.random.default_rng([self.config.seed, index, 1])
-            state = game.new_episode(game_rng, deck=deck, dealer=dealer)
+            recorder = record_of(game, game_rng, self.options, deck, dealer) if record else None
+            state = recorder.state if recorder else game.new_episode(game_rng, deck=deck, dealer=dealer)
             seat_rngs = [np.random.default_rng([self.config.seed, index, 2, replay, s]) for s in range(len(assignment))]
             seat_agents = [self.agent(j, s) for s, j in enumerate(assignment)]
             while not state.done:
@@ -256,8 +264,12 @@ class Arena:
                 if not _is_legal(action, view):
                     illegal[j] += 1
                     action = (view.legal & -view.legal).bit_length() - 1
-                game.step(state, int(action), game_rng)
-            tables.append(TableResult(tuple(assignment), tuple(float(r) for r in state.returns)))
+                if recorder:
+                    recorder.step(int(action))
+                else:
+                    game.step(state, int(action), game_rng)
+            returns = tuple(float(r) for r in state.returns)
+            tables.append(TableResult(tuple(assignment), returns, recorder.record() if recorder else None))
         return DealResult(index, tables, decisions, illegal, think)
 
 

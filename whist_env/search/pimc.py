@@ -22,13 +22,16 @@ solved); the result then depends on the machine's speed, so leave it unset for r
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from whist_env.agents.base import Agent
+from whist_env.agents.agent_spec import AgentSpec, parse_agent_spec
+from whist_env.agents.base import Agent, RandomAgent
 from whist_env.cards import FULL_DECK
 from whist_env.cards import cards_of as _cards
+from whist_env.errors import OptionError
 from whist_env.registry import get_spec
 from whist_env.search.sampler import DealSampler, SampledDeal
 from whist_env.search.solver import Position, Solver
@@ -197,25 +200,31 @@ def _one_run(view: PlayerView, legal: int) -> bool:
     return between == legal
 
 
-PIMC_PARAMETERS = {"samples": int, "time_budget": float, "max_tricks": int, "horizon": int, "tt_bits": int}
+def make_pimc(
+    name: str | AgentSpec,
+    game_id: str,
+    make_fallback: Callable[[AgentSpec], Agent] | None = None,
+    **options: Any,
+) -> PIMCAgent:
+    """The PIMC agent from its agent spec: ``"pimc"``, ``"pimc:samples=10,max_tricks=7"``, ``"pimc(samples=20,
+    fallback=model(path=runs/x/model.zip))"`` (the grammar of :mod:`whist_env.agents.agent_spec`).
 
-
-def make_pimc(name: str, game_id: str, **options: Any) -> PIMCAgent:
-    """The PIMC agent from its name: ``"pimc"``, or ``"pimc:samples=10,max_tricks=7"`` to set parameters.
+    Args:
+        name: the spec, as text or parsed.
+        game_id: the environment id.
+        make_fallback: builds the agent of a ``fallback`` spec (``whist_env.agents.make_agent`` passes itself).
+        **options: the game's options.
 
     Raises:
-        ValueError: for an unknown parameter or a value that is not a number, naming the known ones.
+        OptionError: for a spec the grammar rejects, naming what is allowed.
     """
-    head, _, spec = name.partition(":")
-    if head != "pimc":
-        raise ValueError(f"not a PIMC agent name: {name!r}; write 'pimc' or 'pimc:samples=10,max_tricks=7'")
-    params: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in spec.split(","))):
-        key, _, value = item.partition("=")
-        if key not in PIMC_PARAMETERS or not value:
-            raise ValueError(f"unknown PIMC parameter {item!r}; known: {', '.join(PIMC_PARAMETERS)} (as key=value)")
-        try:
-            params[key] = PIMC_PARAMETERS[key](value)
-        except ValueError:
-            raise ValueError(f"PIMC parameter {key} must be a number, got {value!r}") from None
+    spec = parse_agent_spec(name) if isinstance(name, str) else name
+    if spec.name != "pimc":
+        raise OptionError(f"not a PIMC agent spec: {str(spec)!r}; write 'pimc' or 'pimc(samples=10, max_tricks=7)'")
+    params: dict[str, Any] = spec.kwargs
+    fallback = params.pop("fallback", None)
+    if fallback is not None:
+        if make_fallback is None:
+            raise OptionError(f"{str(spec)!r} names a fallback agent: build it with whist_env.agents.make_agent")
+        params["fallback"] = make_fallback(fallback)
     return PIMCAgent(game_id, **params, **options)
