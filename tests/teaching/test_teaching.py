@@ -1,4 +1,4 @@
-"""The notebook helpers in whist_env/teaching.py."""
+"""The notebook helpers in whist_env/teaching/ (one module per notebook, re-exported by the package)."""
 
 from __future__ import annotations
 
