@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.cards import NUM_CARDS, card_pretty, format_cards
+from whist_env.cards import NUM_CARDS, bits_of, card_pretty, format_cards
 from whist_env.registry import GAMES, make
 from whist_env.rules.core import TrickGame
 from whist_env.teaching.common import AgentLike, _agents_for
@@ -46,7 +46,7 @@ def action_names(game: TrickGame | Any, actions: Any) -> list[str]:
     mask) or a list of action ids; ``game`` is the rules or an env."""
     rules: TrickGame = game if isinstance(game, TrickGame) else _raw(game).game
     if isinstance(actions, int):
-        ids = [a for a in range(rules.num_actions) if (actions >> a) & 1]
+        ids = bits_of(actions)
     elif isinstance(actions, np.ndarray) and actions.shape == (rules.num_actions,):
         ids = [int(a) for a in np.flatnonzero(actions)]
     else:
