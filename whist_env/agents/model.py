@@ -53,7 +53,6 @@ class ModelAgent:
         raw_env = env_module(game_id).raw_env
         game = raw_env.game_cls(**options)
         self.encoder = raw_env.make_encoder(game)
-        self.encoder.layout.set_num_actions(game.num_actions)
         self.num_actions = game.num_actions
         self._model: Any = None
         self._dict_obs = False
