@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.registry import GAMES, env_module, make
+from whist_env.registry import game_ids, get_spec, make
 
 # Extra rows beyond each game's defaults: (label, game_id, options).
 EXTRA_ROWS: list[tuple[str, str, dict[str, Any]]] = [
@@ -45,8 +45,8 @@ EXTRA_ROWS: list[tuple[str, str, dict[str, Any]]] = [
 
 def rows() -> list[tuple[str, str, dict[str, Any]]]:
     """Every benchmark row whose game is registered."""
-    out = [(g, g, {}) for g in GAMES if g != "oh_hell_v0"]
-    out += [r for r in EXTRA_ROWS if r[1] in GAMES]
+    out = [(g, g, {}) for g in game_ids() if g != "oh_hell_v0"]
+    out += [r for r in EXTRA_ROWS if r[1] in game_ids()]
     return out
 
 
@@ -84,7 +84,7 @@ def aec_loop(game_id: str, options: dict[str, Any]) -> Callable[[float], int]:
 
 
 def rules_loop(game_id: str, options: dict[str, Any]) -> Callable[[float], int]:
-    game = env_module(game_id).raw_env(**options).game
+    game = get_spec(game_id).make_rules(**options)
     rng = np.random.default_rng(0)
     pick = random.Random(0)  # a cheap chooser, so that the figure measures the rules engine
 

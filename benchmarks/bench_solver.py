@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.registry import env_module, get_spec
+from whist_env.registry import get_spec
 from whist_env.search.pimc import PIMCAgent
 from whist_env.search.solver import HAVE_NUMBA, Position, Solver, game_rules
 
@@ -72,7 +72,7 @@ def timed(fn: Any, items: list[Any]) -> dict[str, float]:
 def pimc_views(game_id: str, count: int, tricks_left: int, seed: int) -> list[Any]:
     """Views of seats about to play with ``tricks_left`` tricks left, from games of random play."""
     options = {"episode": "deal"} if game_id in ("classic_whist_v0", "humbug_whist_v0") else {}
-    game = env_module(game_id).raw_env.game_cls(**options)
+    game = get_spec(game_id).make_rules(**options)
     total = len(game_rules(game_id)[1])
     rng = np.random.default_rng(seed)
     views: list[Any] = []

@@ -4,15 +4,22 @@ import pytest
 
 from whist_env.cards import (
     FULL_DECK,
+    SUIT_MASKS,
+    above,
+    below,
+    bits_of,
     card_pretty,
     card_str,
     cards_of,
     format_hand,
+    highest,
+    lowest,
     mask_of,
     parse_card,
     parse_cards,
     rank,
     suit,
+    suits_cards,
 )
 
 
@@ -55,3 +62,25 @@ def test_masks() -> None:
     assert cards_of(m) == sorted(cards)
     assert cards_of(FULL_DECK) == list(range(52))
     assert format_hand(m) == "♠ A  ♥ -  ♦ 10  ♣ 2"
+
+
+def test_bits_of_lists_set_bits_beyond_the_deck_too() -> None:
+    # An action mask has bits above 51 (bids, KEEP/EXCHANGE): bits_of lists them all, ascending.
+    assert bits_of(0) == []
+    assert bits_of((1 << 53) | (1 << 52) | (1 << 7) | 1) == [0, 7, 52, 53]
+    assert bits_of(FULL_DECK) == cards_of(FULL_DECK) == list(range(52))
+
+
+def test_lowest_highest_above_below() -> None:
+    hearts = mask_of(parse_cards("3H 9H KH"))
+    assert card_str(lowest(hearts)) == "3H" and card_str(highest(hearts)) == "KH"
+    nine = parse_card("9H")
+    assert cards_of(above(nine)) == parse_cards("TH JH QH KH AH")
+    assert cards_of(below(nine)) == parse_cards("2H 3H 4H 5H 6H 7H 8H")
+    assert above(parse_card("AS")) == 0 and below(parse_card("2C")) == 0
+
+
+def test_suits_cards_of_a_suit_set() -> None:
+    assert suits_cards(0) == 0
+    assert suits_cards(0b1010) == SUIT_MASKS[1] | SUIT_MASKS[3]
+    assert suits_cards(0b1111) == FULL_DECK

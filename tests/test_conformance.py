@@ -18,7 +18,7 @@ from pettingzoo.test import api_test, seed_test
 import whist_env
 from whist_env.cards import cards_of
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.registry import game_ids, make
+from whist_env.registry import game_ids, get_spec, make
 from whist_env.testing import case_id, option_cases, play_random_episode
 
 CASES = [pytest.param(g, o, id=case_id(g, o)) for g, o in option_cases()]
@@ -335,3 +335,21 @@ def test_import_does_not_pull_heavy_dependencies() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"import whist_env imported {out.stdout.strip()}"
+
+
+@pytest.mark.parametrize(("game_id", "options"), CASES)
+def test_encoder_sizes_its_action_mask_at_construction(game_id: str, options: dict[str, Any]) -> None:
+    """A freshly made encoder already masks the game's whole action space (nothing to call after it)."""
+    spec = get_spec(game_id)
+    game = spec.make_rules(**options)
+    encoder = spec.make_encoder(game)
+    assert encoder.layout.num_actions == game.num_actions
+    rng = np.random.default_rng(5)
+    for state in play_random_episode(game, rng, check=False):
+        if state.done:
+            break
+        view = game.view(state, state.to_act)
+        obs, mask = encoder.encode_with_mask(view)
+        assert mask.shape == (game.num_actions,) and mask.dtype == np.int8
+        assert [int(a) for a in np.flatnonzero(mask)] == view.legal_actions()
+        assert np.array_equal(obs, encoder.encode(view))

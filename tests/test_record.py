@@ -11,7 +11,7 @@ import pytest
 
 from whist_env.errors import RecordError
 from whist_env.record import FORMAT, GameRecord, record_of
-from whist_env.registry import env_module
+from whist_env.registry import get_spec
 from whist_env.rules.core import State, TrickGame, _all_slots
 from whist_env.testing import case_id, option_cases, play_random_episode, random_action
 
@@ -19,7 +19,7 @@ CASES = option_cases()
 
 
 def rules(game_id: str, **options: Any) -> TrickGame:
-    game: TrickGame = env_module(game_id).raw_env.game_cls(**options)
+    game: TrickGame = get_spec(game_id).make_rules(**options)
     return game
 
 
@@ -33,9 +33,7 @@ def _frozen(value: Any) -> Any:
 
 
 def encoder_for(game_id: str, game: TrickGame) -> Any:
-    encoder = env_module(game_id).raw_env.make_encoder(game)
-    encoder.layout.set_num_actions(game.num_actions)
-    return encoder
+    return get_spec(game_id).make_encoder(game)
 
 
 def observations(encoder: Any, game: TrickGame, state: State) -> list[bytes]:

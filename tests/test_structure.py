@@ -195,7 +195,7 @@ def test_spec_is_consistent(game_id: str) -> None:
     assert spec.heuristic_cls().game_id == game_id
     for options in spec.option_grid:
         game = spec.make_rules(**options)
-        encoder = spec.encoder_for(game)
+        encoder = spec.make_encoder(game)
         assert encoder.size > 0
         state = game.new_episode(__import__("numpy").random.default_rng(0))
         assert len(spec.hidden_masks(state)) == len(spec.hidden_pieces)

@@ -68,4 +68,4 @@ def build_vec_env(config: TrainConfig) -> Any:
 def probe_encoder(config: TrainConfig) -> TrickEncoder:
     """The observation encoder of ``config``'s game and options (from the game's spec; no env is built)."""
     spec = get_spec(config.game)
-    return spec.encoder_for(spec.make_rules(**config.game_options))
+    return spec.make_encoder(spec.make_rules(**config.game_options))

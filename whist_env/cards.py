@@ -8,7 +8,7 @@ cheap to copy, and set operations are single machine-level ops.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 NUM_CARDS = 52
 NUM_SUITS = 4
@@ -94,17 +94,48 @@ def mask_of(cards: Iterable[int]) -> int:
     return m
 
 
-def iter_cards(mask: int) -> Iterator[int]:
-    """Card ids in a mask, ascending."""
+def bits_of(mask: int) -> list[int]:
+    """Indices of the bits set in ``mask``, ascending: the card ids of a card mask, the action ids of an action mask."""
+    out = []
     while mask:
         low = mask & -mask
-        yield low.bit_length() - 1
+        out.append(low.bit_length() - 1)
         mask ^= low
+    return out
 
 
 def cards_of(mask: int) -> list[int]:
     """Card ids in a mask, ascending (suit-major: clubs first, then by rank)."""
-    return list(iter_cards(mask))
+    return bits_of(mask)
+
+
+def lowest(mask: int) -> int:
+    """Lowest card id of a non-empty mask (in one suit: the lowest rank)."""
+    return (mask & -mask).bit_length() - 1
+
+
+def highest(mask: int) -> int:
+    """Highest card id of a non-empty mask (in one suit: the highest rank)."""
+    return mask.bit_length() - 1
+
+
+def above(card: int) -> int:
+    """Mask of the cards of ``card``'s suit ranking above it."""
+    return SUIT_MASKS[card // NUM_RANKS] & ~((2 << card) - 1)
+
+
+def below(card: int) -> int:
+    """Mask of the cards of ``card``'s suit ranking below it."""
+    return SUIT_MASKS[card // NUM_RANKS] & ((1 << card) - 1)
+
+
+def suits_cards(suit_bits: int) -> int:
+    """Mask of every card of the suits set in a 4-bit suit set (bit ``s`` = suit ``s``; a seat's voids)."""
+    m = 0
+    for s in range(NUM_SUITS):
+        if suit_bits >> s & 1:
+            m |= SUIT_MASKS[s]
+    return m
 
 
 def count(mask: int) -> int:
@@ -126,8 +157,3 @@ def format_hand(mask: int) -> str:
         ranks = [RANKS[rank(c)] for c in reversed(cards_of(mask & SUIT_MASKS[s]))]
         parts.append(SUIT_SYMBOLS[s] + " " + (" ".join(r.replace("T", "10") for r in ranks) or "-"))
     return "  ".join(parts)
-
-
-def canonical_deck() -> list[int]:
-    """The canonical (unshuffled) deck order 0..51 used by RULES.md test vectors."""
-    return list(range(NUM_CARDS))

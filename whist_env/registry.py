@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any
 from whist_env.errors import OptionError
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from whist_env.envs.aec import WhistAECEnv
     from whist_env.spec import GameSpec
 
@@ -112,16 +110,6 @@ def raw_env_class(game_id: str) -> type[WhistAECEnv]:
         cls = type(f"{game_id}_raw_env", (WhistAECEnv,), {"game_spec": spec, "__doc__": spec.rules_cls.__doc__})
     _RAW_ENVS[game_id] = cls
     return cls
-
-
-def env_module(game_id: str) -> ModuleType:
-    """The module of a built-in game's PettingZoo face (``classic_whist_v0`` → ``whist_env.classic_whist_v0``).
-
-    Kept for older callers; code in the package reads the game through :func:`get_spec`.
-    """
-    if game_id not in GAMES:
-        raise _unknown(game_id)
-    return importlib.import_module(GAMES[game_id])
 
 
 def make(game_id: str, raw: bool = False, **options: Any) -> Any:

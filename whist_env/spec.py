@@ -125,12 +125,6 @@ class GameSpec:
         """
         return self.rules_cls(**options)
 
-    def encoder_for(self, game: TrickGame) -> TrickEncoder:
-        """The ready encoder of ``game``: ``make_encoder`` with the layout's action count set."""
-        encoder = self.make_encoder(game)
-        encoder.layout.set_num_actions(game.num_actions)
-        return encoder
-
     def heuristic_cls(self) -> type[HeuristicAgent]:
         """The rule-based agent class (its module is imported now)."""
         module_name, cls_name = self.heuristic.split(":")

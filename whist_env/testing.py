@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from whist_env.agents.base import random_action
 from whist_env.registry import game_ids, get_spec
 from whist_env.rules.core import State, TrickGame
 
@@ -22,17 +23,6 @@ def option_cases() -> list[tuple[str, dict[str, Any]]]:
 def case_id(game_id: str, options: dict[str, Any]) -> str:
     """A readable test id: ``classic_whist_v0[episode=deal]``."""
     return f"{game_id}[{','.join(f'{k}={v}' for k, v in options.items()) or 'default'}]"
-
-
-def random_action(legal_mask: int, rng: np.random.Generator) -> int:
-    """A uniformly random action from an int mask of legal actions."""
-    k = legal_mask.bit_count()
-    if k == 0:
-        raise ValueError("no legal action to choose from")
-    m = legal_mask
-    for _ in range(int(rng.integers(k))):
-        m &= m - 1
-    return (m & -m).bit_length() - 1
 
 
 def play_random_episode(game: TrickGame, rng: np.random.Generator, check: bool = True, **start: Any) -> Iterator[State]:
@@ -53,3 +43,6 @@ def play_random_episode(game: TrickGame, rng: np.random.Generator, check: bool =
         if check:
             game.check_invariants(state)
         yield state
+
+
+__all__ = ["case_id", "option_cases", "play_random_episode", "random_action"]

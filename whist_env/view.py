@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from whist_env.cards import card_str, format_cards, suit_str
+from whist_env.cards import bits_of, card_str, format_cards, suit_str
 
 
 @dataclass(slots=True)
@@ -81,12 +81,7 @@ class PlayerView:
 
     def legal_actions(self) -> list[int]:
         """The legal actions as a sorted list."""
-        out, m = [], self.legal
-        while m:
-            low = m & -m
-            out.append(low.bit_length() - 1)
-            m ^= low
-        return out
+        return bits_of(self.legal)
 
     def summary(self) -> str:
         """A few lines in words, for teaching and debugging."""

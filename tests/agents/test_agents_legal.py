@@ -61,3 +61,20 @@ def test_make_agent_names(game_id: str) -> None:
     assert isinstance(make_agent("random", game_id), RandomAgent)
     agent = make_agent("heuristic", game_id)
     assert agent.name == "heuristic" and type(agent).__doc__ and len(type(agent).__doc__ or "") > 200
+
+
+def test_random_agent_is_random_action_on_the_view() -> None:
+    # One implementation: the agent draws exactly as random_action does on its view's mask, uniformly.
+    from whist_env.agents.base import random_action
+    from whist_env.rules.oh_hell import OhHell
+
+    game = OhHell(num_players=3, episode="deal")
+    state = game.new_episode(np.random.default_rng(0))
+    view = game.view(state, state.to_act)  # the first bid: bids 0..k are legal
+    legal = view.legal_actions()
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    picks = [RandomAgent().act(view, a) for _ in range(600)]
+    assert picks == [random_action(view.legal, b) for _ in range(600)]
+    assert set(picks) == set(legal)
+    with pytest.raises(ValueError, match="no legal action"):
+        random_action(0, a)

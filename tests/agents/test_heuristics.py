@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from whist_env.agents import heuristic_for
-from whist_env.agents.cardplay import Table, beats
+from whist_env.agents.cardplay import Table
 from whist_env.agents.endgame import solve
 from whist_env.agents.humbug_whist import EXCHANGE, KEEP
 from whist_env.agents.oh_hell import BID_BASE, choose_bid
 from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, mask_of, parse_card, parse_cards
 from whist_env.registry import get_spec
-from whist_env.rules.tricks import legal_cards, trick_winner
+from whist_env.rules.tricks import beats, legal_cards, trick_winner
 from whist_env.view import PlayerView
 
 RNG = np.random.default_rng(0)

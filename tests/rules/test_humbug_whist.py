@@ -16,10 +16,9 @@ from whist_env.rules.humbug_whist import (
     KEEP,
     HumbugWhist,
     HumbugWhistState,
-    honours_in,
     score_deal,
 )
-from whist_env.rules.scoring import game_value, honour_points, rubber_margin
+from whist_env.rules.scoring import game_value, honour_points, honours_in, rubber_margin
 from whist_env.rules.tricks import legal_cards, trick_winner
 from whist_env.testing import random_action
 

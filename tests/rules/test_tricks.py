@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from whist_env.cards import CLUBS, DIAMONDS, HEARTS, SPADES, cards_of, mask_of, parse_card, parse_cards
-from whist_env.rules.tricks import NO_SUIT, legal_cards, trick_winner
+from whist_env.rules.tricks import NO_SUIT, beats, legal_cards, trick_leader, trick_winner
 
 
 def legal(hand: str, led: str | None) -> set[str]:
@@ -65,3 +65,22 @@ def test_follow_suit_vectors(hand: str, led: str, expected: set[str]) -> None:
 )
 def test_trick_winner_vectors(plays: str, trump: int | None, expected: int) -> None:
     assert winner(plays, trump) == expected
+
+
+@pytest.mark.parametrize("trump", [None, CLUBS, DIAMONDS, HEARTS, SPADES])
+def test_beats_is_the_pairwise_form_of_trick_leader(trump: int | None) -> None:
+    # RULES.md §0.5, one rule: a two-card trick goes to the second card exactly when it beats the lead.
+    for lead in range(52):
+        for card in range(52):
+            if card != lead:
+                second_wins = trick_leader([(0, lead), (1, card)], trump) == (1, card)
+                assert beats(card, lead, trump) == second_wins
+
+
+def test_trick_leader_of_a_trick_in_progress() -> None:
+    # The card that leads matters to a follower (Table.best), not only the seat.
+    plays = list(enumerate(parse_cards("9D KD 2H")))
+    assert trick_leader(plays[:1], HEARTS) == (0, parse_card("9D"))
+    assert trick_leader(plays[:2], HEARTS) == (1, parse_card("KD"))
+    assert trick_leader(plays, HEARTS) == (2, parse_card("2H"))
+    assert trick_leader(plays, None) == (1, parse_card("KD")) and trick_winner(plays, None) == 1

@@ -49,8 +49,7 @@ def test_no_logic_of_their_own(path: Path) -> None:
         tree = ast.parse(cell.source)
         for node in ast.walk(tree):
             assert not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)), (
-                f"{path.name}: define functions and classes in whist_env/teaching.py, not in the notebook:\n"
-                f"{cell.source}"
+                f"{path.name}: define functions and classes in whist_env/teaching/, not in the notebook:\n{cell.source}"
             )
             if isinstance(node, ast.Import):
                 roots = {alias.name.split(".")[0] for alias in node.names}

@@ -32,10 +32,20 @@ class RandomAgent:
     name = "random"
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
-        legal = view.legal
-        k = legal.bit_count()
-        if k == 0:
+        if not view.legal:
             raise ValueError(f"seat {view.seat} has no legal action (phase {view.phase}, to act {view.to_act})")
-        for _ in range(int(rng.integers(k))):
-            legal &= legal - 1
-        return (legal & -legal).bit_length() - 1
+        return random_action(view.legal, rng)
+
+
+def random_action(legal: int, rng: np.random.Generator) -> int:
+    """A uniformly random action from an int mask of legal actions (one ``rng.integers`` draw).
+
+    Raises:
+        ValueError: when ``legal`` is empty.
+    """
+    k = legal.bit_count()
+    if k == 0:
+        raise ValueError("no legal action to choose from: the legal-action mask is empty")
+    for _ in range(int(rng.integers(k))):
+        legal &= legal - 1
+    return (legal & -legal).bit_length() - 1

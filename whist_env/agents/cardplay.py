@@ -10,82 +10,11 @@ it, is this card the master of its suit, how many trumps are still out. All card
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
-from whist_env.cards import NUM_RANKS, SUIT_MASKS
-from whist_env.cards import cards_of as _cards
+from whist_env.cards import NUM_RANKS, SUIT_MASKS, above, suits_cards
+from whist_env.rules.tricks import beats, trick_leader
 from whist_env.view import PlayerView
-
-CARD_MASK = (1 << 52) - 1
-
-
-def lowest(mask: int) -> int:
-    """Lowest card id of a non-empty mask (in one suit: the lowest rank)."""
-    return (mask & -mask).bit_length() - 1
-
-
-def highest(mask: int) -> int:
-    """Highest card id of a non-empty mask (in one suit: the highest rank)."""
-    return mask.bit_length() - 1
-
-
-def rank_of(card: int) -> int:
-    """Rank 0..12 (2..A) of a card."""
-    return card % NUM_RANKS
-
-
-def suit_of(card: int) -> int:
-    """Suit 0..3 of a card."""
-    return card // NUM_RANKS
-
-
-def above(card: int) -> int:
-    """Mask of the cards of ``card``'s suit ranking above it."""
-    return SUIT_MASKS[card // NUM_RANKS] & ~((2 << card) - 1)
-
-
-def below(card: int) -> int:
-    """Mask of the cards of ``card``'s suit ranking below it."""
-    return SUIT_MASKS[card // NUM_RANKS] & ((1 << card) - 1)
-
-
-def beats(card: int, best: int, trump: int | None) -> bool:
-    """Whether ``card`` played now would take the lead from ``best`` (RULES.md §0.5)."""
-    s, b = card // NUM_RANKS, best // NUM_RANKS
-    if s == b:
-        return card > best
-    return s == trump
-
-
-def trick_leader_card(trick: Sequence[tuple[int, int]], trump: int | None) -> tuple[int, int]:
-    """``(seat, card)`` currently winning a non-empty trick (RULES.md §0.5)."""
-    seat, best = trick[0]
-    for s, c in trick[1:]:
-        if beats(c, best, trump):
-            seat, best = s, c
-    return seat, best
-
-
-def count(mask: int) -> int:
-    """Number of cards in a mask."""
-    return mask.bit_count()
-
-
-def suits_mask(suits: Iterable[int]) -> int:
-    """The mask of every card of the given suits."""
-    m = 0
-    for s in suits:
-        m |= SUIT_MASKS[s]
-    return m
-
-
-def void_mask(voids: int) -> int:
-    """The mask of every card of the suits in a 4-bit void mask."""
-    m = 0
-    for s in range(4):
-        if voids >> s & 1:
-            m |= SUIT_MASKS[s]
-    return m
 
 
 class Table:
@@ -125,7 +54,7 @@ class Table:
         trick = view.trick
         if trick:
             self.led = trick[0][1] // NUM_RANKS
-            self.winner, self.best = trick_leader_card(trick, view.trump)
+            self.winner, self.best = trick_leader(trick, view.trump)
         else:
             self.led, self.winner, self.best = -1, -1, -1
         in_trick = {s for s, _ in trick}
@@ -146,7 +75,7 @@ class Table:
                 possible[s], exact[s] = known, True
             else:
                 pool = restrict[s] if restrict is not None and s in restrict else view.unseen
-                unplaced = pool & ~void_mask(view.voids[s]) & ~view.hand
+                unplaced = pool & ~suits_cards(view.voids[s]) & ~view.hand
                 possible[s] = known | unplaced
                 exact[s] = possible[s].bit_count() == hand_size
             outside |= possible[s]
@@ -213,14 +142,6 @@ class Table:
         """Whether no other seat may hold a higher card of ``card``'s suit."""
         return not self.outside & above(card)
 
-    def outstanding(self, suit: int) -> int:
-        """Cards of ``suit`` that other seats may hold."""
-        return self.outside & SUIT_MASKS[suit]
-
-    def trumps_out(self) -> int:
-        """Trumps that other seats may hold (0 without trump)."""
-        return 0 if self.trump is None else self.outside & SUIT_MASKS[self.trump]
-
     def opponents_trumps(self) -> int:
         """Trumps that opponents (not my partner) may hold."""
         if self.trump is None:
@@ -246,18 +167,6 @@ class Table:
             if (hand >> c) & 1:
                 best = c
         return best
-
-
-def cheapest(cards: int, trump: int | None) -> int:
-    """The card of ``cards`` that costs least to give up: the lowest non-trump by rank, else the lowest trump."""
-    side = cards & ~SUIT_MASKS[trump] if trump is not None else cards
-    pool = side or cards
-    return min(_cards(pool), key=lambda c: (c % NUM_RANKS, c))
-
-
-def cards(mask: int) -> list[int]:
-    """Card ids of a mask, ascending."""
-    return _cards(mask)
 
 
 def suit_length(hand: int, suit: int) -> int:

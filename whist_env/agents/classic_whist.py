@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from whist_env.agents.cardplay import Table, above, cards, lowest, rank_of
+from whist_env.agents.cardplay import Table
 from whist_env.agents.heuristic import (
     ACE,
     JACK,
@@ -14,7 +14,7 @@ from whist_env.agents.heuristic import (
     low_card,
     winners,
 )
-from whist_env.cards import SUIT_MASKS
+from whist_env.cards import SUIT_MASKS, above, cards_of, lowest, rank
 from whist_env.view import PlayerView
 
 
@@ -57,17 +57,17 @@ class ClassicWhistHeuristic(HeuristicAgent):
     def second_hand(self, t: Table, legal: int, follow: int) -> int:
         lead = t.view.trick[0][1]
         if follow:
-            if JACK <= rank_of(lead) < ACE:
+            if JACK <= rank(lead) < ACE:
                 covers = follow & above(lead) & _honours(t.led)
                 if covers:
                     return lowest(covers)  # cover an honour with an honour
             sure = winners(t, follow, sure=True)
-            if sure and rank_of(lead) >= JACK:
+            if sure and rank(lead) >= JACK:
                 return cheapest_winner(t, sure)
             return lowest(follow)  # second hand low
         # Void: ruff a lead the partner cannot beat, or a high one, as cheaply as holds.
         partner_beats = bool(t.possible[t.partner] & above(lead))
-        if t.trump is not None and legal & SUIT_MASKS[t.trump] and (not partner_beats or rank_of(lead) >= JACK):
+        if t.trump is not None and legal & SUIT_MASKS[t.trump] and (not partner_beats or rank(lead) >= JACK):
             sure = winners(t, legal, sure=True)
             if sure:
                 return cheapest_winner(t, sure)
@@ -81,7 +81,7 @@ class ClassicWhistHeuristic(HeuristicAgent):
         if follow:
             now = winners(t, follow, sure=False)
             if now:
-                return t.lowest_equal(max(cards(now)))  # third hand high
+                return t.lowest_equal(max(cards_of(now)))  # third hand high
             return lowest(follow)
         if t.winner != t.partner:
             ruff = winners(t, legal, sure=False)

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from whist_env.agents.cardplay import beats, cards
-from whist_env.cards import NUM_RANKS, SUIT_MASKS
-from whist_env.rules.tricks import legal_cards
+from whist_env.cards import NUM_RANKS, SUIT_MASKS, cards_of
+from whist_env.rules.tricks import beats, legal_cards
 
 # Solve exactly once each hand holds at most this many cards (a few milliseconds at most).
 ENDGAME_CARDS = 7
@@ -22,7 +21,7 @@ ENDGAME_CARDS = 7
 def representatives(choice: int, in_play: int) -> list[int]:
     """One card of each run of ``choice`` whose members no other card of ``in_play`` separates."""
     out = []
-    for c in cards(choice):
+    for c in cards_of(choice):
         if c % NUM_RANKS:
             lower = in_play & SUIT_MASKS[c // NUM_RANKS] & ((1 << c) - 1)
             if lower and (choice >> (lower.bit_length() - 1)) & 1:

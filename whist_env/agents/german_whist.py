@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from whist_env.agents.cardplay import Table, cards, rank_of
+from whist_env.agents.cardplay import Table
 from whist_env.agents.heuristic import HeuristicAgent, cheapest_winner, two_player_play, winners
-from whist_env.cards import NUM_RANKS, SUIT_MASKS
+from whist_env.cards import NUM_RANKS, SUIT_MASKS, cards_of, rank
 from whist_env.view import PlayerView
 
 
 def card_value(card: int, trump: int | None) -> float:
     """Worth of holding ``card`` for the scoring phase, 0..1: trumps and high cards most."""
-    r = rank_of(card) / 12
+    r = rank(card) / 12
     if trump is not None and card // NUM_RANKS == trump:
         return 0.55 + 0.45 * r
     return r**3
@@ -53,14 +53,14 @@ class GermanWhistHeuristic(HeuristicAgent):
         """Average worth of the unseen card the loser draws (over the cards this seat cannot place)."""
         pool = view.unseen & ~(1 << view.turn_up)
         n = pool.bit_count()
-        return sum(card_value(c, view.trump) for c in cards(pool)) / n if n else 0.0
+        return sum(card_value(c, view.trump) for c in cards_of(pool)) / n if n else 0.0
 
     def lead(self, t: Table, legal: int, gain: float) -> int:
         trump = t.trump
         if gain > 0:
             sure = winners(t, legal, sure=True)
             if sure:
-                card = min(cards(sure), key=lambda c: card_value(c, trump))
+                card = min(cards_of(sure), key=lambda c: card_value(c, trump))
                 card = t.lowest_equal(card)
                 # A sure winner keeps its worth for phase 2 too: spend it only for a prize worth more.
                 if card_value(card, trump) <= gain + 0.35:
@@ -73,7 +73,7 @@ class GermanWhistHeuristic(HeuristicAgent):
         if beat and gain > 0:
             card = cheapest_winner(t, beat)
             lose = legal & ~beat
-            spare = min((card_value(c, trump) for c in cards(lose)), default=card_value(card, trump))
+            spare = min((card_value(c, trump) for c in cards_of(lose)), default=card_value(card, trump))
             # Winning costs the card spent instead of the cheapest loser, and brings the prize instead of a draw.
             if card_value(card, trump) - spare <= gain + 0.1:
                 return card
@@ -89,11 +89,11 @@ class GermanWhistHeuristic(HeuristicAgent):
         elif prefer_losing:
             # Leading: a card the opponent can beat, unless none.
             beatable = 0
-            for c in cards(legal):
+            for c in cards_of(legal):
                 if not t.holds(c):
                     beatable |= 1 << c
             pool = beatable or legal
-        best = min(cards(pool), key=lambda c: (card_value(c, trump), -_suit_len(t, c)))
+        best = min(cards_of(pool), key=lambda c: (card_value(c, trump), -_suit_len(t, c)))
         return best
 
 

@@ -19,9 +19,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from whist_env.agents.cardplay import Table, cards, highest, lowest, rank_of, suit_length
+from whist_env.agents.cardplay import Table, suit_length
 from whist_env.agents.endgame import ENDGAME_CARDS, solve
-from whist_env.cards import NUM_RANKS, SUIT_MASKS
+from whist_env.cards import NUM_RANKS, SUIT_MASKS, cards_of, highest, lowest, rank
 from whist_env.view import PlayerView
 
 JACK, QUEEN, KING, ACE = 9, 10, 11, 12
@@ -66,12 +66,7 @@ class HeuristicAgent:
 def card_cost(t: Table, card: int) -> tuple[int, int, int]:
     """How much giving up ``card`` costs, for ``min``: masters and trumps cost most, then rank."""
     is_trump = t.trump is not None and card // NUM_RANKS == t.trump
-    return (int(is_trump), int(t.is_master(card)), rank_of(card))
-
-
-def cheapest_card(t: Table, choice: int) -> int:
-    """The card of ``choice`` that is cheapest to give up (see :func:`card_cost`)."""
-    return t.lowest_equal(min(cards(choice), key=lambda c: card_cost(t, c)))
+    return (int(is_trump), int(t.is_master(card)), rank(card))
 
 
 def discard(t: Table, legal: int) -> int:
@@ -82,7 +77,7 @@ def discard(t: Table, legal: int) -> int:
         tr, master, r = card_cost(t, c)
         return (tr, master, r, suit_length(hand, c // NUM_RANKS))
 
-    return min(cards(legal), key=key)
+    return min(cards_of(legal), key=key)
 
 
 def cheapest_winner(t: Table, choice: int) -> int:
@@ -95,7 +90,7 @@ def cheapest_winner(t: Table, choice: int) -> int:
 def winners(t: Table, legal: int, sure: bool) -> int:
     """Legal cards that win the trick now (and, if ``sure``, against every opponent still to play)."""
     m = 0
-    for c in cards(legal):
+    for c in cards_of(legal):
         if t.holds(c) if sure else t.wins_now(c):
             m |= 1 << c
     return m
@@ -115,7 +110,7 @@ def long_suit_lead(t: Table, legal: int, avoid_trump: bool = True) -> int:
         if not held:
             continue
         length = held.bit_count()
-        honours = sum(1 for c in cards(held) if rank_of(c) >= JACK)
+        honours = sum(1 for c in cards_of(held) if rank(c) >= JACK)
         ruffed = any(t.may_trump(o, s) and not t.possible[o] & SUIT_MASKS[s] for o in _opponents(t))
         key = (int(not (avoid_trump and s == trump)), int(not ruffed), 2 * length + honours)
         if key > best_key:
@@ -123,7 +118,7 @@ def long_suit_lead(t: Table, legal: int, avoid_trump: bool = True) -> int:
     held = legal & SUIT_MASKS[best_suit]
     top = highest(held)
     second = highest(held & ~(1 << top)) if held.bit_count() > 1 else -1
-    if rank_of(top) >= 8 and second >= 0 and t.lowest_equal(top) <= second:
+    if rank(top) >= 8 and second >= 0 and t.lowest_equal(top) <= second:
         return top  # top of a sequence (K Q, Q J, ...): forces out a higher card, or wins
     if t.is_master(top) and t.holds(top):
         return top
@@ -162,7 +157,7 @@ def lead_to_win(t: Table, legal: int, draw_trumps_from: int = 4) -> int:
     side = sure & ~SUIT_MASKS[trump] if trump is not None else sure
     if side:
         # Cash a sure winner; the longest such suit first keeps the others' guards guessing.
-        return max(cards(side), key=lambda c: (suit_length(hand, c // NUM_RANKS), c))
+        return max(cards_of(side), key=lambda c: (suit_length(hand, c // NUM_RANKS), c))
     if sure and not t.opponents_trumps():
         return highest(sure)
     return long_suit_lead(t, legal)
@@ -232,7 +227,7 @@ def two_player_lead(t: Table, legal: int) -> int:
             return highest(mine_t & sure)
     side = sure & ~SUIT_MASKS[trump] if trump is not None else sure
     if side:
-        return max(cards(side), key=lambda c: (suit_length(hand, c // NUM_RANKS), c))
+        return max(cards_of(side), key=lambda c: (suit_length(hand, c // NUM_RANKS), c))
     if sure and not (trump is not None and theirs & SUIT_MASKS[trump]):
         return highest(sure)
 
@@ -241,9 +236,9 @@ def two_player_lead(t: Table, legal: int) -> int:
         in_suit = theirs & SUIT_MASKS[suit]
         higher = in_suit & ~((2 << c) - 1)
         if higher:
-            return rank_of(lowest(higher)) - 0.5 * rank_of(c)
+            return rank(lowest(higher)) - 0.5 * rank(c)
         if not in_suit and trump is not None and suit != trump and theirs & SUIT_MASKS[trump]:
-            return rank_of(lowest(theirs & SUIT_MASKS[trump])) + NUM_RANKS - rank_of(c)
+            return rank(lowest(theirs & SUIT_MASKS[trump])) + NUM_RANKS - rank(c)
         return 100.0  # it cannot win it
 
-    return t.lowest_equal(max(cards(legal), key=pressure))
+    return t.lowest_equal(max(cards_of(legal), key=pressure))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from whist_env.agents.cardplay import Table, cards, rank_of
+from whist_env.agents.cardplay import Table
 from whist_env.agents.heuristic import ACE, JACK, HeuristicAgent, two_player_play
-from whist_env.cards import NUM_RANKS
+from whist_env.cards import NUM_RANKS, cards_of, rank
 from whist_env.view import PlayerView
 
 KEEP = 52  # RULES.md §0.6 exchange-phase actions
@@ -15,7 +15,7 @@ SIDE_VALUES = {ACE: 1.0, ACE - 1: 0.6, ACE - 2: 0.3, JACK: 0.1}
 
 def card_strength(card: int, trump: int | None) -> float:
     """A card's worth for the deal: trick-taking power, and for trump honours their honour points too."""
-    r = rank_of(card)
+    r = rank(card)
     if trump is not None and card // NUM_RANKS == trump:
         # every trump can ruff; A K Q J of trumps also count towards honours (RULES.md §1.6)
         return 0.55 + 0.1 * r + (0.35 if r >= JACK else 0.0)
@@ -24,7 +24,7 @@ def card_strength(card: int, trump: int | None) -> float:
 
 def hand_strength(hand: int, trump: int | None) -> float:
     """The sum of :func:`card_strength` over a hand."""
-    return sum(card_strength(c, trump) for c in cards(hand))
+    return sum(card_strength(c, trump) for c in cards_of(hand))
 
 
 def blind_strength(view: PlayerView) -> float:
@@ -33,7 +33,7 @@ def blind_strength(view: PlayerView) -> float:
     n = pool.bit_count()
     if not n:
         return 0.0
-    return 13 * sum(card_strength(c, view.trump) for c in cards(pool)) / n
+    return 13 * sum(card_strength(c, view.trump) for c in cards_of(pool)) / n
 
 
 class HumbugWhistHeuristic(HeuristicAgent):

@@ -52,7 +52,7 @@ class ModelAgent:
         self.name = f"model:{Path(self.path).name}"
         spec = get_spec(game_id)
         game = spec.make_rules(**options)
-        self.encoder = spec.encoder_for(game)
+        self.encoder = spec.make_encoder(game)
         self.num_actions = game.num_actions
         self._model: Any = None
         self._dict_obs = False

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from whist_env.agents.cardplay import Table, above, cards, highest, lowest, rank_of
+from whist_env.agents.cardplay import Table
 from whist_env.agents.heuristic import HeuristicAgent, cheapest_winner, discard, lead_to_win, winners
-from whist_env.cards import NUM_CARDS, NUM_RANKS, SUIT_MASKS
+from whist_env.cards import NUM_CARDS, NUM_RANKS, SUIT_MASKS, above, cards_of, highest, lowest, rank
 from whist_env.view import PlayerView
 
 BID_BASE = NUM_CARDS  # RULES.md §0.6: bidding b is action 52 + b
@@ -29,7 +29,7 @@ def expected_tricks(hand: int, num_players: int, trump: int | None, placed: int 
     q = min(1.0, (num_players - 1) * k / unplaced) if unplaced else 0.0
     total = 0.0
     for s in range(4):
-        mine = cards(hand & SUIT_MASKS[s])
+        mine = cards_of(hand & SUIT_MASKS[s])
         length = len(mine)
         for j, c in enumerate(reversed(mine)):
             h = (above(c) & ~hand & ~placed).bit_count()
@@ -118,7 +118,7 @@ class OhHellHeuristic(HeuristicAgent):
         if now:
             if not t.after:
                 return cheapest_winner(t, now)
-            if every or any(rank_of(c) >= 10 for c in cards(now)):
+            if every or any(rank(c) >= 10 for c in cards_of(now)):
                 return t.lowest_equal(highest(now))
         return self.lowest_loser(t, legal)
 
@@ -135,14 +135,14 @@ class OhHellHeuristic(HeuristicAgent):
             # Lead the card most likely to lose: the most higher cards out, then the lowest rank.
             def risk(c: int) -> tuple[int, int, int]:
                 is_trump = int(trump is not None and c // NUM_RANKS == trump)
-                return (is_trump, -(t.outside & above(c)).bit_count(), rank_of(c))
+                return (is_trump, -(t.outside & above(c)).bit_count(), rank(c))
 
-            return min(cards(legal), key=risk)
+            return min(cards_of(legal), key=risk)
         win = winners(t, legal, sure=False)
         lose = legal & ~win
         if lose:
             # Shed the most dangerous card that still loses: trumps first, then the highest.
-            return max(cards(lose), key=lambda c: (int(trump is not None and c // NUM_RANKS == trump), rank_of(c)))
+            return max(cards_of(lose), key=lambda c: (int(trump is not None and c // NUM_RANKS == trump), rank(c)))
         if not t.after:
             return highest(win)  # the trick is mine anyway: get rid of the biggest card
         return cheapest_winner(t, win)

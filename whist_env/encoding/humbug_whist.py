@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from whist_env.encoding.layout import Piece, cards, count, onehot
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.rules.humbug_whist import TURN_UP_STATUSES
+from whist_env.rules.humbug_whist import TURN_UP_STATUSES, HumbugWhist
 from whist_env.view import PlayerView
 
 # Game points clip here: a player may pass 5 on honours alone and the game goes on (§1.6 step 4),
@@ -19,7 +19,7 @@ class HumbugWhistEncoder(TrickEncoder):
     """Common pieces (me/opponent; phases exchange/play) + decisions, turn-up status, put-away hand, scores."""
 
     def __init__(self) -> None:
-        super().__init__(2, 13, phases=("exchange", "play"))
+        super().__init__(2, 13, phases=("exchange", "play"), num_actions=HumbugWhist.num_actions)
         off = self.layout.offsets
         self._o_exchange = (off["exchange[me]"], off["exchange[opponent]"])
         self._o_status = off["turn_up_status"]

@@ -90,9 +90,14 @@ class Layout:
     """An observation declared as an ordered list of pieces.
 
     Binary pieces are laid out first in declaration order, then scalar pieces.
+
+    Args:
+        pieces: the pieces, in order.
+        num_actions: size of the action space, hence of the action mask :meth:`pack_with_mask` appends
+            (the game's ``num_actions``: 52 card actions, plus bids or exchange decisions).
     """
 
-    def __init__(self, pieces: Sequence[Piece]) -> None:
+    def __init__(self, pieces: Sequence[Piece], num_actions: int = NUM_CARDS) -> None:
         names = [p.name for p in pieces]
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate piece names in layout: {names}")
@@ -118,7 +123,11 @@ class Layout:
         # two threads at once, no more than an environment may step from two.
         self._obs_bytes = np.empty(self._nbytes, _UINT8)
         self._obs_bytes_view = self._obs_bytes.data
-        self.set_num_actions(NUM_CARDS)
+        self.num_actions = num_actions
+        self._mask_nbytes = (self._mask_start + num_actions + 7) // 8
+        self._mask_slice = slice(self._mask_start, self._mask_start + num_actions)
+        self._mask_bytes = np.empty(self._mask_nbytes, _UINT8)  # reused, like ``_obs_bytes``
+        self._mask_bytes_view = self._mask_bytes.data
         self._by_name = {p.name: p for p in self.pieces}
         self._inv_scales = [1.0 / p.scale for p in self.scalars]
 
@@ -170,14 +179,6 @@ class Layout:
             x = v * k
             out.append(0.0 if x < 0.0 else (1.0 if x > 1.0 else x))
         return out
-
-    def set_num_actions(self, num_actions: int) -> None:
-        """Size the action mask that :meth:`pack_with_mask` appends."""
-        self.num_actions = num_actions
-        self._mask_nbytes = (self._mask_start + num_actions + 7) // 8
-        self._mask_slice = slice(self._mask_start, self._mask_start + num_actions)
-        self._mask_bytes = np.empty(self._mask_nbytes, _UINT8)  # reused, like ``_obs_bytes``
-        self._mask_bytes_view = self._mask_bytes.data
 
     def unpack(self, obs: np.ndarray) -> dict[str, object]:
         """Decode an observation into ``{piece name: value}`` (card lists, labels, numbers)."""

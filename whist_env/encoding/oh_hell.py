@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from whist_env.encoding import layout as L
 from whist_env.encoding.trick import TrickEncoder, seat_rotation, to_relative
+from whist_env.rules.oh_hell import BID_BASE
 from whist_env.view import PlayerView
 
 NOT_YET = "not yet"
@@ -36,7 +37,8 @@ class OhHellEncoder(TrickEncoder):
         self.num_deals = num_deals
         self.drawn_card = drawn_card
         self.match = num_deals > 1
-        super().__init__(num_players, max_bid, phases=("bidding", "play"))
+        # RULES.md §0.6: the 52 cards, then bids 0..max_bid (the same count as OhHell.num_actions)
+        super().__init__(num_players, max_bid, phases=("bidding", "play"), num_actions=BID_BASE + max_bid + 1)
         off = self.layout.offsets
         lab = self.seat_labels
         n = num_players

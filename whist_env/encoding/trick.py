@@ -25,6 +25,7 @@ class TrickEncoder:
         max_tricks: largest trick count a seat can have in one deal (sizes the trick-count pieces).
         partnership: name relative seats me/left/partner/right (4 players).
         phases: names of the phases, when the game has more than card play.
+        num_actions: the game's action count (sizes the action mask of :meth:`encode_with_mask`).
     """
 
     def __init__(
@@ -33,6 +34,7 @@ class TrickEncoder:
         max_tricks: int,
         partnership: bool = False,
         phases: tuple[str, ...] = (),
+        num_actions: int = NUM_CARDS,
     ) -> None:
         n = num_players
         self.n = n
@@ -59,7 +61,7 @@ class TrickEncoder:
         if phases:
             pieces.append(L.onehot("phase", phases, "phase of the deal"))
         pieces += self.game_pieces()
-        self.layout = L.Layout(pieces)
+        self.layout = L.Layout(pieces, num_actions)
         off = self.layout.offsets
         self._o_hand = off["hand"]
         self._o_unseen = off["unseen"]

@@ -78,7 +78,6 @@ class WhistAECEnv(AECEnv):
             raise OptionError(f"{name}: render_seat must be None or a seat 0..{n - 1}, got {render_seat!r}")
         self.render_seat = render_seat
         self.encoder = self.make_encoder(self.game)
-        self.encoder.layout.set_num_actions(self.game.num_actions)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
         size, num_actions = self.encoder.size, self.game.num_actions

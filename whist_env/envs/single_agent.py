@@ -127,7 +127,7 @@ class SingleAgentWhistEnv(gym.Env):
         self.game_id = game
         self.game_options = dict(game_options)
         self.game = self.game_spec.make_rules(**game_options)
-        self.encoder = self.game_spec.encoder_for(self.game)
+        self.encoder = self.game_spec.make_encoder(self.game)
         self.num_players: int = self.game.num_players
         n = self.num_players
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

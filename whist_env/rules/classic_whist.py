@@ -11,18 +11,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from whist_env.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS
+from whist_env.cards import CLUBS, DIAMONDS, HEARTS, SPADES
 from whist_env.errors import OptionError
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import Phase, State, TrickGame
-from whist_env.rules.scoring import GAMES_TO_WIN_RUBBER, RUBBER_BONUS, game_value, honour_points, trick_points
+from whist_env.rules.scoring import (
+    GAMES_TO_WIN_RUBBER,
+    RUBBER_BONUS,
+    game_value,
+    honour_points,
+    honours_in,
+    rubber_margin,
+    trick_points,
+)
 from whist_env.rules.tricks import deal_round_robin
 
 NUM_PLAYERS = 4
 TRICKS = 13
 # RULES.md §2.4: fixed trump rotation No-trump, ♠, ♥, ♦, ♣ from the first deal of an episode.
 TRUMP_ROTATION = (None, SPADES, HEARTS, DIAMONDS, CLUBS)
-HONOUR_RANKS = 0b1111 << 9  # J Q K A within a suit's 13 rank bits
 
 
 @dataclass(frozen=True)
@@ -104,7 +111,7 @@ class ClassicWhist(TrickGame):
         if state.trump is None:
             return 0
         hands = state.dealt[team] | state.dealt[team + 2]
-        return ((hands & SUIT_MASKS[state.trump]) >> (13 * state.trump) & HONOUR_RANKS).bit_count()
+        return honours_in(hands, state.trump)
 
     def end_deal(self, state: State) -> list[float] | None:
         """RULES.md §2.3 scoring, §2.4 honours and rubber, episode and reward per the options."""
@@ -161,7 +168,7 @@ class ClassicWhist(TrickGame):
                     team_rewards[winner], team_rewards[loser] = float(game_val), float(-game_val)
                 if state.games_won[winner] == GAMES_TO_WIN_RUBBER:
                     over = True
-                    margin = sum(state.game_values[winner]) + RUBBER_BONUS - sum(state.game_values[loser])
+                    margin = rubber_margin(state.game_values[winner], state.game_values[loser])
                     summary.append(("rubber_winner", winner))
                     summary.append(("rubber_margin", margin))
                     if cfg.reward == "points":

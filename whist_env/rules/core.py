@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from whist_env.cards import FULL_DECK, NUM_CARDS, card_str, format_cards, format_hand, parse_card, suit_str
+from whist_env.cards import FULL_DECK, NUM_CARDS, bits_of, card_str, format_cards, format_hand, parse_card, suit_str
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig
 from whist_env.rules.tricks import NO_SUIT, legal_cards, trick_winner
@@ -282,12 +282,7 @@ class TrickGame:
 
     def legal_actions(self, state: State) -> list[int]:
         """Legal actions of ``state.to_act``, ascending."""
-        out, m = [], self.legal_mask(state)
-        while m:
-            low = m & -m
-            out.append(low.bit_length() - 1)
-            m ^= low
-        return out
+        return bits_of(self.legal_mask(state))
 
     def apply(self, state: State, action: int) -> list[float] | None:
         """Apply ``action`` for ``state.to_act`` (no next deal; see :meth:`step`)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, format_hand
+from whist_env.cards import FULL_DECK, card_str, format_hand
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import PHASE_EXCHANGE, Phase, State, TrickGame
 from whist_env.rules.scoring import (
@@ -22,6 +22,7 @@ from whist_env.rules.scoring import (
     RUBBER_BONUS,
     game_value,
     honour_points,
+    honours_in,
     rubber_margin,
     trick_points,
 )
@@ -33,7 +34,6 @@ GAME_POINTS = 5  # §1.6 a game is 5 points
 KEEP = 52  # §0.6 exchange-phase actions
 EXCHANGE = 53
 EXCHANGE_ACTIONS = (1 << KEEP) | (1 << EXCHANGE)
-HONOUR_RANKS = 0b1111 << 9  # J Q K A within a suit's 13 rank bits
 UNDECIDED = -1
 DECISION_NAMES = {UNDECIDED: "?", 0: "KEEP", 1: "EXCHANGE"}
 TURN_UP_STATUSES = ("face_up", "taken_up", "discarded")
@@ -102,11 +102,6 @@ class DealScore:
     trick_points_in_game: tuple[int, int]
     game_winner: int
     game_value: int
-
-
-def honours_in(hand: int, trump: int) -> int:
-    """Trump honours (A K Q J) in a 13-card hand (mask)."""
-    return ((hand & SUIT_MASKS[trump]) >> (13 * trump) & HONOUR_RANKS).bit_count()
 
 
 def score_deal(

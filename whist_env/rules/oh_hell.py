@@ -57,16 +57,6 @@ def forbidden_bid(hand_size: int, earlier_total: int) -> int | None:
     return f if 0 <= f <= hand_size else None
 
 
-def legal_bids(hand_size: int, earlier_bids: Sequence[int], num_players: int) -> list[int]:
-    """The bids open to the next bidder after ``earlier_bids`` (RULES.md §4.4)."""
-    bids = list(range(hand_size + 1))
-    if len(earlier_bids) == num_players - 1:
-        f = forbidden_bid(hand_size, sum(earlier_bids))
-        if f is not None:
-            bids.remove(f)
-    return bids
-
-
 def deal_score(bid: int, took: int, exact_score_mode: str = "prefix_one", miss_points: str = "zero") -> int:
     """One seat's score for a deal (RULES.md §4.6).
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from whist_env.cards import NUM_RANKS, SUIT_MASKS
+
+HONOUR_RANKS = 0b1111 << 9  # J Q K A within a suit's 13 rank bits
+
 
 def trick_points(tricks: int, book: int = 6) -> int:
     """Points for taking ``tricks``: one per trick over the book of six, never negative (§1.6, §2.3)."""
@@ -33,6 +37,11 @@ def rubber_margin(game_values_won: Sequence[int], game_values_lost: Sequence[int
     Always in [1, 8] for a rubber won 2–0 or 2–1.
     """
     return sum(game_values_won) + RUBBER_BONUS - sum(game_values_lost)
+
+
+def honours_in(hand: int, trump: int) -> int:
+    """Trump honours (A K Q J) in a hand (a card mask) (§1.6, §2.4)."""
+    return ((hand & SUIT_MASKS[trump]) >> (NUM_RANKS * trump) & HONOUR_RANKS).bit_count()
 
 
 def honour_points(num_honours: int) -> int:

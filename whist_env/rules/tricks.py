@@ -24,11 +24,24 @@ def legal_cards(hand: int, led_suit: int) -> int:
     return follow if follow else hand
 
 
-def trick_winner(plays: Sequence[tuple[int, int]], trump: int | None) -> int:
-    """Seat that wins a trick of ``(seat, card)`` plays, ``plays[0]`` being the lead: RULES.md §0.5.
+def beats(card: int, best: int, trump: int | None) -> bool:
+    """Whether ``card``, played now, takes the lead of a trick from ``best``: RULES.md §0.5.
 
-    The highest trump wins; with no trump in the trick the highest card of the led suit wins.
+    A card of ``best``'s suit beats it when higher; a card of another suit only when it is a trump.
     """
+    s = card // NUM_RANKS
+    if s == best // NUM_RANKS:
+        return card > best
+    return s == trump
+
+
+def trick_leader(plays: Sequence[tuple[int, int]], trump: int | None) -> tuple[int, int]:
+    """``(seat, card)`` winning a non-empty trick of ``(seat, card)`` plays so far, ``plays[0]`` being the lead.
+
+    The highest trump wins; with no trump in the trick the highest card of the led suit (RULES.md §0.5).
+    """
+    # :func:`beats` inlined (the rules engine calls this once a trick): a card of the best card's suit
+    # takes the lead when higher, a card of another suit only when it is a trump.
     best_seat, best_card = plays[0]
     best_suit = best_card // NUM_RANKS
     for seat, card in plays[1:]:
@@ -38,7 +51,12 @@ def trick_winner(plays: Sequence[tuple[int, int]], trump: int | None) -> int:
                 best_seat, best_card = seat, card
         elif s == trump:
             best_seat, best_card, best_suit = seat, card, s
-    return best_seat
+    return best_seat, best_card
+
+
+def trick_winner(plays: Sequence[tuple[int, int]], trump: int | None) -> int:
+    """Seat that wins a complete trick of ``(seat, card)`` plays (see :func:`trick_leader`): RULES.md §0.5."""
+    return trick_leader(plays, trump)[0]
 
 
 def deal_round_robin(deck: Sequence[int], order: Sequence[int], num_seats: int) -> list[int]:

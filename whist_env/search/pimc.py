@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.agents.agent_spec import AgentSpec, parse_agent_spec
-from whist_env.agents.base import Agent, RandomAgent
+from whist_env.agents.base import Agent
 from whist_env.cards import FULL_DECK
 from whist_env.cards import cards_of as _cards
 from whist_env.errors import OptionError

@@ -29,7 +29,7 @@ from math import factorial
 
 import numpy as np
 
-from whist_env.cards import SUIT_MASKS
+from whist_env.cards import SUIT_MASKS, suits_cards
 from whist_env.cards import cards_of as _cards
 from whist_env.registry import get_spec
 from whist_env.view import PlayerView
@@ -120,7 +120,7 @@ class DealSampler:
         for s in range(n):
             if s == me or self.need[s] == 0:
                 continue
-            forbidden = _void_cards(view.voids[s]) & unseen
+            forbidden = suits_cards(view.voids[s]) & unseen
             (self.constrained if forbidden else self.free_seats).append(s)
         self.suit_cards = [_cards(unseen & SUIT_MASKS[x]) for x in range(4)]
         self.allowed = [
@@ -243,14 +243,6 @@ def hidden_cards(view: PlayerView) -> int:
     return unseen
 
 
-def _void_cards(voids: int) -> int:
-    m = 0
-    for x in range(4):
-        if (voids >> x) & 1:
-            m |= SUIT_MASKS[x]
-    return m
-
-
 def sample_deal(view: PlayerView, rng: np.random.Generator) -> SampledDeal:
     """One complete deal drawn uniformly among those consistent with ``view`` (see the module docstring)."""
     return DealSampler(view).sample(rng)
@@ -274,7 +266,7 @@ def consistent(view: PlayerView, deal: SampledDeal) -> list[str]:
             problems.append(f"seat {s} holds {h.bit_count()} cards, not {sizes[s]}")
         if view.known[s] & ~h:
             problems.append(f"seat {s} lacks cards known to be in its hand")
-        if s != view.seat and h & _void_cards(view.voids[s]):
+        if s != view.seat and h & suits_cards(view.voids[s]):
             problems.append(f"seat {s} holds a card of a suit it showed out of")
         if seen & h:
             problems.append(f"seat {s} shares a card with another hand")
