@@ -19,3 +19,11 @@ class IllegalActionError(ValueError):
 
 class OptionError(ValueError):
     """A bad constructor option, reset option or configuration value."""
+
+
+class CallOrderError(RuntimeError):
+    """A call out of order: ``step()``, ``last()`` or ``observe()`` before ``reset()`` or after the episode ended.
+
+    The message says what was called and that ``reset()`` starts an episode (PettingZoo's
+    OrderEnforcingWrapper messages are the model).
+    """
