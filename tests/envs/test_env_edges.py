@@ -104,7 +104,10 @@ def test_rejected_reset_changes_nothing_single_agent(game_id: str) -> None:
 
 
 def test_rejected_oh_hell_trump_card_changes_nothing() -> None:
-    env, twin = make("oh_hell_v0", raw=True, trump_mode="drawn_card"), make("oh_hell_v0", raw=True, trump_mode="drawn_card")
+    env, twin = (
+        make("oh_hell_v0", raw=True, trump_mode="drawn_card"),
+        make("oh_hell_v0", raw=True, trump_mode="drawn_card"),
+    )
     env.reset(seed=1)
     twin.reset(seed=1)
     for card in ("XX", 52, 1.0):
@@ -151,7 +154,9 @@ def test_deck_must_be_an_ordered_sequence_of_cards(deck: Any, message: str) -> N
             env.reset(options={"deck": deck})
 
 
-@pytest.mark.parametrize("deck", [ALL_CARDS, tuple(ALL_CARDS), range(52), np.arange(52), [card_str(c) for c in range(52)]])
+@pytest.mark.parametrize(
+    "deck", [ALL_CARDS, tuple(ALL_CARDS), range(52), np.arange(52), [card_str(c) for c in range(52)]]
+)
 def test_ordered_decks_are_accepted(deck: Any) -> None:
     env = make("classic_whist_v0", raw=True)
     env.reset(options={"deck": deck, "dealer": 0})

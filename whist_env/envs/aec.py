@@ -224,7 +224,7 @@ class WhistAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation", "action_mask"}`` of ``agent``: what its seat knows, and its legal actions."""
         state = self._state
-        if not self.agents:  # before reset() (no state) or after the last agent was done
+        if state is None or not self.agents:  # before reset() or after the last agent was done
             raise self._call_order_error("observe()")
         seat = self.agent_seat.get(agent)
         if seat is None:
@@ -241,7 +241,7 @@ class WhistAECEnv(AECEnv):
             CallOrderError: before ``reset()`` or after every agent is done.
         """
         state = self._state
-        if not self.agents:  # before reset() (no state) or after the last agent was done
+        if state is None or not self.agents:  # before reset() or after the last agent was done
             raise self._call_order_error("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:

@@ -246,9 +246,7 @@ class TrickGame:
             isinstance(dealer, (int, np.integer)) and not isinstance(dealer, bool) and 0 <= dealer < n
         ):
             raise OptionError(f"{self.game_id}: 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
-        return (check_deck(deck, self.game_id) if deck is not None else None), (
-            None if dealer is None else int(dealer)
-        )
+        return (check_deck(deck, self.game_id) if deck is not None else None), (None if dealer is None else int(dealer))
 
     def begin_episode(self, state: State) -> None:
         """Hook: initialise the game's own episode-level fields."""
