@@ -212,6 +212,8 @@ def test_calls_before_reset_say_to_call_reset(raw: bool) -> None:
     for call in (env.last, lambda: env.observe("player_0"), lambda: env.step(0), lambda: env.step(None), env.state):
         with pytest.raises(CallOrderError, match=r"call reset\(\)"):
             call()
+    with pytest.raises(CallOrderError, match=r"call reset\(\) before render\(\)"):
+        make("german_whist_v0", raw=raw, render_mode="ansi").render()
 
 
 def play_to_the_end(env: Any) -> None:

@@ -194,9 +194,9 @@ class WhistAECEnv(AECEnv):
         self.infos = {a: infos[seat[a]] for a in self.agents}
         self._info_key = (state.deal_index, state.trick_number, state.phase)
 
-    def _require_state(self) -> State:
+    def _require_state(self, call: str = "state()") -> State:
         if self._state is None:
-            raise self._call_order_error("state()")
+            raise self._call_order_error(call)
         return self._state
 
     def _call_order_error(self, call: str) -> CallOrderError:
@@ -306,7 +306,7 @@ class WhistAECEnv(AECEnv):
                 "You are calling render() without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2
             )
             return None
-        text = self.game.render(self._require_state(), self.render_seat)
+        text = self.game.render(self._require_state("render()"), self.render_seat)
         if self.render_mode == "human":
             print(text)
             return None
@@ -319,11 +319,11 @@ class WhistAECEnv(AECEnv):
     @property
     def game_state(self) -> State:
         """The omniscient rules state (for tests, search agents and teaching)."""
-        return self._require_state()
+        return self._require_state("game_state")
 
     def view(self, agent: str) -> PlayerView:
         """The :class:`~whist_env.view.PlayerView` of ``agent``."""
-        return self.game.view(self._require_state(), self.agent_seat[agent])
+        return self.game.view(self._require_state("view()"), self.agent_seat[agent])
 
 
 class WhistWrapper(BaseWrapper):
