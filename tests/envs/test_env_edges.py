@@ -177,6 +177,8 @@ def test_unknown_reset_option_raises_naming_the_known_ones_in_both_envs(game_id:
     for env in (make(game_id), make(game_id, raw=True), make_single_agent(game_id)):
         with pytest.raises(OptionError, match=r"unknown reset option\(s\) \['decks'\]; known: \['deck', 'dealer'"):
             env.reset(seed=0, options={"decks": []})
+        with pytest.raises(OptionError, match=r"unknown reset option\(s\) \['options'\]"):
+            env.reset(seed=0, options={"options": np.array([1, 1])})  # not PettingZoo's probe
 
 
 @pytest.mark.parametrize("bad", ["x", None, True, float("nan"), float("inf"), [1]])
