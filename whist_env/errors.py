@@ -23,3 +23,11 @@ class OptionError(ValueError):
 
 class RecordError(ValueError):
     """A game record that cannot be read or does not fit the rules; the message names the step."""
+
+
+class CallOrderError(RuntimeError):
+    """A call out of order: ``step()``, ``last()`` or ``observe()`` before ``reset()`` or after the episode ended.
+
+    The message says what was called and that ``reset()`` starts an episode (PettingZoo's
+    OrderEnforcingWrapper messages are the model).
+    """

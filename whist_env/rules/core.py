@@ -132,15 +132,35 @@ class State:
 
 
 def check_deck(deck: Any, game_id: str) -> list[int]:
-    """Validate a deck given in ``reset(options={"deck": ...})``: 52 distinct cards, ids or names."""
-    if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__"):
-        raise OptionError(f"{game_id}: 'deck' must be a list of 52 cards (ids 0..51 or names like 'TS'), got {deck!r}")
+    """Validate a deck given in ``reset(options={"deck": ...})``: an ordered sequence of 52 distinct cards.
+
+    Args:
+        deck: a list, tuple, range or 1-D array of card ids 0..51 or names like ``"TS"``; ``deck[0]`` is
+            dealt first. Sets, dicts and iterators are refused: their order is not the caller's to give.
+        game_id: the game's id, for messages.
+
+    Returns:
+        The deck as card ids.
+
+    Raises:
+        OptionError: naming what is wrong with the deck.
+    """
+    if isinstance(deck, np.ndarray) and deck.ndim == 1:
+        deck = deck.tolist()
+    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
+        raise OptionError(
+            f"{game_id}: 'deck' must be an ordered sequence (a list) of 52 cards, ids 0..51 or names like 'TS'; "
+            f"got {type(deck).__name__} {deck!r}"
+        )
     if len(deck) != NUM_CARDS:
         raise OptionError(f"{game_id}: 'deck' must hold exactly 52 cards, got {len(deck)}")
     cards = []
     for item in deck:
         if isinstance(item, str):
-            cards.append(parse_card(item))
+            try:
+                cards.append(parse_card(item))
+            except ValueError as err:
+                raise OptionError(f"{game_id}: 'deck' holds a bad card name: {err}") from None
         elif isinstance(item, (int, np.integer)) and not isinstance(item, bool) and 0 <= int(item) < NUM_CARDS:
             cards.append(int(item))
         else:
@@ -194,21 +214,39 @@ class TrickGame:
             dealer: optional first dealer; drawn with ``rng.integers(n)`` when None.
             **extra: a game's own start options (``extra_reset_options``), handled by its override.
         """
-        if extra:
-            known = ", ".join(("deck", "dealer", *self.extra_reset_options))
-            raise OptionError(f"{self.game_id}: unknown start option(s) {sorted(extra)}; known: {known}")
+        # Everything is checked before the generator is touched: a rejected start draws nothing.
+        cards, first = self.check_start(deck, dealer, **extra)
         n = self.num_players
-        if dealer is None:
+        if first is None:
             first = int(rng.integers(n))
-        elif isinstance(dealer, (int, np.integer)) and not isinstance(dealer, bool) and 0 <= dealer < n:
-            first = int(dealer)
-        else:
-            raise OptionError(f"{self.game_id}: 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
-        cards = check_deck(deck, self.game_id) if deck is not None else None
         state = self.state_cls(n, first)
         self.begin_episode(state)
         self.start_deal(state, cards if cards is not None else self.draw_deck(rng, state))
         return state
+
+    def check_start(
+        self, deck: Sequence[int | str] | None = None, dealer: int | None = None, **extra: Any
+    ) -> tuple[list[int] | None, int | None]:
+        """Check the start options of :meth:`new_episode` without touching a generator or a state.
+
+        Games with their own start options (``extra_reset_options``) extend it. ``reset()`` calls it before
+        seeding, so that a rejected reset changes nothing.
+
+        Returns:
+            The deck as card ids and the first dealer (each None when not given).
+
+        Raises:
+            OptionError: naming the option that is wrong and what is allowed.
+        """
+        if extra:
+            known = ", ".join(("deck", "dealer", *self.extra_reset_options))
+            raise OptionError(f"{self.game_id}: unknown start option(s) {sorted(extra)}; known: {known}")
+        n = self.num_players
+        if dealer is not None and not (
+            isinstance(dealer, (int, np.integer)) and not isinstance(dealer, bool) and 0 <= dealer < n
+        ):
+            raise OptionError(f"{self.game_id}: 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
+        return (check_deck(deck, self.game_id) if deck is not None else None), (None if dealer is None else int(dealer))
 
     def begin_episode(self, state: State) -> None:
         """Hook: initialise the game's own episode-level fields."""

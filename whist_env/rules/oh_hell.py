@@ -189,6 +189,17 @@ class OhHell(TrickGame):
             state.trump = state.drawn_card // 13
         return state
 
+    def check_start(
+        self,
+        deck: Sequence[int | str] | None = None,
+        dealer: int | None = None,
+        trump_card: int | str | None = None,
+        **extra: Any,
+    ) -> tuple[list[int] | None, int | None]:
+        """The base checks plus ``trump_card`` (see :meth:`new_episode`)."""
+        self._check_trump_card(trump_card)
+        return super().check_start(deck, dealer, **extra)
+
     def _check_trump_card(self, trump_card: int | str | None) -> int | None:
         if trump_card is None:
             return None
@@ -198,7 +209,10 @@ class OhHell(TrickGame):
                 f"(this game has trump_mode={self.config.trump_mode!r})"
             )
         if isinstance(trump_card, str):
-            return parse_card(trump_card)
+            try:
+                return parse_card(trump_card)
+            except ValueError as err:
+                raise OptionError(f"{self.game_id}: 'trump_card' is not a card name: {err}") from None
         if isinstance(trump_card, (int, np.integer)) and not isinstance(trump_card, bool) and 0 <= trump_card < 52:
             return int(trump_card)
         raise OptionError(
