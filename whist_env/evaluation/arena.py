@@ -283,6 +283,19 @@ def _is_legal(action: Any, view: PlayerView) -> bool:
     return a >= 0 and bool((view.legal >> a) & 1)
 
 
+def _init_worker() -> None:
+    """Initialiser of the evaluation workers: one torch thread each (model agents run small networks, and
+    workers with torch's default threads slow one another down on few cores), and Ctrl-C left to the parent,
+    which stops the pool (no traceback from every worker)."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ["OMP_NUM_THREADS"] = "1"  # read by torch when the first model agent imports it
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
 def _run_chunk(config: ArenaConfig, indices: Sequence[int]) -> list[DealResult]:
     arena = Arena(config)
     return [arena.play_deal(i) for i in indices]
@@ -349,12 +362,18 @@ def play_deals(
             bar.update(len(c))
     else:
         Arena(config)  # fail early on bad options, in this process
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker
+        ) as pool:
             futures = [pool.submit(_run_chunk, config, c) for c in chunks]
-            for f in futures:
-                part = f.result()
-                results.extend(part)
-                bar.update(len(part))
+            try:
+                for f in futures:
+                    part = f.result()
+                    results.extend(part)
+                    bar.update(len(part))
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C: the chunks not started are dropped
+                raise
     results.sort(key=lambda r: r.index)
     return results, time.perf_counter() - start
 
