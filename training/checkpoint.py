@@ -66,7 +66,7 @@ REQUIRED = ("schedule", "model_state", "env_states", "rng", "num_timesteps")
 """The keys of a complete ``state.pkl``."""
 
 
-class DamagedCheckpoint(Exception):
+class DamagedCheckpointError(Exception):
     """A checkpoint directory that cannot be resumed from; the message says what is wrong with it."""
 
 
@@ -90,38 +90,36 @@ def check_checkpoint(path: Path) -> dict[str, Any]:
     """The ``state.pkl`` of checkpoint ``path`` once both its files have been checked.
 
     Raises:
-        DamagedCheckpoint: a file missing, empty or truncated, a ``state.pkl`` that does not unpickle into a
+        DamagedCheckpointError: a file missing, empty or truncated, a ``state.pkl`` that does not unpickle into a
             complete state, or a ``model.zip`` that is not a whole zip archive of an sb3 model.
     """
     for name in ("model.zip", "state.pkl"):
         if not (path / name).is_file():
-            raise DamagedCheckpoint(f"{name} is missing")
+            raise DamagedCheckpointError(f"{name} is missing")
         if (path / name).stat().st_size == 0:
-            raise DamagedCheckpoint(f"{name} is empty")
+            raise DamagedCheckpointError(f"{name} is empty")
     try:
         with zipfile.ZipFile(path / "model.zip") as z:
             bad = z.testzip()  # reads every member and checks its CRC
             names = set(z.namelist())
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:
-        raise DamagedCheckpoint(f"model.zip is not a readable zip archive ({type(err).__name__}: {err})") from err
+        raise DamagedCheckpointError(f"model.zip is not a readable zip archive ({type(err).__name__}: {err})") from err
     if bad is not None:
-        raise DamagedCheckpoint(f"model.zip: member {bad} is corrupt")
+        raise DamagedCheckpointError(f"model.zip: member {bad} is corrupt")
     if not {"data", "policy.pth"} <= names:
-        raise DamagedCheckpoint("model.zip is not an sb3 model (no data or policy.pth in it)")
+        raise DamagedCheckpointError("model.zip is not an sb3 model (no data or policy.pth in it)")
     try:
         extra = load_extra(path)
     except Exception as err:  # noqa: BLE001 (a damaged pickle raises almost anything: EOFError, MemoryError, ...)
-        raise DamagedCheckpoint(f"state.pkl does not load ({type(err).__name__}: {str(err)[:80]})") from err
+        raise DamagedCheckpointError(f"state.pkl does not load ({type(err).__name__}: {str(err)[:80]})") from err
     if not isinstance(extra, dict) or any(k not in extra for k in REQUIRED):
-        raise DamagedCheckpoint(f"state.pkl is incomplete (it must hold {', '.join(REQUIRED)})")
+        raise DamagedCheckpointError(f"state.pkl is incomplete (it must hold {', '.join(REQUIRED)})")
     if extra["num_timesteps"] != step_of(path):
-        raise DamagedCheckpoint(f"state.pkl is of step {extra['num_timesteps']}, not of the directory's step")
+        raise DamagedCheckpointError(f"state.pkl is of step {extra['num_timesteps']}, not of the directory's step")
     return extra
 
 
-def find_checkpoint(
-    run_dir: Path, warn: Callable[[str], None] | None = None
-) -> tuple[Path, dict[str, Any]] | None:
+def find_checkpoint(run_dir: Path, warn: Callable[[str], None] | None = None) -> tuple[Path, dict[str, Any]] | None:
     """The newest valid checkpoint of the run and its ``state.pkl``, found by scanning the checkpoint
     directories (``checkpoints/latest`` is only a hint for people: a missing or stale one changes nothing).
 
@@ -135,7 +133,7 @@ def find_checkpoint(
     for path in checkpoint_dirs(run_dir):
         try:
             return path, check_checkpoint(path)
-        except DamagedCheckpoint as err:
+        except DamagedCheckpointError as err:
             if warn is not None:
                 warn(f"warning: skipping damaged checkpoint {path}: {err}")
     return None

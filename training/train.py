@@ -45,7 +45,6 @@ from training.config import (  # noqa: E402
     save_config,
 )
 
-
 RESUMABLE = ("total_timesteps",)
 """What a resumed run may change (extend the run)."""
 IGNORED_ON_RESUME = ("run_name", "runs_dir")
@@ -291,9 +290,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]
     evaluate = make_evaluate(config, encoder)
     callback = TrainingCallback(config, run_dir, evaluate, encoder, schedule)
     callback.attach(model)
-    run_ppo(
-        model, config.total_timesteps, callback.tasks(), on_start=callback.on_start, resume=found is not None
-    )
+    run_ppo(model, config.total_timesteps, callback.tasks(), on_start=callback.on_start, resume=found is not None)
 
     # The end of training is checkpointed too, so that a run interrupted in the final evaluation resumes there.
     callback.checkpoint()
