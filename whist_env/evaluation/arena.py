@@ -35,9 +35,11 @@ from __future__ import annotations
 import copy
 import math
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any, TextIO
@@ -296,6 +298,21 @@ def _init_worker() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored in this process for the block (only from the main thread, where handlers can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _run_chunk(config: ArenaConfig, indices: Sequence[int]) -> list[DealResult]:
     arena = Arena(config)
     return [arena.play_deal(i) for i in indices]
@@ -365,7 +382,8 @@ def play_deals(
         with ProcessPoolExecutor(
             max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker
         ) as pool:
-            futures = [pool.submit(_run_chunk, config, c) for c in chunks]
+            with _sigint_ignored():  # the workers start now and inherit it: Ctrl-C stays the parent's
+                futures = [pool.submit(_run_chunk, config, c) for c in chunks]
             try:
                 for f in futures:
                     part = f.result()
