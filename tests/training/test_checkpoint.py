@@ -23,7 +23,7 @@ class FakeModel:
 
     def save(self, path: Path) -> None:
         with zipfile.ZipFile(path, "w") as z:
-            z.writestr("data", '{"num_timesteps": %d}' % self.num_timesteps)
+            z.writestr("data", f'{{"num_timesteps": {self.num_timesteps}}}')
             z.writestr("policy.pth", b"\x00" * 4000)
 
 
