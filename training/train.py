@@ -148,7 +148,8 @@ def _resolve_resume(
             f"--total-timesteps may change"
         )
     config = saved
-    config.total_timesteps = requested.total_timesteps
+    if "total_timesteps" in overrides:  # extend the run; without the flag it keeps its own length, not the file's
+        config.total_timesteps = requested.total_timesteps
     found = find_checkpoint(run_dir, warn=_warn)
     if found is None:
         if not args.overwrite:
@@ -205,7 +206,9 @@ def _resume_hint(run_dir: Path | None, command: str | None) -> str:
     """What ``--resume`` will continue from after an interruption, in one line."""
     from training.checkpoint import latest_checkpoint, step_of
 
-    found = latest_checkpoint(run_dir) if run_dir is not None else None
+    if run_dir is None:
+        return "interrupted before the run started"
+    found = latest_checkpoint(run_dir)
     if found is None:
         return "interrupted: there is no checkpoint yet, so nothing to resume; start the run again with --overwrite"
     again = f" ({command} --resume)" if command else ""

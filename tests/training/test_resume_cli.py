@@ -14,6 +14,7 @@ pytest.importorskip("sb3_contrib")
 from train_helpers import REPO, tiny_args  # noqa: E402
 
 from training.checkpoint import LATEST, latest_checkpoint, load_extra  # noqa: E402
+from training.config import load_config  # noqa: E402
 from training.train import main  # noqa: E402
 
 CONFIG = REPO / "configs" / "german_whist.yaml"
@@ -95,3 +96,16 @@ def test_no_valid_checkpoint_stops_unless_overwrite(
     assert "starting again from zero" in capsys.readouterr().out
     assert load_extra(latest_checkpoint(runs / "r"))["num_timesteps"] == 256  # type: ignore[arg-type]
     assert (runs / "r" / "command.txt").read_text() == (finished / "r" / "command.txt").read_text()
+
+
+@pytest.mark.slow
+def test_without_total_timesteps_the_run_keeps_its_own_length(
+    finished: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = copy_of(finished, tmp_path)
+    args = original(runs, 256)
+    i = args.index("--total-timesteps")
+    del args[i : i + 2]  # the config file says 1,000,000: not a reason to extend the run
+    assert main([*args, "--resume"]) == 0
+    assert "resuming from step_000000000256" in capsys.readouterr().out
+    assert load_config(runs / "r" / "config.yaml").total_timesteps == 256
