@@ -495,11 +495,11 @@ def train_ppo(
 
     The learner holds a random seat each episode; ``opponents`` play the others inside the env
     (:func:`whist_env.envs.single_agent.make_single_agent`). Before training and every ``eval_every`` steps the
-    current policy (its weights copied into one greedy evaluation agent) is played against ``eval_opponent`` over ``eval_deals`` duplicate deals (the same
-    deals every time, so the points of the curve differ by the policy only); evaluations run between rollouts
-    (:func:`whist_env.learn.run_ppo`, the loop ``training/train.py`` runs too), so with ``eval_every`` not a
-    multiple of ``n_steps`` they fall on the first rollout boundary after it. For real runs use
-    ``training/train.py`` with a config from ``configs/``.
+    current policy (its weights copied into one greedy evaluation agent) is played against ``eval_opponent`` over
+    ``eval_deals`` duplicate deals (the same deals every time, so the points of the curve differ by the policy
+    only); evaluations run between rollouts (:func:`whist_env.learn.run_ppo`, the loop ``training/train.py``
+    runs too), so with ``eval_every`` not a multiple of ``n_steps`` they fall on the first rollout boundary
+    after it. For real runs use ``training/train.py`` with a config from ``configs/``.
 
     Args:
         game_id: the environment id.
