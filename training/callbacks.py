@@ -1,7 +1,8 @@
-"""The one callback of a training run: periodic evaluation, self-play snapshots, checkpoints, progress.
+"""The tasks of a training run between two rollouts: periodic evaluation, self-play snapshots, checkpoints,
+progress lines. The loop that runs them is the package's (:func:`whist_env.learn.run_ppo`).
 
-Everything happens between two rollouts (``on_rollout_start``, after the PPO update), where the model,
-the environments and the random states form a consistent whole that a checkpoint can capture.
+Everything happens between two rollouts (after the PPO update), where the model, the environments and the
+random states form a consistent whole that a checkpoint can capture.
 """
 
 from __future__ import annotations
@@ -12,21 +13,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from stable_baselines3.common.callbacks import BaseCallback
-
 from training.checkpoint import capture_model_state, capture_rng, save_checkpoint
 from training.config import TrainConfig
 from training.envs import opponent_pool, partner_spec
-from training.policy_agent import PolicyAgent, actor_of
 from training.report import plot_learning_curve, write_eval_csv
+from whist_env.learn import Periodic, PolicyAgent, actor_of
 
 # evaluate(model, timesteps, num_deals, kind) -> rows for the history
 EvalFn = Callable[[Any, int, int, str], list[dict[str, Any]]]
 
 
-class TrainingCallback(BaseCallback):
+class TrainingCallback:
     """Evaluates every ``eval_freq`` steps, snapshots the learner for self-play every ``self_play_refresh``
-    steps, checkpoints every ``checkpoint_freq`` steps and prints a progress line.
+    steps, checkpoints every ``checkpoint_freq`` steps and prints a progress line: the :meth:`tasks` of
+    :func:`whist_env.learn.run_ppo`.
 
     Args:
         config: the run's configuration.
@@ -44,7 +44,6 @@ class TrainingCallback(BaseCallback):
         encoder: Any,
         schedule: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(verbose=0)
         self.config = config
         self.run_dir = run_dir
         self.evaluate = evaluate
@@ -52,13 +51,34 @@ class TrainingCallback(BaseCallback):
         s = schedule or {}
         self.history: list[dict[str, Any]] = list(s.get("history", []))
         self.snapshots: list[tuple[int, dict[str, Any]]] = list(s.get("snapshots", []))
-        self.next_eval: int = s.get("next_eval", 0)
-        self.next_checkpoint: int = s.get("next_checkpoint", config.checkpoint_freq)
-        self.next_snapshot: int = s.get("next_snapshot", config.self_play_refresh)
+        self.eval_task = Periodic("eval", config.eval_freq, self._evaluate, s.get("next_eval", 0))
+        self.snapshot_task = Periodic(
+            "snapshot", config.self_play_refresh, self._snapshot, s.get("next_snapshot", config.self_play_refresh)
+        )
+        self.checkpoint_task = Periodic(
+            "checkpoint", config.checkpoint_freq, self._checkpoint, s.get("next_checkpoint", config.checkpoint_freq)
+        )
         self.wall_before: float = s.get("wall_s", 0.0)  # wall time of earlier sessions of this run
+        self.model: Any = None
         self._t0 = time.time()
         self._last_print = 0.0
-        self._pool_sent = False
+        self._start_timesteps = 0
+
+    def attach(self, model: Any) -> None:
+        """The model the tasks work on (set before :func:`~whist_env.learn.run_ppo`)."""
+        self.model = model
+        self._start_timesteps = model.num_timesteps
+
+    def tasks(self) -> list[Periodic]:
+        """In order: evaluate, snapshot (with self-play), checkpoint (after the snapshot it holds), print."""
+        every_rollout = Periodic("progress", 1, self._print)
+        snapshot = [self.snapshot_task] if self.config.self_play else []
+        return [self.eval_task, *snapshot, self.checkpoint_task, every_rollout]
+
+    @property
+    def training_env(self) -> Any:
+        """The model's vectorised environments."""
+        return self.model.get_env()
 
     # ------------------------------------------------------------------ state for checkpoints
     def wall_s(self) -> float:
@@ -70,9 +90,9 @@ class TrainingCallback(BaseCallback):
         return {
             "history": list(self.history),
             "snapshots": list(self.snapshots),
-            "next_eval": self.next_eval,
-            "next_checkpoint": self.next_checkpoint,
-            "next_snapshot": self.next_snapshot,
+            "next_eval": self.eval_task.next,
+            "next_checkpoint": self.checkpoint_task.next,
+            "next_snapshot": self.snapshot_task.next,
             "wall_s": self.wall_s(),
         }
 
@@ -102,40 +122,33 @@ class TrainingCallback(BaseCallback):
         """Give every environment the scripted opponents plus the current snapshots."""
         pool = opponent_pool(self.config, self.snapshot_agents())
         self.training_env.env_method("set_opponents", pool, partner_spec(self.config))
-        self._pool_sent = True
 
-    # ------------------------------------------------------------------ hooks
-    def _on_training_start(self) -> None:
+    # ------------------------------------------------------------------ tasks
+    def on_start(self) -> None:
+        """Before the first rollout: a resumed run's snapshots go back into the envs' seats."""
         if self.config.self_play and self.snapshots:
-            self.send_pool()  # a resumed run: its snapshots go back into the envs' seats
-
-    def _on_rollout_start(self) -> None:
-        t = self.num_timesteps
-        cfg = self.config
-        if t >= self.next_eval:
-            rows = self.evaluate(self.model, t, cfg.eval_deals, "periodic")
-            for row in rows:
-                row["wall_s"] = round(self.wall_s(), 1)
-                self.logger.record(f"eval/reward_vs_{row['opponent']}", row["mean"])
-                self.logger.record(f"eval/diff_vs_{row['opponent']}", row["diff"])
-                self.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
-            self.history.extend(rows)
-            write_eval_csv(self.run_dir / "eval.csv", self.history)
-            plot_learning_curve(self.run_dir / "learning_curve.png", self.history, cfg.run_name)
-            self.next_eval = (t // cfg.eval_freq + 1) * cfg.eval_freq
-            self._print(t, force=True)
-        if cfg.self_play and t >= self.next_snapshot:
-            self.snapshots.append((t, actor_of(self.model.policy).state_dict()))
-            self.snapshots = self.snapshots[-cfg.self_play_pool :]
             self.send_pool()
-            self.next_snapshot = (t // cfg.self_play_refresh + 1) * cfg.self_play_refresh
-        if t >= self.next_checkpoint:
-            self.next_checkpoint = (t // cfg.checkpoint_freq + 1) * cfg.checkpoint_freq
-            self.checkpoint()
-        self._print(t)
 
-    def _on_step(self) -> bool:
-        return True
+    def _evaluate(self, t: int) -> None:
+        cfg = self.config
+        rows = self.evaluate(self.model, t, cfg.eval_deals, "periodic")
+        for row in rows:
+            row["wall_s"] = round(self.wall_s(), 1)
+            self.model.logger.record(f"eval/reward_vs_{row['opponent']}", row["mean"])
+            self.model.logger.record(f"eval/diff_vs_{row['opponent']}", row["diff"])
+            self.model.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
+        self.history.extend(rows)
+        write_eval_csv(self.run_dir / "eval.csv", self.history)
+        plot_learning_curve(self.run_dir / "learning_curve.png", self.history, cfg.run_name)
+        self._print(t, force=True)
+
+    def _snapshot(self, t: int) -> None:
+        self.snapshots.append((t, actor_of(self.model.policy).state_dict()))
+        self.snapshots = self.snapshots[-self.config.self_play_pool :]
+        self.send_pool()
+
+    def _checkpoint(self, t: int) -> None:
+        self.checkpoint()
 
     def _print(self, t: int, force: bool = False) -> None:
         now = time.time()
@@ -144,7 +157,7 @@ class TrainingCallback(BaseCallback):
         self._last_print = now
         total = self.config.total_timesteps
         elapsed = now - self._t0
-        done_here = t - self.model._num_timesteps_at_start
+        done_here = t - self._start_timesteps
         rate = done_here / elapsed if elapsed > 0 and done_here > 0 else 0.0
         eta = (total - t) / rate if rate > 0 else float("nan")
         ep = [e["r"] for e in self.model.ep_info_buffer or []]

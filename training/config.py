@@ -263,17 +263,33 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     """Read ``path`` (YAML) into a :class:`TrainConfig`, apply ``overrides`` (flags), validate.
 
     Raises:
-        ConfigError: see :func:`from_dict`; also when the file is not a YAML mapping.
-        FileNotFoundError: when ``path`` does not exist.
+        ConfigError: see :func:`from_dict`; also when the file does not exist or does not hold a YAML mapping,
+            and when an override names no config key (it came from ``--set``, not from the file).
     """
     path = Path(path)
-    text = path.read_text()
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist (the configs are in configs/*.yaml)")
     try:
-        values = yaml.safe_load(text) or {}
+        text = path.read_text()
+        values = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"config file {path} cannot be read: {err}") from err
     except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML: {err}") from err
+        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(err).split())}") from err
+    if values is None:  # an empty file: every key at its default (and 'game' missing)
+        values = {}
     if not isinstance(values, dict):
-        raise ConfigError(f"{path}: expected a mapping of keys to values, got {type(values).__name__}")
+        raise ConfigError(
+            f"{path}: the file must be a mapping of config keys to values ('key: value' lines), expected a mapping, "
+            f"got a {type(values).__name__}"
+        )
+    fields = _fields()
+    unknown = sorted(k for k in overrides or {} if k not in fields)
+    if unknown:
+        raise ConfigError(
+            f"--set: unknown key(s) {', '.join(map(repr, unknown))} in the --set override (not a key of {path}). "
+            f"Allowed keys: {', '.join(fields)}"
+        )
     values.update(overrides or {})
     config = from_dict(values, source=str(path))
     if not config.run_name:

@@ -34,10 +34,15 @@ def partner_spec(config: TrainConfig) -> str | None:
 
 
 def _make_env(config: TrainConfig) -> gym.Env:
+    import multiprocessing
+    import signal
+
     import torch
 
     # One thread per worker process: snapshot opponents run small networks, and the cores are few.
     torch.set_num_threads(1)
+    if multiprocessing.parent_process() is not None:  # a SubprocVecEnv worker: Ctrl-C is the parent's to handle
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     env: gym.Env = make_single_agent(
         config.game,
         opponents=opponent_pool(config),

@@ -40,8 +40,10 @@ def evaluate_learner(
     num_deals: int,
     seed: int,
     workers: int = 1,
+    progress: bool = False,
 ) -> dict[str, Any]:
-    """The learner against ``opponent`` (a name) over ``num_deals`` duplicate deals.
+    """The learner against ``opponent`` (a name) over ``num_deals`` duplicate deals (``progress``: a progress
+    bar with an ETA on stderr).
 
     Returns:
         ``mean``/``ci95`` (the learner's reward per deal), ``diff``/``diff_ci95`` (learner − opponent,
@@ -57,6 +59,7 @@ def evaluate_learner(
         single_deal=single_deal_ok(game_id, game_options),
         lineup=lineup_for(game_id, game_options),
         names=(LEARNER, opponent),
+        progress=progress,
     )
     me = report.agent(LEARNER)
     diff = report.pairs[0].diff

@@ -3,6 +3,7 @@
     python training/train.py --config configs/german_whist.yaml
     python training/train.py --config configs/german_whist.yaml --total-timesteps 50000 --seed 1
     python training/train.py --config configs/german_whist.yaml --resume      # after an interruption
+    python training/train.py --resume --run-name german_whist_s0              # the same, by the run's name
 
 What it does, in order:
 
@@ -34,7 +35,20 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # run as a script: make the `training` package importable
     sys.path.insert(0, str(REPO))
 
-from training.config import ConfigError, TrainConfig, field_docs, load_config, parse_set, save_config  # noqa: E402
+from training.config import (  # noqa: E402
+    ConfigError,
+    TrainConfig,
+    field_docs,
+    from_dict,
+    load_config,
+    parse_set,
+    save_config,
+)
+
+RESUMABLE = ("total_timesteps",)
+"""What a resumed run may change (extend the run)."""
+IGNORED_ON_RESUME = ("run_name", "runs_dir")
+"""Where the run is; they locate the run directory, and a moved directory still resumes."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -50,41 +64,46 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--runs-dir", help="override runs_dir (default runs)")
     p.add_argument("--n-envs", type=int, help="override n_envs")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override any config key")
-    p.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
-    p.add_argument("--overwrite", action="store_true", help="delete an existing run directory of the same name")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run from its newest valid checkpoint (give the command that started it, plus --resume)",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="start the run again from zero: delete an existing run directory of the same name (with --resume: "
+        "only when it has no valid checkpoint)",
+    )
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     return p.parse_args(argv)
 
 
-def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
-    """The run's config, its directory, and whether it resumes from a checkpoint."""
+def _warn(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _differences(saved: TrainConfig, requested: TrainConfig) -> list[str]:
+    """``key: saved X, now Y`` for every key (but those a resume may change) where the two configs differ."""
+    a, b = saved.to_dict(), requested.to_dict()
+    skip = RESUMABLE + IGNORED_ON_RESUME
+    return [f"{k}: saved {a[k]!r}, now {b[k]!r}" for k in a if k not in skip and a[k] != b[k]]
+
+
+def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path, tuple[Path, dict[str, Any]] | None]:
+    """The run's config, its directory, and the checkpoint it resumes from (with its ``state.pkl``) or None.
+
+    Raises:
+        ConfigError: a bad config or flag, a run directory in the way, or a ``--resume`` that cannot resume (no
+            saved run, a command whose config differs from the saved one, no valid checkpoint).
+    """
     overrides: dict[str, Any] = parse_set(args.set)
     for flag, key in (("total_timesteps", "total_timesteps"), ("seed", "seed"), ("run_name", "run_name"),
                       ("runs_dir", "runs_dir"), ("n_envs", "n_envs")):  # fmt: skip
         if getattr(args, flag) is not None:
             overrides[key] = getattr(args, flag)
     if args.resume:
-        from training.checkpoint import latest_checkpoint
-
-        if args.config is None and "run_name" not in overrides:
-            raise ConfigError("--resume needs --run-name NAME or the --config (and --seed) the run was started with")
-        if args.config is not None:
-            name_probe = load_config(args.config, overrides)
-            runs_dir, run_name = Path(name_probe.runs_dir), name_probe.run_name
-        else:
-            runs_dir, run_name = Path(overrides.get("runs_dir", "runs")), overrides["run_name"]
-        run_dir = runs_dir / run_name
-        saved = run_dir / "config.yaml"
-        if not saved.exists():
-            raise ConfigError(f"--resume: {saved} does not exist; start the run without --resume")
-        changed = sorted(set(overrides) - {"total_timesteps", "run_name", "runs_dir"})
-        if changed:
-            raise ConfigError(f"--resume continues the saved config; only --total-timesteps may change, not {changed}")
-        keep = {k: overrides[k] for k in ("total_timesteps",) if k in overrides}
-        config = load_config(saved, keep)
-        has_checkpoint = latest_checkpoint(run_dir) is not None
-        if not has_checkpoint:
-            print(f"[{config.run_name}] --resume: no checkpoint yet, starting the run from the beginning", flush=True)
-        return config, run_dir, has_checkpoint
+        return _resolve_resume(args, overrides)
     if args.config is None:
         raise ConfigError("--config configs/<name>.yaml is required (available: configs/*.yaml)")
     config = load_config(args.config, overrides)
@@ -96,44 +115,135 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path, bool]:
                 f"--run-name to start another"
             )
         shutil.rmtree(run_dir)
-    return config, run_dir, False
+    return config, run_dir, None
+
+
+def _resolve_resume(
+    args: argparse.Namespace, overrides: dict[str, Any]
+) -> tuple[TrainConfig, Path, tuple[Path, dict[str, Any]] | None]:
+    from training.checkpoint import find_checkpoint
+
+    if args.config is None and "run_name" not in overrides:
+        raise ConfigError("--resume needs --run-name NAME or the --config (and --seed) the run was started with")
+    requested: TrainConfig | None = None
+    if args.config is not None:
+        requested = load_config(args.config, overrides)
+        run_dir = Path(requested.runs_dir) / requested.run_name
+    else:
+        run_dir = Path(overrides.get("runs_dir", "runs")) / overrides["run_name"]
+    saved_path = run_dir / "config.yaml"
+    if not saved_path.exists():
+        raise ConfigError(f"--resume: {saved_path} does not exist; start the run without --resume")
+    saved = load_config(saved_path)
+    if requested is None:  # --run-name alone: the flags and --set overrides are checked against the saved config
+        unknown = sorted(k for k in overrides if k not in saved.to_dict())
+        if unknown:
+            raise ConfigError(f"--set: unknown key(s) {', '.join(map(repr, unknown))} in the --set override")
+        requested = from_dict({**saved.to_dict(), **overrides}, source="--resume")
+    differs = _differences(saved, requested)
+    if differs:
+        raise ConfigError(
+            f"--resume: this command's config differs from the run's saved {saved_path} in {'; '.join(differs)}. "
+            f"Resume with the command that started the run ({run_dir / 'command.txt'}) plus --resume; only "
+            f"--total-timesteps may change"
+        )
+    config = saved
+    if "total_timesteps" in overrides:  # extend the run; without the flag it keeps its own length, not the file's
+        config.total_timesteps = requested.total_timesteps
+    found = find_checkpoint(run_dir, warn=_warn)
+    if found is None:
+        if not args.overwrite:
+            raise ConfigError(
+                f"--resume: {run_dir} has no valid checkpoint to resume from; pass --overwrite (with --resume) to "
+                f"start the run again from zero"
+            )
+        command = run_dir / "command.txt"
+        original = command.read_text() if command.exists() else None
+        shutil.rmtree(run_dir)
+        if original is not None:  # the report keeps naming the command that started the run
+            run_dir.mkdir(parents=True)
+            command.write_text(original)
+        print(f"[{config.run_name}] --resume --overwrite: no valid checkpoint, starting again from zero", flush=True)
+    return config, run_dir, found
 
 
 def make_evaluate(config: TrainConfig, encoder: Any):  # noqa: ANN201 (returns callbacks.EvalFn)
-    """The periodic and final evaluation: the greedy policy against each ``eval_opponents`` entry."""
-    from training.evaluation import evaluate_learner
-    from training.policy_agent import PolicyAgent
+    """The periodic and final evaluation: the greedy policy against each ``eval_opponents`` entry.
+
+    One evaluation agent serves the whole run; before every evaluation the model's current weights are copied
+    into it (:meth:`~whist_env.learn.PolicyAgent.sync`), so each evaluation plays the policy of that moment.
+    The start-up and final evaluations show their progress (with an ETA) on stderr.
+    """
+    from training import evaluation
+    from whist_env.learn import PolicyAgent
 
     eval_seed = 1_000_003 + config.seed  # the same deals at every evaluation of the run (common random numbers)
+    learner: PolicyAgent | None = None
 
     def run(model: Any, timesteps: int, deals: int, kind: str) -> list[dict[str, Any]]:
-        learner = PolicyAgent.from_policy(model.policy, encoder, deterministic=True)
+        nonlocal learner
+        if learner is None:
+            learner = PolicyAgent.from_policy(model.policy, encoder, deterministic=True)
+        else:
+            learner.sync(model.policy)
         workers = config.eval_workers if kind == "final" else 1
+        progress = kind == "final" or timesteps == 0
         rows = []
         for name in config.eval_opponents:
-            r = evaluate_learner(config.game, config.game_options, learner, name, deals, eval_seed, workers)
+            if progress:
+                what = "final" if kind == "final" else "start-up"
+                _warn(f"[{config.run_name}] {what} evaluation vs {name}: {deals} duplicate deals")
+            r = evaluation.evaluate_learner(
+                config.game, config.game_options, learner, name, deals, eval_seed, workers, progress=progress
+            )
             rows.append({"timesteps": timesteps, "wall_s": 0.0, "kind": kind, "opponent": name, **r})
         return rows
 
     return run
 
 
+def _resume_hint(run_dir: Path | None, command: str | None) -> str:
+    """What ``--resume`` will continue from after an interruption, in one line."""
+    from training.checkpoint import latest_checkpoint, step_of
+
+    if run_dir is None:
+        return "interrupted before the run started"
+    found = latest_checkpoint(run_dir)
+    if found is None:
+        return "interrupted: there is no checkpoint yet, so nothing to resume; start the run again with --overwrite"
+    again = f" ({command} --resume)" if command else ""
+    return f"interrupted: --resume will continue from {found} ({step_of(found):,} steps){again}"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run ``train.py``; returns the exit status (0 done, 2 a bad config or command, 130 interrupted)."""
     args = parse_args(argv)
+    where: dict[str, Any] = {"run_dir": None, "command": None}
     try:
-        config, run_dir, resume = resolve_config(args)
+        return _run(args, argv, where)
     except ConfigError as err:
+        if args.debug:
+            raise
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print(f"\n{_resume_hint(where['run_dir'], where['command'])}", file=sys.stderr, flush=True)
+        return 130
+
+
+def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]) -> int:
+    config, run_dir, found = resolve_config(args)
+    where["run_dir"] = run_dir
 
     import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.utils import LinearSchedule
 
     from training.callbacks import TrainingCallback
-    from training.checkpoint import latest_checkpoint, load_extra, restore_model_state, restore_rng
+    from training.checkpoint import restore_model_state, restore_rng
     from training.envs import build_vec_env, probe_encoder
     from training.report import plot_learning_curve, write_eval_csv, write_report
+    from whist_env.learn import make_ppo, run_ppo
 
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -144,13 +254,14 @@ def main(argv: list[str] | None = None) -> int:
         given = argv if argv is not None else sys.argv[1:]
         command_file.write_text("python training/train.py " + " ".join(shlex.quote(a) for a in given) + "\n")
     command = command_file.read_text().strip()
+    where["command"] = command
     encoder = probe_encoder(config)
     venv = build_vec_env(config)
     schedule = None
-    if resume:
-        checkpoint = latest_checkpoint(run_dir)
-        assert checkpoint is not None
-        extra = load_extra(checkpoint)
+    if found is not None:
+        from sb3_contrib import MaskablePPO
+
+        checkpoint, extra = found
         model = MaskablePPO.load(checkpoint / "model.zip", env=venv, device=config.device, force_reset=False)
         model.tensorboard_log = str(run_dir / "tb")
         for env_index, snapshot in enumerate(extra["env_states"]):
@@ -160,13 +271,14 @@ def main(argv: list[str] | None = None) -> int:
         schedule = extra["schedule"]
         print(f"[{config.run_name}] resuming from {checkpoint.name} ({model.num_timesteps:,} steps)", flush=True)
     else:
-        lr: Any = config.learning_rate
-        if config.lr_schedule == "linear":
-            lr = LinearSchedule(config.learning_rate, 0.0, 1.0)
-        model = MaskablePPO(
-            "MlpPolicy",
+        model = make_ppo(
             venv,
-            learning_rate=lr,
+            seed=config.seed,
+            net_arch=config.net_arch,
+            learning_rate=config.learning_rate,
+            lr_schedule=config.lr_schedule,
+            device=config.device,
+            tensorboard_log=str(run_dir / "tb"),
             n_steps=config.n_steps,
             batch_size=config.batch_size,
             n_epochs=config.n_epochs,
@@ -176,21 +288,17 @@ def main(argv: list[str] | None = None) -> int:
             ent_coef=config.ent_coef,
             vf_coef=config.vf_coef,
             max_grad_norm=config.max_grad_norm,
-            policy_kwargs={"net_arch": list(config.net_arch)},
-            tensorboard_log=str(run_dir / "tb"),
-            seed=config.seed,
-            device=config.device,
-            verbose=0,
         )
         print(f"[{config.run_name}] {config.game}: {config.total_timesteps:,} steps -> {run_dir}", flush=True)
     evaluate = make_evaluate(config, encoder)
     callback = TrainingCallback(config, run_dir, evaluate, encoder, schedule)
-    remaining = max(config.total_timesteps - model.num_timesteps, 0)
-    model.learn(remaining, callback=callback, reset_num_timesteps=not resume, tb_log_name="ppo", log_interval=1)
+    callback.attach(model)
+    run_ppo(model, config.total_timesteps, callback.tasks(), on_start=callback.on_start, resume=found is not None)
 
     # The end of training is checkpointed too, so that a run interrupted in the final evaluation resumes there.
     callback.checkpoint()
     model.save(run_dir / "model.zip")
+    # save_model_metadata(run_dir / "model.zip", config.game, config.game_options)  # TODO(lead): wire fingerprint
     venv.close()
     t_final = time.time()
     print(f"[{config.run_name}] final evaluation: {config.final_eval_deals} duplicate deals per opponent", flush=True)

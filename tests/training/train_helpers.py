@@ -26,3 +26,18 @@ def tiny_args(config: Path, runs_dir: Path, run_name: str, total: int = 256, *ex
     for key, value in sets.items():
         args += ["--set", f"{key}={value}"]
     return args + list(extra)
+
+
+class ThreadCheckAgent:
+    """Plays the lowest legal action while torch runs on one thread, an illegal one (-1) otherwise: the arena
+    counts it, so a report tells whether the process it played in was single-threaded."""
+
+    name = "thread_check"
+
+    def act(self, view: object, rng: object) -> int:
+        import torch
+
+        if torch.get_num_threads() != 1:
+            return -1
+        legal = view.legal  # type: ignore[attr-defined]
+        return (legal & -legal).bit_length() - 1

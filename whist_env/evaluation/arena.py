@@ -35,9 +35,11 @@ from __future__ import annotations
 import copy
 import math
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any, TextIO
@@ -280,6 +282,34 @@ def _is_legal(action: Any, view: PlayerView) -> bool:
     return a >= 0 and bool((view.legal >> a) & 1)
 
 
+def _init_worker() -> None:
+    """Initialiser of the evaluation workers: one torch thread each (model agents run small networks, and
+    workers with torch's default threads slow one another down on few cores), and Ctrl-C left to the parent,
+    which stops the pool (no traceback from every worker)."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ["OMP_NUM_THREADS"] = "1"  # read by torch when the first model agent imports it
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored in this process for the block (only from the main thread, where handlers can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _run_chunk(config: ArenaConfig, indices: Sequence[int]) -> list[DealResult]:
     arena = Arena(config)
     return [arena.play_deal(i) for i in indices]
@@ -346,12 +376,19 @@ def play_deals(
             bar.update(len(c))
     else:
         Arena(config)  # fail early on bad options, in this process
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(_run_chunk, config, c) for c in chunks]
-            for f in futures:
-                part = f.result()
-                results.extend(part)
-                bar.update(len(part))
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker
+        ) as pool:
+            with _sigint_ignored():  # the workers start now and inherit it: Ctrl-C stays the parent's
+                futures = [pool.submit(_run_chunk, config, c) for c in chunks]
+            try:
+                for f in futures:
+                    part = f.result()
+                    results.extend(part)
+                    bar.update(len(part))
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C: the chunks not started are dropped
+                raise
     results.sort(key=lambda r: r.index)
     return results, time.perf_counter() - start
 

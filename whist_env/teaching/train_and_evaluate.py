@@ -84,9 +84,11 @@ def train_ppo(
 
     The learner holds a random seat each episode; ``opponents`` play the others inside the env
     (:func:`whist_env.envs.single_agent.make_single_agent`). Before training and every ``eval_every`` steps the
-    current policy is saved and played against ``eval_opponent`` over ``eval_deals`` duplicate deals (the same
-    deals every time, so the points of the curve differ by the policy only). For real runs use
-    ``training/train.py`` with a config from ``configs/``.
+    current policy (its weights copied into one greedy evaluation agent) is played against ``eval_opponent`` over
+    ``eval_deals`` duplicate deals (the same deals every time, so the points of the curve differ by the policy
+    only); evaluations run between rollouts (:func:`whist_env.learn.run_ppo`, the loop ``training/train.py``
+    runs too), so with ``eval_every`` not a multiple of ``n_steps`` they fall on the first rollout boundary
+    after it. For real runs use ``training/train.py`` with a config from ``configs/``.
 
     Args:
         game_id: the environment id.
@@ -128,7 +130,7 @@ def train_ppo(
             "batch_size": batch_size,
             "n_epochs": n_epochs,
             "learning_rate": learning_rate,
-            "policy_kwargs": {"net_arch": list(net_arch)},
+            "net_arch": list(net_arch),
         }
         evaluation = (eval_every, eval_deals, eval_opponent)
         return _train(game_id, opts, opponents, total_timesteps, evaluation, seed, out, ppo_kwargs, start)
@@ -149,39 +151,29 @@ def _train(
 ) -> TrainingRun:
     import time
 
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-
     from whist_env.envs.single_agent import make_single_agent
+    from whist_env.learn import Periodic, PolicyAgent, make_ppo, run_ppo
 
     eval_every, eval_deals, eval_opponent = evaluation
     env = make_single_agent(game_id, opponents=opponents, **opts)
-    model = MaskablePPO("MlpPolicy", env, gamma=1.0, seed=seed, verbose=0, device="cpu", **ppo_kwargs)
+    # The package's training loop (the one training/train.py runs), with one task: evaluate between rollouts.
+    model = make_ppo(env, seed=seed, gamma=1.0, **ppo_kwargs)
     eval_seed = 1_000_003 + seed
     curve: list[dict[str, Any]] = []
     returns: list[float] = []
+    # One greedy evaluation agent; each evaluation first copies the model's current weights into it.
+    learner = PolicyAgent.from_policy(model.policy, env.encoder, deterministic=True)
 
     def evaluate_now(timesteps: int) -> None:
-        path = out / f"model_{timesteps}.zip"
-        model.save(path)
-        row = _eval_row(game_id, opts, f"model:{path}", eval_opponent, eval_deals, eval_seed)
-        path.unlink()
+        learner.sync(model.policy)
+        row = _eval_row(game_id, opts, learner, eval_opponent, eval_deals, eval_seed)
         curve.append({"timesteps": timesteps, **row})
 
-    class _Callback(BaseCallback):
-        def _on_step(self) -> bool:
-            for info in self.locals.get("infos", []):
-                if "episode" in info:
-                    returns.append(float(info["episode"]["r"]))
-            if self.num_timesteps % eval_every == 0 and self.num_timesteps < total_timesteps:
-                evaluate_now(self.num_timesteps)
-            return True
-
-    evaluate_now(0)
-    model.learn(total_timesteps, callback=_Callback())
+    run_ppo(model, total_timesteps, [Periodic("evaluate", eval_every, evaluate_now)], on_episode=returns.append)
     evaluate_now(int(model.num_timesteps))
     final = out / "model.zip"
     model.save(final)
+    # save_model_metadata(final, game_id, opts)  # TODO(lead): wire the model fingerprint (issue 16) here
     return TrainingRun(
         game_id, opts, model, str(final), curve, returns, eval_opponent, round(time.perf_counter() - start, 1)
     )

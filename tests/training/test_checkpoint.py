@@ -1,0 +1,134 @@
+"""Checkpoints: ``--resume`` finds the newest valid one by scanning, skips damaged ones with a warning, and
+pruning never deletes a checkpoint newer than the one being written."""
+
+from __future__ import annotations
+
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("torch")
+
+from training.checkpoint import LATEST, find_checkpoint, latest_checkpoint, save_checkpoint  # noqa: E402
+
+
+class FakeModel:
+    """What :func:`save_checkpoint` needs of a model: a timestep counter and ``save`` (an sb3-like zip)."""
+
+    def __init__(self, num_timesteps: int) -> None:
+        self.num_timesteps = num_timesteps
+
+    def save(self, path: Path) -> None:
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("data", f'{{"num_timesteps": {self.num_timesteps}}}')
+            z.writestr("policy.pth", b"\x00" * 4000)
+
+
+def extra(step: int) -> dict[str, Any]:
+    return {"schedule": {}, "model_state": {}, "env_states": [], "rng": {}, "num_timesteps": step}
+
+
+def save(run: Path, step: int, keep: int = 10) -> Path:
+    return save_checkpoint(run, FakeModel(step), extra(step), keep)
+
+
+def names(run: Path) -> list[str]:
+    return sorted(p.name for p in (run / "checkpoints").iterdir() if p.is_dir())
+
+
+def test_written_through_a_temporary_directory_and_renamed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    renames: list[tuple[str, str]] = []
+    import os
+
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (renames.append((Path(a).name, Path(b).name)), real(a, b))[1])
+    save(tmp_path, 128)
+    assert ("step_000000000128.tmp", "step_000000000128") in renames
+    assert names(tmp_path) == ["step_000000000128"]
+
+
+def test_a_half_written_checkpoint_is_never_resumed_from(tmp_path: Path) -> None:
+    save(tmp_path, 128)
+
+    class Crashing(FakeModel):
+        def save(self, path: Path) -> None:
+            path.write_bytes(b"PK\x03\x04 half")
+            raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(tmp_path, Crashing(256), extra(256), 10)
+    assert latest_checkpoint(tmp_path) == tmp_path / "checkpoints" / "step_000000000128"
+
+
+@pytest.mark.parametrize("pointer", ["missing", "empty", "older", "nowhere"])
+def test_the_newest_valid_checkpoint_whatever_latest_says(tmp_path: Path, pointer: str) -> None:
+    save(tmp_path, 128)
+    save(tmp_path, 256)
+    latest = tmp_path / "checkpoints" / LATEST
+    if pointer == "missing":
+        latest.unlink()
+    else:
+        latest.write_text({"empty": "", "older": "step_000000000128\n", "nowhere": "step_000000999999\n"}[pointer])
+    found = find_checkpoint(tmp_path)
+    assert found is not None
+    path, state = found
+    assert path.name == "step_000000000256" and state["num_timesteps"] == 256
+
+
+def _truncate(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+DAMAGE = {
+    "state.pkl truncated": lambda c: _truncate(c / "state.pkl"),
+    "state.pkl empty": lambda c: (c / "state.pkl").write_bytes(b""),
+    "state.pkl garbage": lambda c: (c / "state.pkl").write_bytes(b"\x80\x05garbage" * 50),
+    "state.pkl incomplete": lambda c: (c / "state.pkl").write_bytes(pickle.dumps({"num_timesteps": 256})),
+    "state.pkl missing": lambda c: (c / "state.pkl").unlink(),
+    "model.zip truncated": lambda c: _truncate(c / "model.zip"),
+    "model.zip missing": lambda c: (c / "model.zip").unlink(),
+    "model.zip not a model": lambda c: zipfile.ZipFile(c / "model.zip", "w").close(),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_checkpoint_is_skipped_with_a_one_line_warning(tmp_path: Path, damage: str) -> None:
+    save(tmp_path, 128)
+    newest = save(tmp_path, 256)
+    DAMAGE[damage](newest)
+    warnings: list[str] = []
+    found = find_checkpoint(tmp_path, warn=warnings.append)
+    assert found is not None and found[0].name == "step_000000000128"
+    assert len(warnings) == 1 and "\n" not in warnings[0]
+    assert str(newest) in warnings[0] and damage.split()[0] in warnings[0]
+
+
+def test_no_valid_checkpoint_at_all(tmp_path: Path) -> None:
+    assert find_checkpoint(tmp_path) is None
+    DAMAGE["state.pkl garbage"](save(tmp_path, 128))
+    warnings: list[str] = []
+    assert find_checkpoint(tmp_path, warn=warnings.append) is None
+    assert len(warnings) == 1
+
+
+def test_pruning_keeps_the_newest_and_never_deletes_a_higher_step(tmp_path: Path) -> None:
+    for step in (128, 256, 384):
+        save(tmp_path, step, keep=2)
+    assert names(tmp_path) == ["step_000000000256", "step_000000000384"]
+    # A restart from 256 (384 damaged and skipped): the run's new checkpoints sort before 384, which stays.
+    DAMAGE["state.pkl truncated"](tmp_path / "checkpoints" / "step_000000000384")
+    save(tmp_path, 300, keep=2)
+    save(tmp_path, 350, keep=2)
+    assert names(tmp_path) == ["step_000000000300", "step_000000000350", "step_000000000384"]
+    assert latest_checkpoint(tmp_path) == tmp_path / "checkpoints" / "step_000000000350"
+
+
+def test_the_same_step_again_replaces_it(tmp_path: Path) -> None:
+    save(tmp_path, 128)
+    save(tmp_path, 128)
+    assert names(tmp_path) == ["step_000000000128"]
+    assert latest_checkpoint(tmp_path) is not None

@@ -1,0 +1,103 @@
+"""One Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during training or during the final
+evaluation: a clean stop, no traceback from the run or its workers, a line naming the checkpoint ``--resume``
+continues from, exit status 130."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from train_helpers import REPO, tiny_args  # noqa: E402
+
+from training.checkpoint import latest_checkpoint  # noqa: E402
+
+TRAIN = str(REPO / "training" / "train.py")
+
+
+class Run:
+    """``train.py`` in its own process group, its output collected line by line as it comes."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, TRAIN, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self.readers = [
+            threading.Thread(target=self._read, args=(self.proc.stdout, self.out), daemon=True),
+            threading.Thread(target=self._read, args=(self.proc.stderr, self.err), daemon=True),
+        ]
+        for t in self.readers:
+            t.start()
+
+    @staticmethod
+    def _read(stream: object, into: list[str]) -> None:
+        for line in stream:  # type: ignore[attr-defined]
+            into.append(line)
+
+    def wait_for(self, condition: object, what: str, limit: float = 180.0) -> None:
+        deadline = time.monotonic() + limit
+        while not condition():  # type: ignore[operator]
+            assert self.proc.poll() is None, f"ended before {what}:\n{''.join(self.out)}{''.join(self.err)}"
+            assert time.monotonic() < deadline, f"no {what} within {limit:.0f} s"
+            time.sleep(0.05)
+
+    def ctrl_c(self) -> tuple[int, str, str]:
+        os.killpg(self.proc.pid, signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=120)
+        finally:
+            if self.proc.poll() is None:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        for t in self.readers:
+            t.join(timeout=10)
+        return code, "".join(self.out), "".join(self.err)
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_training(tmp_path: Path) -> None:
+    args = tiny_args(REPO / "configs" / "german_whist.yaml", tmp_path, "c", 10_000_000, "--set", "vec_env=subproc")
+    run = Run(args)
+    run.wait_for(lambda: latest_checkpoint(tmp_path / "c") is not None, "checkpoint")
+    code, out, err = run.ctrl_c()
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    hint = [line for line in err.splitlines() if line.startswith("interrupted:")]
+    assert len(hint) == 1 and "--resume will continue from" in hint[0]
+    assert str(latest_checkpoint(tmp_path / "c")) in hint[0]
+
+
+@pytest.mark.slow
+def test_ctrl_c_before_the_first_checkpoint_says_there_is_none(tmp_path: Path) -> None:
+    args = tiny_args(REPO / "configs" / "german_whist.yaml", tmp_path, "n", 10_000_000)
+    run = Run([*args, "--set", "checkpoint_freq=100000000"])
+    run.wait_for(lambda: any("steps ->" in line for line in run.out), "start of training")
+    code, out, err = run.ctrl_c()
+    assert code == 130 and "Traceback" not in err, err
+    assert "no checkpoint yet" in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_the_final_evaluation_with_workers(tmp_path: Path) -> None:
+    args = tiny_args(REPO / "configs" / "german_whist.yaml", tmp_path, "f", 128)
+    args += ["--set", "final_eval_deals=20000", "--set", "eval_workers=2"]
+    run = Run(args)
+    # the workers have finished a first chunk of deals: the progress line of the final evaluation
+    run.wait_for(lambda: any("/20000 deals" in line for line in run.err), "final evaluation progress")
+    code, out, err = run.ctrl_c()
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert "--resume will continue from" in err and "step_000000000128" in err
