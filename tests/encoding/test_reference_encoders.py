@@ -36,7 +36,7 @@ REFERENCES: dict[str, Callable[[Any], ReferenceTrickEncoder]] = {
 # in which its budget of views is spent: a whole classic-whist game or rubber is 1,000+ views, and one
 # view costs about 0.2 ms here. The slow suite plays its episodes in full.
 FAST_GAMES, FAST_VIEWS = 24, 2_500
-SLOW_GAMES = 200
+SLOW_GAMES = 60
 
 
 def option_grid(game_id: str) -> list[dict[str, Any]]:
