@@ -6,8 +6,10 @@ episode). A mismatch names the pieces that differ and prints both sides in words
 
 from __future__ import annotations
 
+import ast
 import importlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -129,6 +131,24 @@ def test_fast_encoder_equals_reference_many_games(game_id: str, options: dict[st
 
 def test_every_game_has_a_reference() -> None:
     assert sorted(REFERENCES) == sorted(game_ids())
+
+
+def test_the_references_import_no_fast_encoder() -> None:
+    # A reference that reused the fast encoders' code or bit tables would share their bugs. Checked in
+    # the source, not in sys.modules: what ``import whist_env`` pulls in is not the references' doing.
+    package = Path(importlib.import_module("whist_env.encoding.reference").__file__ or "").parent
+    fast = {f"whist_env.encoding.{name}" for name in ("trick", *(g.removesuffix("_v0") for g in REFERENCES))}
+    modules = sorted(package.glob("*.py"))
+    assert len(modules) == len(REFERENCES) + 2  # one per game, the common pieces, the package
+    for path in modules:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = {node.module or ""} | {f"{node.module}.{a.name}" for a in node.names}
+            elif isinstance(node, ast.Import):
+                names = {a.name for a in node.names}
+            else:
+                continue
+            assert not names & fast, f"{path.name} imports a fast encoder: {sorted(names & fast)}"
 
 
 @pytest.mark.parametrize("game_id", sorted(REFERENCES))
