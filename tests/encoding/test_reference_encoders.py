@@ -52,7 +52,7 @@ def option_grid(game_id: str) -> list[dict[str, Any]]:
 
 def grid_cases() -> list[Any]:
     cases = []
-    for game_id in game_ids():
+    for game_id in sorted(REFERENCES):
         for options in option_grid(game_id):
             label = ",".join(f"{k}={v}" for k, v in options.items()) or "default"
             cases.append(pytest.param(game_id, options, id=f"{game_id}[{label}]"))
@@ -130,7 +130,9 @@ def test_fast_encoder_equals_reference_many_games(game_id: str, options: dict[st
 
 
 def test_every_game_has_a_reference() -> None:
-    assert sorted(REFERENCES) == sorted(game_ids())
+    # a toy game registered by another test has no reference; every game the package ships must
+    shipped = [g for g in game_ids() if type(make(g, raw=True).game).__module__.startswith("whist_env.")]
+    assert sorted(shipped) == sorted(REFERENCES)
 
 
 def test_the_references_import_no_fast_encoder() -> None:
