@@ -22,7 +22,7 @@ from whist_env.encoding.reference.german_whist import GermanWhistReference
 from whist_env.encoding.reference.humbug import HumbugReference
 from whist_env.encoding.reference.humbug_whist import HumbugWhistReference
 from whist_env.encoding.reference.oh_hell import OhHellReference
-from whist_env.registry import game_ids, make
+from whist_env.registry import game_ids, get_spec, make
 from whist_env.testing import play_random_episode
 from whist_env.view import PlayerView
 
@@ -42,11 +42,7 @@ SLOW_GAMES = 60
 
 
 def option_grid(game_id: str) -> list[dict[str, Any]]:
-    """The option sets the conformance tests run for ``game_id``: from its spec, else from its ``_v0`` module."""
-    try:
-        from whist_env.registry import get_spec  # type: ignore[attr-defined]
-    except ImportError:  # before the GameSpec redesign: the grid lives in the env module
-        return [dict(o) for o in importlib.import_module(f"whist_env.{game_id}").OPTION_GRID]
+    """The option sets the conformance tests run for ``game_id`` (its spec's ``option_grid``)."""
     return [dict(o) for o in get_spec(game_id).option_grid]
 
 

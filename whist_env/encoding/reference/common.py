@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from whist_env.cards import NUM_CARDS, NUM_SUITS, iter_cards
+from whist_env.cards import NUM_CARDS, NUM_SUITS, cards_of
 from whist_env.encoding.layout import relative_seat_labels
 from whist_env.view import PlayerView
 
@@ -25,7 +25,7 @@ TRUMP_NONE = NUM_SUITS  # the trump piece's last entry ("NT") means no trump
 def card_set(mask: int) -> np.ndarray:
     """A 52-entry vector with a 1 at every card in ``mask``."""
     out = np.zeros(NUM_CARDS, np.float32)
-    for card in iter_cards(mask):
+    for card in cards_of(mask):
         out[card] = 1.0
     return out
 
