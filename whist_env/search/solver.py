@@ -39,8 +39,10 @@ A ``horizon`` limits the search to the next few tricks, scoring the rest with a 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -49,10 +51,35 @@ from whist_env.cards import NUM_RANKS, card_str
 from whist_env.rules.core import Phase, State, TrickGame
 from whist_env.rules.tricks import legal_cards
 
+
+def numba_cache_dir(package_dir: Path, environ: Mapping[str, str]) -> str | None:
+    """Where numba should cache the compiled kernels, or None to keep its default (beside this file).
+
+    numba writes its cache into ``__pycache__`` next to the source. When that folder cannot be written
+    (a system-wide or read-only install) the kernels would be compiled again in every process, so they
+    go to ``$XDG_CACHE_HOME/whist_env/numba`` (default ``~/.cache/whist_env/numba``) instead. A
+    ``NUMBA_CACHE_DIR`` the user set always wins.
+    """
+    if environ.get("NUMBA_CACHE_DIR"):
+        return None
+    pycache = package_dir / "__pycache__"
+    target = pycache if pycache.is_dir() else package_dir
+    if os.access(target, os.W_OK):
+        return None
+    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return str(Path(base) / "whist_env" / "numba")
+
+
 try:  # numba is optional: without it the kernels below run as plain Python
+    from numba import config as _numba_config
     from numba import njit as _numba_njit
 
     HAVE_NUMBA = True
+    _CACHE_DIR = numba_cache_dir(Path(__file__).resolve().parent, os.environ)
+    if _CACHE_DIR is not None:
+        # numba reads the setting when it looks for a cache, so setting it after the import is in time
+        os.makedirs(_CACHE_DIR, exist_ok=True)
+        _numba_config.CACHE_DIR = _CACHE_DIR
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     HAVE_NUMBA = False
 
@@ -65,12 +92,9 @@ def _jit(f: Callable[..., Any]) -> Callable[..., Any]:
     return jitted
 
 
-def _jit_recursive(f: Callable[..., Any]) -> Callable[..., Any]:
-    # numba's on-disk cache does not reload self-recursive functions safely: compile once per process
-    jitted: Callable[..., Any] = _numba_njit(cache=False)(f)
-    return jitted
-
-
+# int64 (not literal) arguments of _search's recursive call; see the comment there
+_I0 = np.int64(0)
+_I_NONE = np.int64(-1)
 NO_TRUMP = 4  # trump code in the kernels when there is none
 SUIT13 = 0x1FFF
 MAX_PLY = 64
@@ -490,7 +514,7 @@ def _order_score(
     return 50 - r
 
 
-@_jit_recursive
+@_jit
 def _search(
     hands: np.ndarray,
     sides: np.ndarray,
@@ -643,8 +667,11 @@ def _search(
             if dl >= 0:
                 hands[1 - nw_seat] |= 1 << dl
             won = 1 if rules[tnum, R_COUNTS] and sides[nw_seat] == 0 else 0
+            # np.int64, not the literals 0 and -1: literal arguments would make numba compile a second
+            # specialisation of this recursive kernel, and a cached kernel that calls another
+            # specialisation of itself crashes (segfault) when a later process loads it from the cache.
             ok = _search(
-                hands, sides, trick, 0, nw_seat, tnum + 1, -1, -1, target - won, ply + 1,
+                hands, sides, trick, _I0, nw_seat, tnum + 1, _I_NONE, _I_NONE, target - won, ply + 1,
                 cfg, rules, table, moves, scores, keybuf, relevant, stats,
             )  # fmt: skip
             child = relevant[ply + 1]
