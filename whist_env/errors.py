@@ -19,3 +19,11 @@ class IllegalActionError(ValueError):
 
 class OptionError(ValueError):
     """A bad constructor option, reset option or configuration value."""
+
+
+class ModelMismatchError(OptionError):
+    """A saved model or dataset that was made for another game, other options or another observation layout.
+
+    The message names every difference (e.g. ``trained with include_history=True, loading for
+    include_history=False``); see :mod:`whist_env.fingerprint`.
+    """
