@@ -79,7 +79,7 @@ try:  # numba is optional: without it the kernels below run as plain Python
     if _CACHE_DIR is not None:
         # numba reads the setting when it looks for a cache, so setting it after the import is in time
         os.makedirs(_CACHE_DIR, exist_ok=True)
-        _numba_config.CACHE_DIR = _CACHE_DIR
+        _numba_config.CACHE_DIR = _CACHE_DIR  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     HAVE_NUMBA = False
 
