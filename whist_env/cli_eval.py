@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,9 +37,10 @@ def parse_option(text: str) -> tuple[str, Any]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``whist-eval``."""
+    from whist_env.cli import CliParser
     from whist_env.evaluation.arena import LINEUPS
 
-    p = argparse.ArgumentParser(
+    p = CliParser(
         prog="whist-eval",
         description="Play agents against each other over seeded duplicate deals (seats rotated) and report "
         "mean rewards with 95% confidence intervals, win/draw/loss rates and illegal actions.",
@@ -64,18 +68,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="write the report(s) as JSON to this file")
     p.add_argument("--markdown", type=Path, help="write the report(s) as markdown to this file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``whist-eval``; returns the exit status."""
-    import json
+    """Run ``whist-eval``; returns the exit status.
 
+    Every error is one line on stderr and exit status 2 (``--debug`` shows the traceback): a bad argument,
+    a missing or damaged model, a model of another game or options, a file that cannot be written.
+    """
+    from whist_env.cli import one_line_warnings, report_error
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.seed < 0:
+        parser.error(f"--seed must be 0 or more, got {args.seed}")
+    if args.deals < 1:
+        parser.error(f"--deals must be at least 1, got {args.deals}")
+    if args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
+    with one_line_warnings("whist-eval"):
+        try:
+            return _run(args)
+        except Exception as err:
+            if args.debug:
+                raise
+            return report_error("whist-eval", err)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from whist_env.cli import report_error
     from whist_env.evaluation.arena import evaluate
     from whist_env.evaluation.report import summary_table
     from whist_env.registry import GAMES
 
-    args = build_parser().parse_args(argv)
     games = list(GAMES) if args.games == ["all"] else args.games
     options = dict(args.option)
     reports = []
@@ -97,23 +124,41 @@ def main(argv: Sequence[str] | None = None) -> int:
             reports.append(report)
             print(report.to_markdown(), end="\n\n", flush=True)
     except OptionError as err:
-        print(f"whist-eval: {err}", file=sys.stderr)
-        return 1
+        if args.debug:
+            raise
+        return report_error("whist-eval", err)
     if len(reports) > 1 and len(args.agents) == 2:
         print(summary_table(reports))
+    status = 0
     if args.json:
         data = [r.to_dict() for r in reports]
-        args.json.write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n"
+        status |= _write("--json", args.json, text, ".json")
     if args.markdown:
         parts = [r.to_markdown() for r in reports]
         if len(reports) > 1 and len(args.agents) == 2:
             parts.insert(0, summary_table(reports))
-        args.markdown.write_text("\n\n".join(parts) + "\n")
+        status |= _write("--markdown", args.markdown, "\n\n".join(parts) + "\n", ".md")
     illegal = sum(r.illegal_actions for r in reports)
     if illegal:
         print(f"whist-eval: {illegal} illegal action(s) were played; the comparison is not valid", file=sys.stderr)
         return 2
-    return 0
+    return status
+
+
+def _write(flag: str, path: Path, text: str, suffix: str) -> int:
+    """Write a result file; if ``path`` cannot be written, write it to a temporary file, say where, return 2."""
+    try:
+        path.write_text(text, encoding="utf-8")
+        return 0
+    except OSError as err:
+        fd, spare = tempfile.mkstemp(prefix="whist-eval-", suffix=suffix)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        reason = err.strerror or type(err).__name__
+        print(f"whist-eval: error: cannot write {flag} {path} ({reason}); the report was written to {spare}",
+              file=sys.stderr)  # fmt: skip
+        return 2
 
 
 def main_entry() -> None:

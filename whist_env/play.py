@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from whist_env.cards import NUM_CARDS, SPADES, SUIT_MASKS, SUIT_SYMBOLS, card_pretty, cards_of, parse_card
-from whist_env.cli import parse_option
+from whist_env.cli import CliParser, one_line_warnings, parse_option, report_error
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.registry import GAMES, env_module
 from whist_env.rules.core import State, TrickGame
@@ -364,9 +364,7 @@ def _isatty(stream: Any) -> bool:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``whist-play``."""
-    p = argparse.ArgumentParser(
-        prog="whist-play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    p = CliParser(prog="whist-play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", default="classic_whist_v0", choices=list(GAMES), help="the game (default classic whist)")
     p.add_argument(
         "--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE", help="a game option"
@@ -380,25 +378,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new one, printed)")
     p.add_argument("--show-hands", action="store_true", help="at the end show every hand as dealt")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``whist-play``; returns the exit status (2 for bad arguments)."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"--seed must be 0 or more, got {args.seed}")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     opponents = [name.strip() for name in args.opponents.split(",") if name.strip()]
     _safe_output(sys.stdout)
-    try:
-        session = Session(args.game, dict(args.option), args.seat, opponents, seed, args.show_hands)
-    except (OptionError, ValueError, ImportError, OSError) as err:
-        print(f"whist-play: error: {err}", file=sys.stderr)
-        return 2
-    try:
-        return session.run()
-    except KeyboardInterrupt:
-        print("\ninterrupted; bye")
-        return 130
+    with one_line_warnings("whist-play"):
+        try:
+            session = Session(args.game, dict(args.option), args.seat, opponents, seed, args.show_hands)
+            return session.run()
+        except KeyboardInterrupt:
+            print("\ninterrupted; bye")
+            return 130
+        except Exception as err:  # one line, not a traceback (unless --debug)
+            if args.debug:
+                raise
+            return report_error("whist-play", err)
 
 
 def _safe_output(stream: Any) -> None:

@@ -204,7 +204,7 @@ def test_cli(tmp_path: Path, capsys: Any) -> None:
     assert [d["game"] for d in data] == ["humbug_v0", "classic_whist_v0"]
     assert data[0]["illegal_actions"] == 0 and "timing" in data[0]
     assert "A − B" in md.read_text()
-    assert main(["no_such_game", "--deals", "1", "--quiet"]) == 1
+    assert main(["no_such_game", "--deals", "1", "--quiet"]) == 2  # one line on stderr, status 2
     assert main(["oh_hell_v0", "--deals", "2", "--quiet", "--option", "hand_size=3", "--option", "num_players=3"]) == 0
     assert "| heuristic |" in capsys.readouterr().out
 
