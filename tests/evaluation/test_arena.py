@@ -217,3 +217,14 @@ def test_heuristic_beats_random_in_every_game(game_id: str) -> None:
     report = evaluate(game_id, ["heuristic", "random"], num_deals=150, seed=0)
     assert report.pairs[0].diff.low > 0, report.to_markdown()
     assert report.illegal_actions == 0
+
+
+def test_the_unit_names_the_reward_the_run_used() -> None:
+    win = evaluate("german_whist_v0", ["heuristic", "random"], num_deals=1, seed=0, progress=False)
+    diff = evaluate("german_whist_v0", ["heuristic", "random"], num_deals=1, seed=0, options={"reward": "trick_diff"})
+    assert win.unit == "one deal: ±1 for the majority of the 13 scoring tricks"
+    assert diff.unit == "one deal: ±(trick difference) over the 13 scoring tricks"
+    hand = evaluate("oh_hell_v0", ["heuristic", "random"], num_deals=1, seed=0, options={"hand_size": 3})
+    assert hand.unit.startswith("one deal of 3 cards")
+    honours = evaluate("classic_whist_v0", ["heuristic", "random"], num_deals=1, seed=0, options={"honours": True})
+    assert honours.unit.endswith("+ honours") and "when on" not in honours.unit
