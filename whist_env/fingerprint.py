@@ -33,6 +33,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import warnings
 import zipfile
@@ -64,9 +65,9 @@ def layout_fingerprint(layout: Layout) -> str:
 
 def library_version() -> str:
     """whist_env's version."""
-    from whist_env import __version__
-
-    return __version__
+    # The package is always imported before any of its modules: read it there rather than import the package
+    # (which imports nearly everything, and would close an import circle through the agents).
+    return str(getattr(sys.modules.get("whist_env"), "__version__", "unknown"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,11 +99,10 @@ class ModelMetadata:
         Raises:
             OptionError: for an unknown game or bad options.
         """
-        from whist_env.registry import env_module
+        from whist_env.registry import make
 
-        raw_env = env_module(game_id).raw_env
-        game = raw_env.game_cls(**dict(options or {}))
-        encoder = raw_env.make_encoder(game)
+        env = make(game_id, raw=True, **dict(options or {}))  # the rules and the encoder, exactly as played
+        game, encoder = env.game, env.encoder
         return cls(
             game_id=game_id,
             options=dict(sorted(game.config.as_dict().items())),
@@ -146,16 +146,19 @@ class ModelMetadata:
             raise ModelMismatchError(f"the metadata record is damaged ({type(err).__name__}: {err})") from err
 
 
+# Options that only set how long an episode is, for a game whose registry entry does not say (its spec's
+# ``single_deal`` options when it has one).
+EPISODE_LENGTH_OPTIONS = frozenset({"episode", "num_deals"})
+
+
 def _episode_length_options(game_id: str) -> set[str]:
     """The options that only say how long an episode is (the arena's single-deal options)."""
-    try:
-        from whist_env.registry import get_spec  # type: ignore[attr-defined]
+    from whist_env import registry
 
+    get_spec = getattr(registry, "get_spec", None)
+    if get_spec is not None:
         return set(get_spec(game_id).single_deal)
-    except (ImportError, AttributeError):
-        from whist_env.evaluation.arena import SINGLE_DEAL_OPTIONS
-
-        return set(SINGLE_DEAL_OPTIONS.get(game_id, {}))
+    return set(EPISODE_LENGTH_OPTIONS)
 
 
 def check(metadata: ModelMetadata, game_id: str, options: Mapping[str, Any] | None = None, what: str = "") -> None:

@@ -10,14 +10,14 @@ import pytest
 from whist_env.agents.factory import heuristic_for
 from whist_env.agents.humbug import HumbugHeuristic
 from whist_env.envs.single_agent import make_single_agent
-from whist_env.registry import env_module
+from whist_env.registry import make
 from whist_env.testing import random_action
 
 
 @pytest.mark.parametrize("include_history", [None, False])
 def test_one_agent_shared_by_two_games_plays_each_as_a_private_copy(include_history: bool | None) -> None:
     """Two games in step, one shared agent at seat 1 of both: every decision equals a private copy's."""
-    game = env_module("humbug_v0").raw_env.game_cls(include_history=include_history)
+    game = make("humbug_v0", raw=True, include_history=include_history).game
     shared = heuristic_for("humbug_v0", include_history=include_history)
     rng = np.random.default_rng(0)
     compared = 0
@@ -41,7 +41,7 @@ def test_one_agent_shared_by_two_games_plays_each_as_a_private_copy(include_hist
 
 
 def test_memory_is_bounded_per_seat() -> None:
-    game = env_module("humbug_v0").raw_env.game_cls()
+    game = make("humbug_v0", raw=True).game
     agent = HumbugHeuristic()
     rng = np.random.default_rng(1)
     for i in range(20):  # many deals started and abandoned at the study step
@@ -51,7 +51,7 @@ def test_memory_is_bounded_per_seat() -> None:
 
 
 def test_get_state_and_set_state_round_trip() -> None:
-    game = env_module("humbug_v0").raw_env.game_cls()
+    game = make("humbug_v0", raw=True).game
     agent = HumbugHeuristic()
     rng = np.random.default_rng(2)
     state = game.new_episode(rng)

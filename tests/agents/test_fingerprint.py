@@ -25,7 +25,7 @@ from whist_env.fingerprint import (
     save_metadata,
     write_metadata,
 )
-from whist_env.registry import GAMES
+from whist_env.registry import game_ids, make
 
 
 def _layout(*pieces: Piece) -> Layout:
@@ -57,12 +57,10 @@ def test_the_fingerprint_is_the_same_in_another_process() -> None:
     assert out.stdout.strip() == ModelMetadata.for_game("oh_hell_v0").layout_fingerprint
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", game_ids())
 def test_metadata_records_every_option_with_its_default(game_id: str) -> None:
-    from whist_env.registry import env_module
-
     meta = ModelMetadata.for_game(game_id)
-    game = env_module(game_id).raw_env.game_cls()
+    game = make(game_id, raw=True).game
     assert dict(meta.options) == game.config.as_dict()
     assert meta.game_id == game_id and meta.num_actions == game.num_actions and meta.obs_size > 0
     assert ModelMetadata.from_dict(json.loads(json.dumps(meta.to_dict()))) == meta

@@ -36,7 +36,7 @@ import copy
 import math
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -69,31 +69,6 @@ UNITS: dict[str, str] = {
     "humbug_whist_v0": "one deal after the exchange: ±(trick difference)",
     "oh_hell_v0": "one deal of `hand_size` cards (default the largest): the seat's deal score",
 }
-
-
-def unit_text(game_id: str, options: Mapping[str, Any], single_deal: bool = True) -> str:
-    """What one sample of a comparison is, in words, for the options the run actually used.
-
-    Args:
-        game_id: the environment id.
-        options: the game's options as played (:meth:`ArenaConfig.game_options`).
-        single_deal: whether each episode was one deal (else the unit is the whole episode).
-    """
-    if not single_deal:
-        return "one whole episode"
-    if game_id == "german_whist_v0":
-        counted = "all 26 tricks" if options.get("count_all_tricks") else "the 13 scoring tricks"
-        if options.get("reward", "win") == "trick_diff":
-            return f"one deal: ±(trick difference) over {counted}"
-        return f"one deal: ±1 for the majority of {counted}" + (
-            ", 0 for 13–13" if options.get("count_all_tricks") else ""
-        )
-    if game_id == "classic_whist_v0":
-        return "one deal: the partnership's ±(tricks − 6)" + (" + honours" if options.get("honours") else "")
-    if game_id == "oh_hell_v0":
-        game: Any = env_module(game_id).raw_env.game_cls(**options)
-        return f"one deal of {game.schedule[0]} cards: the seat's deal score"
-    return UNITS.get(game_id, "one episode")
 
 
 LINEUPS = ("alternate", "one_vs_rest")
@@ -385,6 +360,15 @@ def play_deals(
     return results, time.perf_counter() - start
 
 
+def unit_text(config: ArenaConfig) -> str:
+    """What one sample of the comparison is, in words, for the options the run used (the rules' ``deal_unit``)."""
+    if not config.single_deal:
+        return "one whole episode"
+    from whist_env.registry import make
+
+    return make(config.game_id, raw=True, **config.game_options()).game.deal_unit() or "one deal"
+
+
 def summarise(config: ArenaConfig, results: Sequence[DealResult], wall_s: float, workers: int = 1) -> ArenaReport:
     """The report of a run from its per-deal results (see the module docstring for the method)."""
     labels = config.labels()
@@ -427,7 +411,7 @@ def summarise(config: ArenaConfig, results: Sequence[DealResult], wall_s: float,
     return ArenaReport(
         game_id=config.game_id,
         options=config.game_options(),
-        unit=unit_text(config.game_id, config.game_options(), config.single_deal),
+        unit=unit_text(config),
         seed=config.seed,
         num_deals=len(results),
         tables_per_deal=len(results[0].tables) if results else 0,

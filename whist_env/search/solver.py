@@ -33,6 +33,8 @@ How it searches (the same ideas as the bridge solvers, kept small):
 
 The search runs compiled with numba when it is installed (a few milliseconds for a German Whist phase-2
 position); without numba the same code runs as plain Python, correct but about a hundred times slower.
+The compiled kernels are cached on disk (beside this file, or in :func:`numba_cache_dir`'s fallback when
+that is read-only), so only the first process compiles them (several seconds).
 A ``horizon`` limits the search to the next few tricks, scoring the rest with a quick estimate
 (:func:`estimate`), for the long positions that an agent cannot afford to solve exactly.
 """
