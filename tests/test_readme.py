@@ -25,19 +25,3 @@ def test_readme_python_examples_run() -> None:
     exec(blocks[0], namespace)  # noqa: S102 - the README's own example
     env = namespace["env"]
     assert env.agents == []  # type: ignore[attr-defined]
-
-
-def test_readme_says_what_doc_table_does() -> None:
-    """``doc_table()`` returns the table (it prints nothing); the README says so."""
-    import contextlib
-    import io
-
-    import whist_env
-
-    env = whist_env.make("humbug_v0")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        table = env.unwrapped.encoder.layout.doc_table()
-    assert out.getvalue() == "" and table.startswith("| piece | kind | indices | meaning |")
-    sentence = README.split("layout.doc_table()`", 1)[1].split(".", 1)[0]
-    assert "returns" in sentence and "prints" not in sentence
