@@ -16,7 +16,6 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from whist_env.errors import OptionError
 from whist_env.registry import GAMES, make
 
 
@@ -38,6 +37,8 @@ def report_error(prog: str, err: BaseException) -> int:
     An :class:`~whist_env.errors.OptionError` or ``OSError`` already says what is wrong; anything else is
     unexpected, so its type is named too (``--debug`` shows the traceback).
     """
+    from whist_env.errors import OptionError
+
     text = str(err) if isinstance(err, (OptionError, OSError)) else f"{type(err).__name__}: {err}"
     print(f"{prog}: error: {one_line(text)}", file=sys.stderr)
     return 2
@@ -104,7 +105,9 @@ def demo(game_id: str, episodes: int, seed: int, options: dict[str, Any], show: 
 
 def demo_main(argv: list[str] | None = None) -> int:
     """Entry point of ``whist-demo``; returns the exit status (2 for an error, told in one line)."""
-    parser = CliParser(prog="whist-demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = CliParser(
+        prog="whist-demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )  # fmt: skip
     parser.add_argument("--game", default="classic_whist_v0", choices=list(GAMES))
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)

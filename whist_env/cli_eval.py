@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from whist_env.cli import CliParser, one_line_warnings, report_error
 from whist_env.errors import OptionError
 
 
@@ -35,9 +35,23 @@ def parse_option(text: str) -> tuple[str, Any]:
     return key.strip(), parsed
 
 
+def _count(minimum: int) -> Any:
+    """An argparse type: an int of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {value}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``whist-eval``."""
-    from whist_env.cli import CliParser
     from whist_env.evaluation.arena import LINEUPS
 
     p = CliParser(
@@ -52,9 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=["heuristic", "random"],
         help="two or more agents: random, heuristic, model:<path.zip> (default: heuristic random)",
     )
-    p.add_argument("--deals", type=int, default=1000, help="deals per game, each replayed per lineup (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="processes to play in (default 1)")
+    p.add_argument(
+        "--deals", type=_count(1), default=1000, help="deals per game, each replayed per lineup (default 1000)"
+    )
+    p.add_argument("--seed", type=_count(0), default=0, help="the run's seed (default 0)")
+    p.add_argument("--workers", type=_count(1), default=1, help="processes to play in (default 1)")
     p.add_argument(
         "--option",
         action="append",
@@ -78,31 +94,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every error is one line on stderr and exit status 2 (``--debug`` shows the traceback): a bad argument,
     a missing or damaged model, a model of another game or options, a file that cannot be written.
     """
-    from whist_env.cli import one_line_warnings, report_error
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.seed < 0:
-        parser.error(f"--seed must be 0 or more, got {args.seed}")
-    if args.deals < 1:
-        parser.error(f"--deals must be at least 1, got {args.deals}")
-    if args.workers < 1:
-        parser.error(f"--workers must be at least 1, got {args.workers}")
+    args = list(sys.argv[1:] if argv is None else argv)
     with one_line_warnings("whist-eval"):
         try:
             return _run(args)
         except Exception as err:
-            if args.debug:
+            if "--debug" in args:
                 raise
             return report_error("whist-eval", err)
 
 
-def _run(args: argparse.Namespace) -> int:
-    from whist_env.cli import report_error
+def _run(argv: Sequence[str]) -> int:
+    """Parse the arguments, play, print and write the reports; returns the exit status."""
+    import json
+
     from whist_env.evaluation.arena import evaluate
     from whist_env.evaluation.report import summary_table
     from whist_env.registry import GAMES
 
+    args = build_parser().parse_args(argv)
     games = list(GAMES) if args.games == ["all"] else args.games
     options = dict(args.option)
     reports = []
