@@ -106,8 +106,10 @@ def demo(game_id: str, episodes: int, seed: int, options: dict[str, Any], show: 
 def demo_main(argv: list[str] | None = None) -> int:
     """Entry point of ``whist-demo``; returns the exit status (2 for an error, told in one line)."""
     parser = CliParser(
-        prog="whist-demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )  # fmt: skip
+        prog="whist-demo",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--game", default="classic_whist_v0", choices=list(GAMES))
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)

@@ -364,7 +364,11 @@ def _isatty(stream: Any) -> bool:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``whist-play``."""
-    p = CliParser(prog="whist-play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = CliParser(
+        prog="whist-play",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--game", default="classic_whist_v0", choices=list(GAMES), help="the game (default classic whist)")
     p.add_argument(
         "--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE", help="a game option"
@@ -376,32 +380,52 @@ def build_parser() -> argparse.ArgumentParser:
         help="agents for the other seats, from your left: one name for all (random, heuristic, "
         "model:<path.zip>) or a comma-separated name per seat (default heuristic)",
     )
-    p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new one, printed)")
+    p.add_argument("--seed", type=_seed, default=None, help="seed of the deal (default: a new one, printed)")
     p.add_argument("--show-hands", action="store_true", help="at the end show every hand as dealt")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     return p
 
 
+def _seed(text: str) -> int:
+    """An argparse type: a seed is a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``whist-play``: every error is one line on stderr and exit status 2 (``--debug`` shows
+    the traceback); 130 after Ctrl-C."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    with one_line_warnings("whist-play"):
+        try:
+            return _play(args)
+        except Exception as err:  # an error during the game too (a model that fails to load or act)
+            if "--debug" in args:
+                raise
+            return report_error("whist-play", err)
+
+
+def _play(argv: list[str] | None = None) -> int:
     """Entry point of ``whist-play``; returns the exit status (2 for bad arguments)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.seed is not None and args.seed < 0:
-        parser.error(f"--seed must be 0 or more, got {args.seed}")
+    args = build_parser().parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     opponents = [name.strip() for name in args.opponents.split(",") if name.strip()]
     _safe_output(sys.stdout)
-    with one_line_warnings("whist-play"):
-        try:
-            session = Session(args.game, dict(args.option), args.seat, opponents, seed, args.show_hands)
-            return session.run()
-        except KeyboardInterrupt:
-            print("\ninterrupted; bye")
-            return 130
-        except Exception as err:  # one line, not a traceback (unless --debug)
-            if args.debug:
-                raise
-            return report_error("whist-play", err)
+    try:
+        session = Session(args.game, dict(args.option), args.seat, opponents, seed, args.show_hands)
+    except (OptionError, ValueError, ImportError, OSError) as err:
+        print(f"whist-play: error: {err}", file=sys.stderr)
+        return 2
+    try:
+        return session.run()
+    except KeyboardInterrupt:
+        print("\ninterrupted; bye")
+        return 130
 
 
 def _safe_output(stream: Any) -> None:

@@ -70,7 +70,6 @@ UNITS: dict[str, str] = {
     "oh_hell_v0": "one deal of `hand_size` cards (default the largest): the seat's deal score",
 }
 
-
 LINEUPS = ("alternate", "one_vs_rest")
 
 AgentSpec = str | Agent | Callable[[], Agent]
