@@ -33,18 +33,16 @@ How it searches (the same ideas as the bridge solvers, kept small):
 
 The search runs compiled with numba when it is installed (a few milliseconds for a German Whist phase-2
 position); without numba the same code runs as plain Python, correct but about a hundred times slower.
-The compiled kernels are cached on disk (beside this file, or in :func:`numba_cache_dir`'s fallback when
-that is read-only), so only the first process compiles them (several seconds).
+The compiled kernels are cached on disk (beside this file, or in a user folder when that is read-only:
+:mod:`whist_env.search.numba_cache`), so only the first process compiles them (several seconds).
 A ``horizon`` limits the search to the next few tricks, scoring the rest with a quick estimate
 (:func:`estimate`), for the long positions that an agent cannot afford to solve exactly.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -53,35 +51,13 @@ from whist_env.cards import NUM_RANKS, card_str
 from whist_env.rules.core import Phase, State, TrickGame
 from whist_env.rules.tricks import legal_cards
 
-
-def numba_cache_dir(package_dir: Path, environ: Mapping[str, str]) -> str | None:
-    """Where numba should cache the compiled kernels, or None to keep its default (beside this file).
-
-    numba writes its cache into ``__pycache__`` next to the source. When that folder cannot be written
-    (a system-wide or read-only install) the kernels would be compiled again in every process, so they
-    go to ``$XDG_CACHE_HOME/whist_env/numba`` (default ``~/.cache/whist_env/numba``) instead. A
-    ``NUMBA_CACHE_DIR`` the user set always wins.
-    """
-    if environ.get("NUMBA_CACHE_DIR"):
-        return None
-    pycache = package_dir / "__pycache__"
-    target = pycache if pycache.is_dir() else package_dir
-    if os.access(target, os.W_OK):
-        return None
-    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return str(Path(base) / "whist_env" / "numba")
-
-
 try:  # numba is optional: without it the kernels below run as plain Python
-    from numba import config as _numba_config
     from numba import njit as _numba_njit
 
+    from whist_env.search.numba_cache import use_writable_cache
+
     HAVE_NUMBA = True
-    _CACHE_DIR = numba_cache_dir(Path(__file__).resolve().parent, os.environ)
-    if _CACHE_DIR is not None:
-        # numba reads the setting when it looks for a cache, so setting it after the import is in time
-        os.makedirs(_CACHE_DIR, exist_ok=True)
-        _numba_config.CACHE_DIR = _CACHE_DIR  # type: ignore[attr-defined]
+    use_writable_cache()  # the kernels are cached on disk (cache=True): somewhere this process can write
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     HAVE_NUMBA = False
 
