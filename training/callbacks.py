@@ -87,9 +87,9 @@ class TrainingCallback(BaseCallback):
             "num_timesteps": self.model.num_timesteps,
         }
         path = save_checkpoint(self.run_dir, self.model, extra, self.config.keep_checkpoints)
-        from whist_env.fingerprint import save_metadata  # the game, all its options, the layout: checked on load
+        from whist_env.fingerprint import save_model_metadata  # the game, all its options, the layout: checked on load
 
-        save_metadata(path / "model.zip", self.config.game, self.config.game_options)
+        save_model_metadata(path / "model.zip", self.config.game, self.config.game_options)
         return path
 
     # ------------------------------------------------------------------ self-play

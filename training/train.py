@@ -134,7 +134,6 @@ def main(argv: list[str] | None = None) -> int:
     from training.checkpoint import latest_checkpoint, load_extra, restore_model_state, restore_rng
     from training.envs import build_vec_env, probe_env
     from training.report import plot_learning_curve, write_eval_csv, write_report
-    from whist_env.fingerprint import save_metadata
 
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -192,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     # The end of training is checkpointed too, so that a run interrupted in the final evaluation resumes there.
     callback.checkpoint()
     model.save(run_dir / "model.zip")
-    save_metadata(run_dir / "model.zip", config.game, config.game_options)  # game, options, layout: checked on load
+    from whist_env.fingerprint import save_model_metadata  # the game, all its options, the layout: checked on load
+
+    save_model_metadata(run_dir / "model.zip", config.game, config.game_options)
     venv.close()
     t_final = time.time()
     print(f"[{config.run_name}] final evaluation: {config.final_eval_deals} duplicate deals per opponent", flush=True)

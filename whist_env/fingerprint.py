@@ -260,7 +260,7 @@ def write_metadata(path: str | Path, metadata: ModelMetadata) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def save_metadata(path: str | Path, game_id: str, options: Mapping[str, Any] | None = None) -> ModelMetadata:
+def save_model_metadata(path: str | Path, game_id: str, options: Mapping[str, Any] | None = None) -> ModelMetadata:
     """Store the metadata of ``game_id`` with ``options`` in the model at ``path`` (what training calls)."""
     metadata = ModelMetadata.for_game(game_id, options)
     write_metadata(path, metadata)
@@ -297,6 +297,6 @@ __all__ = [
     "check_model",
     "layout_fingerprint",
     "read_metadata",
-    "save_metadata",
+    "save_model_metadata",
     "write_metadata",
 ]

@@ -22,7 +22,7 @@ from whist_env.fingerprint import (
     check_model,
     layout_fingerprint,
     read_metadata,
-    save_metadata,
+    save_model_metadata,
     write_metadata,
 )
 from whist_env.registry import game_ids, make
@@ -117,7 +117,7 @@ def _fake_model(path: Path) -> Path:
 def test_metadata_is_stored_inside_the_zip_and_read_back(tmp_path: Path) -> None:
     path = _fake_model(tmp_path / "model.zip")
     assert read_metadata(path) is None
-    meta = save_metadata(path, "humbug_v0", {"num_deals": 2})
+    meta = save_model_metadata(path, "humbug_v0", {"num_deals": 2})
     assert read_metadata(path) == meta
     write_metadata(path, ModelMetadata.for_game("humbug_v0"))  # replaced, not added twice
     with zipfile.ZipFile(path) as zf:
@@ -147,7 +147,7 @@ def test_missing_and_non_zip_models_are_option_errors(tmp_path: Path) -> None:
 
 def test_make_agent_checks_the_model_before_any_torch(tmp_path: Path) -> None:
     path = _fake_model(tmp_path / "gw.zip")
-    save_metadata(path, "german_whist_v0", {})
+    save_model_metadata(path, "german_whist_v0", {})
     with pytest.raises(ModelMismatchError, match="include_history=True, loading for include_history=False"):
         make_agent(f"model:{path}", "german_whist_v0", include_history=False)
     with pytest.raises(ModelMismatchError, match="not humbug_v0"):
@@ -169,14 +169,14 @@ def test_sb3_loads_a_model_with_metadata_and_the_agent_uses_one_thread(tmp_path:
         "from gymnasium import spaces\n"
         "from sb3_contrib import MaskablePPO\n"
         "from whist_env.agents.model import ModelAgent\n"
-        "from whist_env.fingerprint import save_metadata\n"
+        "from whist_env.fingerprint import save_model_metadata\n"
         "probe = ModelAgent('unused.zip', 'humbug_v0')\n"
         "class S(gym.Env):\n"
         "    observation_space = spaces.Box(0.0, 1.0, (probe.encoder.size,), np.float32)\n"
         "    action_space = spaces.Discrete(probe.num_actions)\n"
         "path = sys.argv[1]\n"
         "MaskablePPO('MlpPolicy', S(), n_steps=8, batch_size=8, device='cpu').save(path)\n"
-        "save_metadata(path, 'humbug_v0', {})\n"
+        "save_model_metadata(path, 'humbug_v0', {})\n"
         "torch.set_num_threads(2)\n"
         "with warnings.catch_warnings():\n"
         "    warnings.simplefilter('error')\n"

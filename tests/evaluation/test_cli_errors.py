@@ -14,7 +14,7 @@ import pytest
 
 from whist_env.cli import demo_main
 from whist_env.cli_eval import main as eval_main
-from whist_env.fingerprint import save_metadata
+from whist_env.fingerprint import save_model_metadata
 from whist_env.play import main as play_main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +37,7 @@ def _model_for(tmp_path: Path, game_id: str, name: str = "m.zip") -> Path:
     path = tmp_path / name
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("data", "{}")
-    save_metadata(path, game_id, {})
+    save_model_metadata(path, game_id, {})
     return path
 
 
