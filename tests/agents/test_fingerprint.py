@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from whist_env.agents import make_agent
@@ -145,19 +146,49 @@ def test_missing_and_non_zip_models_are_option_errors(tmp_path: Path) -> None:
         check_model(broken, "humbug_v0")
 
 
-def test_make_agent_checks_the_model_before_any_torch(tmp_path: Path) -> None:
+def _first_view(game_id: str, **options: Any) -> Any:
+    game = make(game_id, raw=True, **options).game
+    state = game.new_episode(np.random.default_rng(0))
+    return game.view(state, state.to_act)
+
+
+def test_a_model_agent_checks_the_model_on_first_use(tmp_path: Path) -> None:
     path = _fake_model(tmp_path / "gw.zip")
     save_model_metadata(path, "german_whist_v0", {})
+    rng = np.random.default_rng(0)
+    agent = make_agent(f"model:{path}", "german_whist_v0", include_history=False)  # built, not read
     with pytest.raises(ModelMismatchError, match="include_history=True, loading for include_history=False"):
-        make_agent(f"model:{path}", "german_whist_v0", include_history=False)
+        agent.act(_first_view("german_whist_v0", include_history=False), rng)
     with pytest.raises(ModelMismatchError, match="not humbug_v0"):
-        make_agent(f"model:{path}", "humbug_v0")
+        make_agent(f"model:{path}", "humbug_v0").act(_first_view("humbug_v0"), rng)
     with pytest.raises(OptionError, match="no saved model"):
-        make_agent(f"model:{tmp_path / 'missing.zip'}", "german_whist_v0")
+        make_agent(f"model:{tmp_path / 'missing.zip'}", "german_whist_v0").check()  # type: ignore[attr-defined]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         agent = make_agent(f"model:{tmp_path / 'gw'}", "german_whist_v0")  # ".zip" may be left off
+        assert agent.check() is not None  # type: ignore[attr-defined]
     assert agent.path == str(path)  # type: ignore[attr-defined]
+
+
+def test_the_check_needs_no_torch(tmp_path: Path) -> None:
+    path = _fake_model(tmp_path / "gw.zip")
+    save_model_metadata(path, "german_whist_v0", {})
+    code = (
+        "import sys\n"
+        "from whist_env.agents import make_agent\n"
+        "from whist_env.errors import ModelMismatchError\n"
+        "agent = make_agent('model:' + sys.argv[1], 'german_whist_v0', reward='trick_diff')\n"
+        "try:\n"
+        "    agent.load()\n"
+        "except ModelMismatchError as err:\n"
+        "    assert 'reward' in str(err), err\n"
+        "else:\n"
+        "    raise AssertionError('no mismatch')\n"
+        "assert 'torch' not in sys.modules\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code, str(path)], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 @pytest.mark.slow

@@ -78,4 +78,4 @@ def test_saved_models_carry_their_metadata(trained: tuple[Path, str, dict]) -> N
     with pytest.raises(
         ModelMismatchError, match="trained with include_history=True, loading for include_history=False"
     ):
-        make_agent(f"model:{path}", game, **{**options, "include_history": False})
+        make_agent(f"model:{path}", game, **{**options, "include_history": False}).load()  # type: ignore[attr-defined]

@@ -63,9 +63,7 @@ def make_agent(name: str, game_id: str, **options: Any) -> Agent:
         path = name[len("model:") :]
         if not path:
             raise OptionError("write a model agent as 'model:<path to the saved .zip>'")
-        agent = ModelAgent(path, game_id, **options)
-        agent.check()  # no such file, not a model, or made for another game or options: say so now
-        return agent
+        return ModelAgent(path, game_id, **options)
     if name == "pimc" or name.startswith("pimc:"):
         from whist_env.search.pimc import make_pimc
 

@@ -33,14 +33,15 @@ class ModelAgent:
             None leaves torch's setting alone. The setting is per process.
         **options: the game's options (they can change the encoding, e.g. ``num_players``).
 
-    The model's metadata (:mod:`whist_env.fingerprint`) is checked against ``game_id`` and ``options``
-    before it is loaded (:meth:`check`); a model without metadata loads with a warning.
+    The agent is built without reading the file; on first use (:meth:`load`) the model's metadata
+    (:mod:`whist_env.fingerprint`) is checked against ``game_id`` and ``options`` before torch is
+    imported (:meth:`check` does it on demand); a model without metadata loads with a warning.
 
     Raises:
-        ImportError: on first use, when sb3-contrib is not installed (``pip install 'whist_env[train]'``).
         OptionError: on first use, when there is no model at ``path`` or the file is not a saved model.
         ModelMismatchError: on first use, when the model was trained for another game, other options or
             another observation layout (the message says what differs).
+        ImportError: on first use, when sb3-contrib is not installed (``pip install 'whist_env[train]'``).
     """
 
     name = "model"
