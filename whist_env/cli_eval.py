@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from whist_env.cli import CliParser, one_line_warnings, report_error
+from whist_env.cli import CliParser, at_least, one_line_warnings, report_error
 from whist_env.errors import OptionError
 
 
@@ -33,21 +33,6 @@ def parse_option(text: str) -> tuple[str, Any]:
     except (ValueError, SyntaxError):
         parsed = value
     return key.strip(), parsed
-
-
-def _count(minimum: int) -> Any:
-    """An argparse type: an int of at least ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {value}")
-        return value
-
-    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,10 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="two or more agents: random, heuristic, model:<path.zip> (default: heuristic random)",
     )
     p.add_argument(
-        "--deals", type=_count(1), default=1000, help="deals per game, each replayed per lineup (default 1000)"
+        "--deals", type=at_least(1), default=1000, help="deals per game, each replayed per lineup (default 1000)"
     )
-    p.add_argument("--seed", type=_count(0), default=0, help="the run's seed (default 0)")
-    p.add_argument("--workers", type=_count(1), default=1, help="processes to play in (default 1)")
+    p.add_argument("--seed", type=at_least(0), default=0, help="the run's seed (default 0)")
+    p.add_argument("--workers", type=at_least(1), default=1, help="processes to play in (default 1)")
     p.add_argument(
         "--option",
         action="append",

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from whist_env.cards import NUM_CARDS, SPADES, SUIT_MASKS, SUIT_SYMBOLS, card_pretty, cards_of, parse_card
-from whist_env.cli import CliParser, one_line_warnings, parse_option, report_error
+from whist_env.cli import CliParser, at_least, one_line_warnings, parse_option, report_error
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.registry import GAMES, env_module
 from whist_env.rules.core import State, TrickGame
@@ -380,21 +380,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="agents for the other seats, from your left: one name for all (random, heuristic, "
         "model:<path.zip>) or a comma-separated name per seat (default heuristic)",
     )
-    p.add_argument("--seed", type=_seed, default=None, help="seed of the deal (default: a new one, printed)")
+    p.add_argument("--seed", type=at_least(0), default=None, help="seed of the deal (default: a new one, printed)")
     p.add_argument("--show-hands", action="store_true", help="at the end show every hand as dealt")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     return p
-
-
-def _seed(text: str) -> int:
-    """An argparse type: a seed is a whole number, 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:
