@@ -55,8 +55,9 @@ class HumbugHeuristic(HeuristicAgent):
     matched to the deal it belongs to by what the view shows (deal index, dealer, turn-up, its hand as
     part of the hand last seen in that deal, the cards on the table as part of the dealt hands). The
     deal matched is the one whose last seen hand is closest to the view's (then the most recently
-    used), so a shared agent plays each game as a private copy of it would. :meth:`get_state` and
-    :meth:`set_state` save and restore the memory (training checkpoints use them).
+    used), so a shared agent plays each game as a private copy would (two deals that look the same in
+    every respect could not be told apart). :meth:`get_state` and :meth:`set_state` save and restore
+    the memory (training checkpoints use them).
     """
 
     game_id = "humbug_v0"
@@ -111,14 +112,13 @@ class HumbugHeuristic(HeuristicAgent):
         return two_player_play(t, view.legal)
 
 
+def _deal_key(m: _Layout) -> tuple[int, ...]:
+    return (m.deal_index, m.dealer, m.mine, m.theirs, m.turn_up)
+
+
 def _same_start(m: _Layout, new: _Layout) -> bool:
-    return (m.deal_index, m.dealer, m.mine, m.theirs, m.turn_up) == (
-        new.deal_index,
-        new.dealer,
-        new.mine,
-        new.theirs,
-        new.turn_up,
-    ) and m.hand == new.hand
+    """Whether ``m`` is the deal ``new`` studies, with no card of this seat played since."""
+    return _deal_key(m) == _deal_key(new) and m.hand == new.hand
 
 
 def _match(deals: list[_Layout], view: PlayerView, opp: int) -> _Layout | None:
