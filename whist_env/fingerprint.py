@@ -127,11 +127,7 @@ class ModelMetadata:
         """
         try:
             fmt = int(data.get("format", FORMAT))
-            if fmt > FORMAT:
-                raise ModelMismatchError(
-                    f"the metadata is of format {fmt}, newer than this whist_env reads ({FORMAT}); upgrade whist_env"
-                )
-            return cls(
+            metadata = cls(
                 game_id=str(data["game_id"]),
                 options=dict(data["options"]),
                 layout_fingerprint=str(data["layout_fingerprint"]),
@@ -141,9 +137,12 @@ class ModelMetadata:
                 format=fmt,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
-            if isinstance(err, ModelMismatchError):
-                raise
             raise ModelMismatchError(f"the metadata record is damaged ({type(err).__name__}: {err})") from err
+        if fmt > FORMAT:
+            raise ModelMismatchError(
+                f"the metadata is of format {fmt}, newer than this whist_env reads ({FORMAT}); upgrade whist_env"
+            )
+        return metadata
 
 
 # Options that only set how long an episode is, for a game whose registry entry does not say (its spec's

@@ -221,3 +221,11 @@ def test_sb3_loads_a_model_with_metadata_and_the_agent_uses_one_thread(tmp_path:
         [sys.executable, "-c", code, str(tmp_path / "m.zip")], cwd=root, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_a_damaged_or_newer_record_is_refused() -> None:
+    good = ModelMetadata.for_game("humbug_v0").to_dict()
+    with pytest.raises(ModelMismatchError, match="damaged .*KeyError"):
+        ModelMetadata.from_dict({k: v for k, v in good.items() if k != "options"})
+    with pytest.raises(ModelMismatchError, match="newer than this whist_env reads"):
+        ModelMetadata.from_dict({**good, "format": 99})
