@@ -106,7 +106,11 @@ class TrainingCallback:
             "rng": capture_rng(),
             "num_timesteps": self.model.num_timesteps,
         }
-        return save_checkpoint(self.run_dir, self.model, extra, self.config.keep_checkpoints)
+        path = save_checkpoint(self.run_dir, self.model, extra, self.config.keep_checkpoints)
+        from whist_env.fingerprint import save_model_metadata  # the game, all its options, the layout: checked on load
+
+        save_model_metadata(path / "model.zip", self.config.game, self.config.game_options)
+        return path
 
     # ------------------------------------------------------------------ self-play
     def snapshot_agents(self) -> list[PolicyAgent]:

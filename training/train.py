@@ -298,7 +298,9 @@ def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]
     # The end of training is checkpointed too, so that a run interrupted in the final evaluation resumes there.
     callback.checkpoint()
     model.save(run_dir / "model.zip")
-    # save_model_metadata(run_dir / "model.zip", config.game, config.game_options)  # TODO(lead): wire fingerprint
+    from whist_env.fingerprint import save_model_metadata  # the game, all its options, the layout: checked on load
+
+    save_model_metadata(run_dir / "model.zip", config.game, config.game_options)
     venv.close()
     t_final = time.time()
     print(f"[{config.run_name}] final evaluation: {config.final_eval_deals} duplicate deals per opponent", flush=True)

@@ -7,13 +7,68 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import sys
 import time
-from typing import Any
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn
 
 import numpy as np
 
 from whist_env.registry import default_game_id, game_ids, make
+
+
+class CliParser(argparse.ArgumentParser):
+    """The command-line tools' argument parser: a bad argument is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum`` (``--seed``: 0, ``--deals``: 1)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {value}")
+        return value
+
+    return parse
+
+
+def one_line(text: object) -> str:
+    """``text`` on one line (a message that spans lines is joined with ``; ``)."""
+    return "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def report_error(prog: str, err: BaseException) -> int:
+    """Print ``err`` as the tool's one-line error and return the exit status 2.
+
+    An :class:`~whist_env.errors.OptionError` or ``OSError`` already says what is wrong; anything else is
+    unexpected, so its type is named too (``--debug`` shows the traceback).
+    """
+    from whist_env.errors import OptionError
+
+    text = str(err) if isinstance(err, (OptionError, OSError)) else f"{type(err).__name__}: {err}"
+    print(f"{prog}: error: {one_line(text)}", file=sys.stderr)
+    return 2
+
+
+@contextlib.contextmanager
+def one_line_warnings(prog: str) -> Iterator[None]:
+    """Show warnings as ``prog: warning: ...`` lines, without the source line Python adds."""
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        print(f"{prog}: warning: {one_line(message)}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show  # type: ignore[assignment]
+        yield
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -64,18 +119,29 @@ def demo(game_id: str, episodes: int, seed: int, options: dict[str, Any], show: 
 
 
 def demo_main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="whist-demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    """Entry point of ``whist-demo``; returns the exit status (2 for an error, told in one line)."""
+    parser = CliParser(
+        prog="whist-demo",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--game", default=default_game_id(), choices=game_ids())
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--option", action="append", type=parse_option, default=[], help="game option key=value")
     parser.add_argument("--quiet", action="store_true", help="do not print the first position")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     args = parser.parse_args(argv)
     if args.episodes < 1:
         parser.error("--episodes must be at least 1")
-    summary = demo(args.game, args.episodes, args.seed, dict(args.option), show=not args.quiet)
+    if args.seed < 0:
+        parser.error(f"--seed must be 0 or more, got {args.seed}")
+    try:
+        summary = demo(args.game, args.episodes, args.seed, dict(args.option), show=not args.quiet)
+    except Exception as err:
+        if args.debug:
+            raise
+        return report_error("whist-demo", err)
     print(
         f"\n{summary['game']} {summary['options'] or ''}: {summary['episodes']} episodes, "
         f"{summary['decisions']} decisions ({summary['decisions_per_second']:,.0f}/s)"

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from whist_env.cli import CliParser, at_least, one_line_warnings, report_error
 from whist_env.errors import OptionError
 
 
@@ -36,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``whist-eval``."""
     from whist_env.evaluation.arena import LINEUPS
 
-    p = argparse.ArgumentParser(
+    p = CliParser(
         prog="whist-eval",
         description="Play agents against each other over seeded duplicate deals (seats rotated) and report "
         "mean rewards with 95% confidence intervals, win/draw/loss rates and illegal actions.",
@@ -49,9 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="two or more agent specs: random, heuristic, model:<path.zip>, pimc:samples=10,max_tricks=7, "
         "'pimc(samples=20, fallback=model(path=runs/x/model.zip))' (see docs/agents.md; default: heuristic random)",
     )
-    p.add_argument("--deals", type=int, default=1000, help="deals per game, each replayed per lineup (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="processes to play in (default 1)")
+    p.add_argument(
+        "--deals", type=at_least(1), default=1000, help="deals per game, each replayed per lineup (default 1000)"
+    )
+    p.add_argument("--seed", type=at_least(0), default=0, help="the run's seed (default 0)")
+    p.add_argument("--workers", type=at_least(1), default=1, help="processes to play in (default 1)")
     p.add_argument(
         "--option",
         action="append",
@@ -65,11 +70,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="write the report(s) as JSON to this file")
     p.add_argument("--markdown", type=Path, help="write the report(s) as markdown to this file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``whist-eval``; returns the exit status."""
+    """Run ``whist-eval``; returns the exit status.
+
+    Every error is one line on stderr and exit status 2 (``--debug`` shows the traceback): a bad argument,
+    a missing or damaged model, a model of another game or options, a file that cannot be written.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    with one_line_warnings("whist-eval"):
+        try:
+            return _run(args)
+        except Exception as err:
+            if "--debug" in args:
+                raise
+            return report_error("whist-eval", err)
+
+
+def _run(argv: Sequence[str]) -> int:
+    """Parse the arguments, play, print and write the reports; returns the exit status."""
     import json
 
     from whist_env.evaluation.arena import evaluate
@@ -99,23 +121,41 @@ def main(argv: Sequence[str] | None = None) -> int:
             reports.append(report)
             print(report.to_markdown(), end="\n\n", flush=True)
     except OptionError as err:
-        print(f"whist-eval: {err}", file=sys.stderr)
-        return 1
+        if args.debug:
+            raise
+        return report_error("whist-eval", err)
     if len(reports) > 1 and len(args.agents) == 2:
         print(summary_table(reports))
+    status = 0
     if args.json:
         data = [r.to_dict() for r in reports]
-        args.json.write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n"
+        status |= _write("--json", args.json, text, ".json")
     if args.markdown:
         parts = [r.to_markdown() for r in reports]
         if len(reports) > 1 and len(args.agents) == 2:
             parts.insert(0, summary_table(reports))
-        args.markdown.write_text("\n\n".join(parts) + "\n")
+        status |= _write("--markdown", args.markdown, "\n\n".join(parts) + "\n", ".md")
     illegal = sum(r.illegal_actions for r in reports)
     if illegal:
         print(f"whist-eval: {illegal} illegal action(s) were played; the comparison is not valid", file=sys.stderr)
         return 2
-    return 0
+    return status
+
+
+def _write(flag: str, path: Path, text: str, suffix: str) -> int:
+    """Write a result file; if ``path`` cannot be written, write it to a temporary file, say where, return 2."""
+    try:
+        path.write_text(text, encoding="utf-8")
+        return 0
+    except OSError as err:
+        fd, spare = tempfile.mkstemp(prefix="whist-eval-", suffix=suffix)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        reason = err.strerror or type(err).__name__
+        print(f"whist-eval: error: cannot write {flag} {path} ({reason}); the report was written to {spare}",
+              file=sys.stderr)  # fmt: skip
+        return 2
 
 
 def main_entry() -> None:

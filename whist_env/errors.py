@@ -31,3 +31,11 @@ class CallOrderError(RuntimeError):
     The message says what was called and that ``reset()`` starts an episode (PettingZoo's
     OrderEnforcingWrapper messages are the model).
     """
+
+
+class ModelMismatchError(OptionError):
+    """A saved model or dataset that was made for another game, other options or another observation layout.
+
+    The message names every difference (e.g. ``trained with include_history=True, loading for
+    include_history=False``); see :mod:`whist_env.fingerprint`.
+    """

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from whist_env.cards import NUM_CARDS, SPADES, SUIT_MASKS, SUIT_SYMBOLS, card_pretty, cards_of, parse_card
-from whist_env.cli import parse_option
+from whist_env.cli import CliParser, at_least, one_line_warnings, parse_option, report_error
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.registry import default_game_id, game_ids, get_spec
 from whist_env.rules.core import State, TrickGame
@@ -360,8 +360,10 @@ def _isatty(stream: Any) -> bool:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``whist-play``."""
-    p = argparse.ArgumentParser(
-        prog="whist-play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    p = CliParser(
+        prog="whist-play",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     default = default_game_id()
     p.add_argument("--game", default=default, choices=game_ids(), help=f"the game (default {default})")
@@ -376,12 +378,26 @@ def build_parser() -> argparse.ArgumentParser:
         "model:<path.zip>, 'pimc(samples=10, fallback=heuristic)'; see docs/agents.md) or a comma-separated "
         "spec per seat (default heuristic)",
     )
-    p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new one, printed)")
+    p.add_argument("--seed", type=at_least(0), default=None, help="seed of the deal (default: a new one, printed)")
     p.add_argument("--show-hands", action="store_true", help="at the end show every hand as dealt")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``whist-play``: every error is one line on stderr and exit status 2 (``--debug`` shows
+    the traceback); 130 after Ctrl-C."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    with one_line_warnings("whist-play"):
+        try:
+            return _play(args)
+        except Exception as err:  # an error during the game too (a model that fails to load or act)
+            if "--debug" in args:
+                raise
+            return report_error("whist-play", err)
+
+
+def _play(argv: list[str] | None = None) -> int:
     """Entry point of ``whist-play``; returns the exit status (2 for bad arguments)."""
     from whist_env.agents.agent_spec import split_agent_specs
 

@@ -187,7 +187,7 @@ def test_humbug_hidden_hand_remembers_the_layout() -> None:
     first = game.view(state, seat)
     assert "initial_layout" in first.extra
     agent.act(first, rng)
-    mem = agent._memory[seat]
+    mem = agent._memory[seat][-1]  # the deal just studied (one memory per game, most recent last)
     assert mem.theirs == state.dealt[1 - seat]
     # A fresh agent without the memory still plays legally.
     while state.to_act != seat or not state.played[seat]:

@@ -204,7 +204,7 @@ def test_cli(tmp_path: Path, capsys: Any) -> None:
     assert [d["game"] for d in data] == ["humbug_v0", "classic_whist_v0"]
     assert data[0]["illegal_actions"] == 0 and "timing" in data[0]
     assert "A − B" in md.read_text()
-    assert main(["no_such_game", "--deals", "1", "--quiet"]) == 1
+    assert main(["no_such_game", "--deals", "1", "--quiet"]) == 2  # one line on stderr, status 2
     assert main(["oh_hell_v0", "--deals", "2", "--quiet", "--option", "hand_size=3", "--option", "num_players=3"]) == 0
     assert "| heuristic |" in capsys.readouterr().out
 
@@ -216,7 +216,7 @@ def test_cli_takes_agent_specs(capsys: Any) -> None:
     assert main(["humbug_v0", "--agents", nested, "pimc:samples=2,max_tricks=1", "--deals", "1", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert f"| {nested} |" in out and "| pimc:samples=2,max_tricks=1 |" in out
-    assert main(["humbug_v0", "--agents", "heuristic", "pimc(fallback=random", "--deals", "1", "--quiet"]) == 1
+    assert main(["humbug_v0", "--agents", "heuristic", "pimc(fallback=random", "--deals", "1", "--quiet"]) == 2
     assert "unbalanced brackets" in capsys.readouterr().err
 
 
@@ -228,3 +228,14 @@ def test_heuristic_beats_random_in_every_game(game_id: str) -> None:
     report = evaluate(game_id, ["heuristic", "random"], num_deals=150, seed=0)
     assert report.pairs[0].diff.low > 0, report.to_markdown()
     assert report.illegal_actions == 0
+
+
+def test_the_unit_names_the_reward_the_run_used() -> None:
+    win = evaluate("german_whist_v0", ["heuristic", "random"], num_deals=1, seed=0, progress=False)
+    diff = evaluate("german_whist_v0", ["heuristic", "random"], num_deals=1, seed=0, options={"reward": "trick_diff"})
+    assert win.unit == "one deal: ±1 for the majority of the 13 scoring tricks"
+    assert diff.unit == "one deal: ±(trick difference) over the 13 scoring tricks"
+    hand = evaluate("oh_hell_v0", ["heuristic", "random"], num_deals=1, seed=0, options={"hand_size": 3})
+    assert hand.unit.startswith("one deal of 3 cards")
+    honours = evaluate("classic_whist_v0", ["heuristic", "random"], num_deals=1, seed=0, options={"honours": True})
+    assert honours.unit.endswith("+ honours") and "when on" not in honours.unit

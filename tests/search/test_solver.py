@@ -277,3 +277,55 @@ def test_german_phase1_draws_follow_the_rules() -> None:
         dw, dl = pos.draws[k]
         assert (state.hands[winner] >> dw) & 1 and (state.hands[1 - winner] >> dl) & 1
         assert state.prizes[winner] >> dw & 1  # type: ignore[attr-defined]
+
+
+_CACHE_SCRIPT = (
+    "import json, numpy as np\n"
+    "from tests.search.test_solver import random_endgame\n"
+    "from whist_env.search import solver as s\n"
+    "rng = np.random.default_rng(11)\n"
+    "solver = s.Solver(tt_bits=10)\n"
+    "for game in ('classic_whist_v0', 'humbug_v0', 'german_whist_v0'):\n"
+    "    solver.solve(random_endgame(rng, game, max_tricks=3))\n"
+    "kernels = {k: v for k, v in vars(s).items() if hasattr(v, 'stats') and hasattr(v, 'py_func')}\n"
+    "print(json.dumps({k: [sum(v.stats.cache_hits.values()), sum(v.stats.cache_misses.values())]\n"
+    "                  for k, v in kernels.items()}))\n"
+)
+
+
+@pytest.mark.slow
+def test_a_second_process_loads_the_kernels_from_the_disk_cache(tmp_path: Path) -> None:
+    """The first process compiles and caches every kernel (the recursive search included); the second
+    compiles nothing and runs: before the fix the recursive kernel was not cached, and caching it as it
+    was crashed the second process (a segfault on reload)."""
+    pytest.importorskip("numba")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+    root = Path(__file__).resolve().parents[2]
+    runs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", _CACHE_SCRIPT], env=env, cwd=root, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(json.loads(done.stdout))
+    first, second = runs
+    assert first["_search"][1] == 1  # one specialisation of the recursive kernel, compiled once
+    assert list(tmp_path.rglob("solver._search-*.nbi")), "no cache index for the recursive kernel"
+    for name, (_hits, misses) in second.items():
+        assert misses == 0, f"{name} was compiled again in the second process"
+    assert second["_search"][0] >= 1  # loaded from the cache, not compiled
+
+
+def test_numba_cache_dir_falls_back_to_the_user_cache_when_the_package_is_read_only(tmp_path: Path) -> None:
+    from whist_env.search.numba_cache import numba_cache_dir
+
+    writable = tmp_path / "pkg"
+    writable.mkdir()
+    assert numba_cache_dir(writable, {}) is None  # numba's default: __pycache__ beside the source
+    missing = tmp_path / "not_there"  # os.access says False, as for a read-only install
+    assert numba_cache_dir(missing, {"XDG_CACHE_HOME": str(tmp_path / "xdg")}) == str(
+        tmp_path / "xdg" / "whist_env" / "numba"
+    )
+    # the user's own setting wins
+    assert numba_cache_dir(missing, {"NUMBA_CACHE_DIR": "/mine"}) is None

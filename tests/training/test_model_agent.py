@@ -61,3 +61,21 @@ def test_model_agent_agrees_with_the_trained_policy(trained: tuple[Path, str, di
             checked += 1
             g.step(state, random_action(view.legal, rng), rng)
     assert checked > 20 and rules is not None
+
+
+@pytest.mark.slow
+def test_saved_models_carry_their_metadata(trained: tuple[Path, str, dict]) -> None:
+    """train.py writes the metadata into the final model and every checkpoint's model; a loader for other
+    options is refused, naming the difference."""
+    from whist_env.errors import ModelMismatchError
+    from whist_env.fingerprint import ModelMetadata, read_metadata
+
+    path, game, options = trained
+    expected = ModelMetadata.for_game(game, options)
+    assert read_metadata(path) == expected
+    checkpoints = sorted((path.parent / "checkpoints").glob("step_*/model.zip"))
+    assert checkpoints and all(read_metadata(p) == expected for p in checkpoints)
+    with pytest.raises(
+        ModelMismatchError, match="trained with include_history=True, loading for include_history=False"
+    ):
+        make_agent(f"model:{path}", game, **{**options, "include_history": False}).load()  # type: ignore[attr-defined]

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from whist_env.errors import OptionError
+from whist_env.fingerprint import ModelMetadata, check_model
 from whist_env.view import PlayerView
 
 
@@ -26,9 +28,19 @@ class ModelAgent:
         game_id: the environment id the model was trained on.
         deterministic: play the most likely action (True), or sample from the policy with ``rng`` (False).
         device: torch device for inference.
+        threads: torch's intra-op threads, set when the model is loaded (torch's default would start one
+            busy thread per core in every evaluation worker, several times slower on a small machine);
+            None leaves torch's setting alone. The setting is per process.
         **options: the game's options (they can change the encoding, e.g. ``num_players``).
 
+    The agent is built without reading the file; on first use (:meth:`load`) the model's metadata
+    (:mod:`whist_env.fingerprint`) is checked against ``game_id`` and ``options`` before torch is
+    imported (:meth:`check` does it on demand); a model without metadata loads with a warning.
+
     Raises:
+        OptionError: on first use, when there is no model at ``path`` or the file is not a saved model.
+        ModelMismatchError: on first use, when the model was trained for another game, other options or
+            another observation layout (the message says what differs).
         ImportError: on first use, when sb3-contrib is not installed (``pip install 'whist_env[train]'``).
     """
 
@@ -40,14 +52,20 @@ class ModelAgent:
         game_id: str,
         deterministic: bool = True,
         device: str = "cpu",
+        threads: int | None = 1,
         **options: Any,
     ) -> None:
         from whist_env.registry import get_spec
 
         self.path = str(path)
+        if not Path(self.path).exists() and Path(self.path + ".zip").is_file():
+            self.path += ".zip"  # as model.save and MaskablePPO.load name it
         self.game_id = game_id
         self.deterministic = deterministic
         self.device = device
+        if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
+            raise OptionError(f"ModelAgent threads must be a positive int or None, got {threads!r}")
+        self.threads = threads
         self.options = dict(options)
         self.name = f"model:{Path(self.path).name}"
         spec = get_spec(game_id)
@@ -57,16 +75,29 @@ class ModelAgent:
         self._model: Any = None
         self._dict_obs = False
 
+    def check(self) -> ModelMetadata | None:
+        """Check the saved model against the game and options (no torch needed); its metadata, or None.
+
+        Raises:
+            OptionError: no model at the path, or not a saved model.
+            ModelMismatchError: made for another game, other options or another layout.
+        """
+        return check_model(self.path, self.game_id, self.options)
+
     def load(self) -> Any:
-        """Load the model (done on first use)."""
+        """Check the model's metadata, then load it (done on first use)."""
+        self.check()
         try:
             from sb3_contrib import MaskablePPO
         except ImportError as err:  # pragma: no cover - depends on the environment
             raise ImportError(
                 "ModelAgent needs sb3-contrib and torch; install them with pip install 'whist_env[train]'"
             ) from err
+        import torch
         from gymnasium import spaces
 
+        if self.threads is not None:
+            torch.set_num_threads(self.threads)
         model = MaskablePPO.load(self.path, device=self.device)
         space: Any = model.observation_space
         self._dict_obs = isinstance(space, spaces.Dict)

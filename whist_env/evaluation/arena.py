@@ -393,6 +393,14 @@ def play_deals(
     return results, time.perf_counter() - start
 
 
+def unit_text(config: ArenaConfig) -> str:
+    """What one sample of the comparison is, in words, for the options the run used (the rules' ``deal_unit``)."""
+    if not config.single_deal:
+        return "one whole episode"
+    spec = get_spec(config.game_id)
+    return spec.make_rules(**config.game_options()).deal_unit() or spec.unit
+
+
 def summarise(config: ArenaConfig, results: Sequence[DealResult], wall_s: float, workers: int = 1) -> ArenaReport:
     """The report of a run from its per-deal results (see the module docstring for the method)."""
     labels = config.labels()
@@ -435,7 +443,7 @@ def summarise(config: ArenaConfig, results: Sequence[DealResult], wall_s: float,
     return ArenaReport(
         game_id=config.game_id,
         options=config.game_options(),
-        unit=get_spec(config.game_id).unit if config.single_deal else "one whole episode",
+        unit=unit_text(config),
         seed=config.seed,
         num_deals=len(results),
         tables_per_deal=len(results[0].tables) if results else 0,

@@ -199,6 +199,10 @@ class ClassicWhist(TrickGame):
         info["games_won"] = tuple(state.games_won)
         return info
 
+    def deal_unit(self) -> str:
+        """One deal's reward in words (honours counted only when the option is on)."""
+        return "one deal: the partnership's ±(tricks − 6)" + (" + honours" if self.config.honours else "")
+
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)
         assert isinstance(state, ClassicWhistState)

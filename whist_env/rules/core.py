@@ -521,6 +521,11 @@ class TrickGame:
             info["deal_summary"] = dict(state.deal_summary)
         return info
 
+    def deal_unit(self) -> str | None:
+        """What one deal's reward is, in words, with this game's options (the unit of an arena comparison
+        of single deals); None when the game's fixed description applies."""
+        return None
+
     def infos(self, state: State) -> list[dict[str, Any]]:
         """:meth:`info` of every seat, in seat order (the environment's ``infos`` after each trick).
 

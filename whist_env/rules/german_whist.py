@@ -251,6 +251,14 @@ class GermanWhist(TrickGame):
         return info
 
     # ----------------------------------------------------------------- checks and text
+    def deal_unit(self) -> str:
+        """One deal's reward in words: the majority, or the trick difference, of the tricks that count."""
+        counted = "all 26 tricks" if self.config.count_all_tricks else "the 13 scoring tricks"
+        if self.config.reward == "trick_diff":
+            return f"one deal: ±(trick difference) over {counted}"
+        draw = ", 0 for 13–13" if self.config.count_all_tricks else ""
+        return f"one deal: ±1 for the majority of {counted}{draw}"
+
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)
         assert isinstance(state, GermanWhistState)

@@ -102,6 +102,10 @@ class Humbug(TrickGame):
         info["balance"] = state.scores[seat]
         return info
 
+    def deal_unit(self) -> str:
+        """One deal's reward in words."""
+        return "one deal of 26 tricks: ±(trick difference)"
+
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)
         if state.phase == Phase.PLAY:

@@ -314,6 +314,10 @@ class HumbugWhist(TrickGame):
         return info
 
     # ----------------------------------------------------------------- checks and text
+    def deal_unit(self) -> str:
+        """One deal's reward in words (the reward of ``episode="deal"``)."""
+        return "one deal after the exchange: ±(trick difference)"
+
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)
         assert isinstance(state, HumbugWhistState)

@@ -342,6 +342,10 @@ class OhHell(TrickGame):
         return info
 
     # ------------------------------------------------------------------ checks and text
+    def deal_unit(self) -> str:
+        """One deal's reward in words, with the number of cards dealt."""
+        return f"one deal of {self.schedule[0]} cards: the seat's deal score"
+
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)
         assert isinstance(state, OhHellState)

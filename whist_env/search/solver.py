@@ -33,6 +33,8 @@ How it searches (the same ideas as the bridge solvers, kept small):
 
 The search runs compiled with numba when it is installed (a few milliseconds for a German Whist phase-2
 position); without numba the same code runs as plain Python, correct but about a hundred times slower.
+The compiled kernels are cached on disk (beside this file, or in a user folder when that is read-only:
+:mod:`whist_env.search.numba_cache`), so only the first process compiles them (several seconds).
 A ``horizon`` limits the search to the next few tricks, scoring the rest with a quick estimate
 (:func:`estimate`), for the long positions that an agent cannot afford to solve exactly.
 """
@@ -56,7 +58,10 @@ if TYPE_CHECKING:
 try:  # numba is optional: without it the kernels below run as plain Python
     from numba import njit as _numba_njit
 
+    from whist_env.search.numba_cache import use_writable_cache
+
     HAVE_NUMBA = True
+    use_writable_cache()  # the kernels are cached on disk (cache=True): somewhere this process can write
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     HAVE_NUMBA = False
 
@@ -69,12 +74,9 @@ def _jit(f: Callable[..., Any]) -> Callable[..., Any]:
     return jitted
 
 
-def _jit_recursive(f: Callable[..., Any]) -> Callable[..., Any]:
-    # numba's on-disk cache does not reload self-recursive functions safely: compile once per process
-    jitted: Callable[..., Any] = _numba_njit(cache=False)(f)
-    return jitted
-
-
+# int64 (not literal) arguments of _search's recursive call; see the comment there
+_I0 = np.int64(0)
+_I_NONE = np.int64(-1)
 NO_TRUMP = 4  # trump code in the kernels when there is none
 SUIT13 = 0x1FFF
 MAX_PLY = 64
@@ -494,7 +496,7 @@ def _order_score(
     return 50 - r
 
 
-@_jit_recursive
+@_jit
 def _search(
     hands: np.ndarray,
     sides: np.ndarray,
@@ -647,8 +649,11 @@ def _search(
             if dl >= 0:
                 hands[1 - nw_seat] |= 1 << dl
             won = 1 if rules[tnum, R_COUNTS] and sides[nw_seat] == 0 else 0
+            # np.int64, not the literals 0 and -1: literal arguments would make numba compile a second
+            # specialisation of this recursive kernel, and a cached kernel that calls another
+            # specialisation of itself crashes (segfault) when a later process loads it from the cache.
             ok = _search(
-                hands, sides, trick, 0, nw_seat, tnum + 1, -1, -1, target - won, ply + 1,
+                hands, sides, trick, _I0, nw_seat, tnum + 1, _I_NONE, _I_NONE, target - won, ply + 1,
                 cfg, rules, table, moves, scores, keybuf, relevant, stats,
             )  # fmt: skip
             child = relevant[ply + 1]

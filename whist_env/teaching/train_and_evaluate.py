@@ -18,6 +18,7 @@ import numpy as np
 
 from whist_env.agents.base import Agent
 from whist_env.agents.factory import make_agent
+from whist_env.fingerprint import save_model_metadata
 from whist_env.teaching.common import AgentLike
 
 
@@ -173,7 +174,7 @@ def _train(
     evaluate_now(int(model.num_timesteps))
     final = out / "model.zip"
     model.save(final)
-    # save_model_metadata(final, game_id, opts)  # TODO(lead): wire the model fingerprint (issue 16) here
+    save_model_metadata(final, game_id, opts)
     return TrainingRun(
         game_id, opts, model, str(final), curve, returns, eval_opponent, round(time.perf_counter() - start, 1)
     )

@@ -1,0 +1,117 @@
+"""Every error of the command-line tools is one line on stderr and exit status 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from whist_env.cli import demo_main
+from whist_env.cli_eval import main as eval_main
+from whist_env.fingerprint import save_model_metadata
+from whist_env.play import main as play_main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _fails(main: Callable[[list[str]], int], argv: list[str], capsys: Any) -> str:
+    """Run a CLI that must fail; return its stderr after checking it is one line and the status is 2."""
+    try:
+        status = main(argv)
+    except SystemExit as stop:  # argparse errors
+        status = stop.code  # type: ignore[assignment]
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.endswith("\n") and err.count("\n") == 1, f"not one line: {err!r}"
+    assert "Traceback" not in err
+    return err
+
+
+def _model_for(tmp_path: Path, game_id: str, name: str = "m.zip") -> Path:
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("data", "{}")
+    save_model_metadata(path, game_id, {})
+    return path
+
+
+def test_eval_with_a_missing_model(capsys: Any) -> None:
+    err = _fails(eval_main, ["german_whist_v0", "--agents", "model:/x.zip", "random", "--quiet"], capsys)
+    assert err.startswith("whist-eval: error:") and "no saved model at /x.zip" in err and ".zip.zip" not in err
+
+
+def test_eval_with_a_file_that_is_not_a_model(tmp_path: Path, capsys: Any) -> None:
+    bad = tmp_path / "notes.zip"
+    bad.write_text("hello")
+    err = _fails(eval_main, ["german_whist_v0", "--agents", f"model:{bad}", "random", "--quiet"], capsys)
+    assert "is not a saved model" in err
+
+
+def test_eval_with_a_model_of_another_game(tmp_path: Path, capsys: Any) -> None:
+    path = _model_for(tmp_path, "humbug_v0")
+    err = _fails(eval_main, ["german_whist_v0", "--agents", f"model:{path}", "random", "--quiet"], capsys)
+    assert "trained for humbug_v0, not german_whist_v0" in err
+
+
+@pytest.mark.parametrize("args", [["--seed", "-1"], ["--deals", "0"], ["--option", "noequals"]])
+def test_eval_with_a_bad_argument(args: list[str], capsys: Any) -> None:
+    err = _fails(eval_main, ["humbug_v0", "--quiet", *args], capsys)
+    assert err.startswith("whist-eval: error:") and "--help" in err
+
+
+def test_eval_with_an_unknown_game_or_option(capsys: Any) -> None:
+    assert "unknown game" in _fails(eval_main, ["no_such_game", "--deals", "1", "--quiet"], capsys)
+    assert "num_deals" in _fails(eval_main, ["humbug_v0", "--deals", "1", "--quiet", "--option", "num_deals=x"], capsys)
+
+
+def test_eval_with_an_unwritable_json_keeps_the_report(tmp_path: Path, capsys: Any) -> None:
+    target = tmp_path / "no_such_dir" / "r.json"
+    status = eval_main(["humbug_v0", "--deals", "2", "--quiet", "--json", str(target)])
+    out, err = capsys.readouterr()
+    assert status == 2 and "| heuristic |" in out  # the report was printed
+    assert err.count("\n") == 1 and f"cannot write --json {target}" in err
+    spare = Path(err.rsplit("written to ", 1)[1].strip())
+    try:
+        assert json.loads(spare.read_text())["game"] == "humbug_v0"  # and saved where the message says
+    finally:
+        spare.unlink()
+
+
+def test_eval_debug_shows_the_traceback() -> None:
+    with pytest.raises(Exception, match="no saved model"):
+        eval_main(["german_whist_v0", "--agents", "model:/x.zip", "random", "--quiet", "--debug"])
+
+
+def test_demo_with_a_bad_option_value(capsys: Any) -> None:
+    err = _fails(demo_main, ["--game", "german_whist_v0", "--option", "num_deals=x", "--quiet"], capsys)
+    assert err.startswith("whist-demo: error:") and "num_deals" in err
+    assert "--seed" in _fails(demo_main, ["--seed", "-1"], capsys)
+    assert "--help" in _fails(demo_main, ["--game", "chess"], capsys)
+
+
+def test_play_with_a_bad_option_or_model(tmp_path: Path, capsys: Any) -> None:
+    err = _fails(play_main, ["--game", "humbug_v0", "--option", "mode=upside_down", "--seed", "1"], capsys)
+    assert err.startswith("whist-play: error:") and "mode" in err
+    path = _model_for(tmp_path, "german_whist_v0")
+    err = _fails(play_main, ["--game", "german_whist_v0", "--option", "include_history=False",
+                             "--opponents", f"model:{path}", "--seed", "1"], capsys)  # fmt: skip
+    assert "trained with include_history=True, loading for include_history=False" in err
+    assert "--seed" in _fails(play_main, ["--seed", "-3"], capsys)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["whist_env.cli_eval", "german_whist_v0", "--agents", "model:/x.zip", "random", "--quiet"],
+        ["whist_env.cli", "--game", "german_whist_v0", "--option", "num_deals=x"],
+    ],
+)
+def test_the_installed_commands_exit_2_with_one_line(argv: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
