@@ -51,7 +51,10 @@ def test_create_a_table_and_open_it_as_seat_zero() -> None:
         for asset in ("table.js", "cards.js", "style.css", "lobby.js"):
             assert client.get(f"/static/{asset}").status_code == 200
         assert "data-lobby" in client.get("/").text
-        views = [client.get(f"/api/tables/{made['table_id']}/view", params={"token": _token(s["url"])}) for s in made["seats"]]
+        views = [
+            client.get(f"/api/tables/{made['table_id']}/view", params={"token": _token(s["url"])})
+            for s in made["seats"]
+        ]
         assert [v.json()["you"] for v in views] == [0, 1, 2]
         assert all(v.json()["phase"] == "bidding" for v in views)
         # each seat sees its own hand only
@@ -108,7 +111,7 @@ def test_forged_and_bad_actions_get_an_error_and_change_nothing() -> None:
             response = client.post(url, json=body)
             assert response.status_code == status and match in response.json()["error"], (body, response.text)
         assert client.post(url, content=b"\xff{").status_code == 400
-        assert client.post(f"/api/tables/nope/action", json={"token": tokens[0], "action": 0}).status_code == 404
+        assert client.post("/api/tables/nope/action", json={"token": tokens[0], "action": 0}).status_code == 404
         assert client.get(f"/api/tables/{tid}/view", params={"token": "x"}).status_code == 404
         assert views() == before
         ok = client.post(url, json={"token": tokens[actor], "action": legal[0]["action"], "seat": actor})
@@ -118,7 +121,9 @@ def test_forged_and_bad_actions_get_an_error_and_change_nothing() -> None:
 
 def test_websocket_pushes_every_change_and_answers_bad_messages() -> None:
     with _client() as client:
-        made = _create(client, game="humbug_whist_v0", options={"episode": "deal"}, seats=["human", "heuristic"], seed=8)
+        made = _create(
+            client, game="humbug_whist_v0", options={"episode": "deal"}, seats=["human", "heuristic"], seed=8
+        )
         tid, token = made["table_id"], _token(made["url"])
         with client.websocket_connect(f"/api/tables/{tid}/ws?token={token}") as ws:
             msg = ws.receive_json()
@@ -189,7 +194,10 @@ def test_an_agent_that_thinks_long_does_not_hold_up_other_tables(monkeypatch: py
         assert client.get(f"/api/tables/{slow['table_id']}/view", params={"token": slow_token}).json()["version"] == 0
         release.set()
         for _ in range(500):
-            if client.get(f"/api/tables/{slow['table_id']}/view", params={"token": slow_token}).json()["phase"] == "over":
+            if (
+                client.get(f"/api/tables/{slow['table_id']}/view", params={"token": slow_token}).json()["phase"]
+                == "over"
+            ):
                 break
             time.sleep(0.02)
         else:
@@ -204,7 +212,9 @@ def test_thirty_concurrent_clients_play_their_games(live_server: tuple[str, Any]
     base, _ = live_server
 
     async def one(i: int, client: httpx.AsyncClient) -> dict[str, Any]:
-        made = (await client.post("/api/tables", json={"game": "german_whist_v0", "seats": ["human", "random"], "seed": i})).json()
+        made = (
+            await client.post("/api/tables", json={"game": "german_whist_v0", "seats": ["human", "random"], "seed": i})
+        ).json()
         ws_url = base.replace("http", "ws") + f"/api/tables/{made['table_id']}/ws?token={_token(made['url'])}"
         async with websockets.connect(ws_url) as ws:
             while True:

@@ -29,9 +29,7 @@ def _enabled(page: Any) -> list[int]:
     return [int(a) for a in page.locator(ENABLED).evaluate_all("els => els.map(e => e.dataset.action)")]
 
 
-def _play(
-    pages: list[Any], seed: int, base: str = "", made: dict[str, Any] | None = None, pause: Any = None
-) -> int:
+def _play(pages: list[Any], seed: int, base: str = "", made: dict[str, Any] | None = None, pause: Any = None) -> int:
     """Click a random enabled action on whichever page has one until every page shows the phase ``over``.
     On the first decision of each page, the enabled elements are exactly the seat's legal actions; ``pause(clicks, i)``
     is called before each click on page ``i``."""
@@ -73,7 +71,12 @@ def _check_deal_end(page: Any, deals: int, num_players: int) -> None:
     last, total = (int(x) for x in text.split()[1:4:2])
     assert last == total
     replay.locator("button", has_text="◀").click()
-    assert page.locator("#panel-deals details.deal").first.locator(".replay").inner_text().startswith(f"trick {total - 1} of")
+    assert (
+        page.locator("#panel-deals details.deal")
+        .first.locator(".replay")
+        .inner_text()
+        .startswith(f"trick {total - 1} of")
+    )
     shown = page.locator("#panel-deals details.deal").first.locator(".trick svg").count()
     assert shown == num_players
 
@@ -160,7 +163,10 @@ def test_four_humans_play_classic_whist_in_four_pages(live_server: tuple[str, An
         page.goto(base + seat["url"])
         page.wait_for_selector("#hand svg")
         pages.append(page)
-    hands = [set(int(a) for a in p.locator("#hand [data-action]").evaluate_all("e => e.map(x => x.dataset.action)")) for p in pages]
+    hands = [
+        set(int(a) for a in p.locator("#hand [data-action]").evaluate_all("e => e.map(x => x.dataset.action)"))
+        for p in pages
+    ]
     assert [len(h) for h in hands] == [13] * 4 and len(set().union(*hands)) == 52
     midgame: list[Path] = []
 

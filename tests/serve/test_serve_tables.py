@@ -77,14 +77,18 @@ def test_hidden_twins_get_identical_streams(game_id: str, seat: int, deck_seed: 
         return [(m >> c1) & 1 for m in places] == [(m >> c2) & 1 for m in places]
 
     candidates = [c for c in range(52) if (hidden >> c) & 1]
-    pairs = [(min(reveal(a), reveal(b)), a, b) for a in candidates for b in candidates if a < b and not same_place(a, b)]
+    pairs = [
+        (min(reveal(a), reveal(b)), a, b) for a in candidates for b in candidates if a < b and not same_place(a, b)
+    ]
     if game_id == "humbug_v0":
         # Humbug deals every card into the two hands and the study step shows both (RULES.md §3.3): no two deals
         # differ only in hidden cards. What is hidden later (the opponent's unplayed cards) never appears.
         assert pairs == []
         for text, mask in zip(stream_a, unseen_a, strict=True):
             msg = json.loads(text)
-            shown = msg["hand"] + [c for k in msg["known"] for c in k] + [c for _, c in msg["trick"] + msg["last_trick"]]
+            shown = (
+                msg["hand"] + [c for k in msg["known"] for c in k] + [c for _, c in msg["trick"] + msg["last_trick"]]
+            )
             assert not any((mask >> c) & 1 for c in shown)
         assert any(mask & start.hands[1 - seat] for mask in unseen_a), "the opponent's hand was never hidden"
         return
@@ -124,7 +128,9 @@ def test_agents_hands_and_reasoning_stay_hidden_until_the_deal_ends(game_id: str
                 assert msg["agents"][0]["hand"] == table.message(1)["hand"]
             table.act(0, msg["legal"][0]["action"])
     record = closed.message(0)["deals"][0]
-    assert sorted(c for hand in record["hands"] for c in hand) == sorted(c for t in record["tricks"] for _, c in t["cards"])
+    assert sorted(c for hand in record["hands"] for c in hand) == sorted(
+        c for t in record["tricks"] for _, c in t["cards"]
+    )
     assert {choice["seat"] for choice in record["choices"]} == set(range(1, n))
 
 

@@ -277,7 +277,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                     _check_claimed_seat(msg, seat)
                     table.act(seat, msg.get("action"))
                 except json.JSONDecodeError as err:
-                    queue.put_nowait(f"not JSON ({err}); send {{\"type\": \"act\", \"action\": <action id>}}")
+                    queue.put_nowait(f'not JSON ({err}); send {{"type": "act", "action": <action id>}}')
                 except TableError as err:
                     queue.put_nowait(str(err))
                 else:
