@@ -7,12 +7,13 @@ import json
 import threading
 import time
 import warnings
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 with warnings.catch_warnings():  # Starlette >= 1.x suggests httpx2 for its TestClient; httpx still works
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.filterwarnings("ignore", message=".*httpx2.*")
     from starlette.testclient import TestClient
 
 from whist_env.serve import tables as tables_module
@@ -245,3 +246,63 @@ def test_the_console_script_binds_this_machine_unless_told(monkeypatch: pytest.M
     assert calls[1]["host"] == "0.0.0.0" and calls[1]["port"] == 8123
     with pytest.raises(SystemExit):
         main(["--max-tables", "0"])
+
+
+def _tiny_model(path: Path, game_id: str) -> None:
+    """An untrained MaskablePPO for ``game_id``'s observations, saved at ``path`` (only its shapes matter)."""
+    import gymnasium as gym
+    import numpy as np
+    from gymnasium import spaces
+    from sb3_contrib import MaskablePPO
+
+    from whist_env.agents.model import ModelAgent
+
+    probe = ModelAgent("unused.zip", game_id)
+
+    class Shapes(gym.Env):  # type: ignore[type-arg]
+        observation_space: Any = spaces.Box(0.0, 1.0, (probe.encoder.size,), np.float32)
+        action_space: Any = spaces.Discrete(probe.num_actions)
+
+    MaskablePPO("MlpPolicy", Shapes(), n_steps=8, batch_size=8, device="cpu").save(path)
+
+
+@pytest.mark.slow
+def test_model_seats_load_only_from_allowed_folders_and_show_their_probabilities(tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    models.mkdir()
+    path = models / "gw.zip"
+    _tiny_model(path, "german_whist_v0")
+    body = {"game": "german_whist_v0", "seats": ["human", f"model:{path}"], "study": True, "seed": 1}
+    with _client() as client:
+        refused = client.post("/api/tables", json=body)
+        assert refused.status_code == 400 and "--models" in refused.json()["error"]
+    with _client(model_dirs=(str(tmp_path / "elsewhere"),)) as client:
+        refused = client.post("/api/tables", json=body)
+        assert refused.status_code == 400 and "outside the model folders" in refused.json()["error"]
+    with _client(model_dirs=(str(models),)) as client:
+        made = _create(client, **body)
+        with client.websocket_connect(f"/api/tables/{made['table_id']}/ws?token={_token(made['url'])}") as ws:
+            msg = ws.receive_json()
+            while msg["agents"][0]["choice"] is None:  # play until the model has chosen once
+                if msg["to_act"] == 0 and msg["legal"]:
+                    ws.send_json({"type": "act", "action": msg["legal"][0]["action"]})
+                msg = ws.receive_json()
+        choice = msg["agents"][0]["choice"]
+        probabilities = dict(choice["probabilities"])
+        assert choice["action"] in probabilities and abs(sum(probabilities.values()) - 1.0) < 1e-3
+
+
+def test_a_failing_agent_stops_its_table_with_a_message_that_shows_no_cards(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(agent: Any, view: Any, rng: Any) -> Any:
+        raise RuntimeError(f"secret hand {view.hand}")
+
+    monkeypatch.setattr(tables_module, "explain_and_act", broken)
+    with _client() as client:
+        made = _create(client, game="german_whist_v0", seats=["heuristic", "heuristic"], seed=2)
+        with client.websocket_connect(f"/api/tables/{made['table_id']}/ws?token={_token(made['url'])}") as ws:
+            msg = ws.receive_json()
+            while not msg["table"]["failure"]:
+                msg = ws.receive_json()
+        assert "RuntimeError" in msg["table"]["failure"] and "secret" not in msg["table"]["failure"]
+        made_again = _create(client, game="german_whist_v0", seats=["human", "human"])
+        assert made_again["table_id"] != made["table_id"]  # the server goes on

@@ -22,12 +22,14 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -42,6 +44,7 @@ from whist_env.serve.tables import SEAT_CHOICES, Table, TableError, encode, game
 
 STATIC_DIR = resources.files("whist_env.serve") / "static"
 DEFAULT_HOST = "127.0.0.1"
+log = logging.getLogger("whist_env.serve")
 
 
 @dataclass
@@ -53,12 +56,15 @@ class ServerConfig:
         idle_timeout: seconds without an action or request after which a table is closed.
         agent_delay: seconds an agent waits before it plays (so that humans can follow the cards).
         agent_threads: threads in which agents think.
+        model_dirs: folders from which ``model:<path>`` seats may load saved models (none: no model seats; a
+            saved model is a pickle, and loading one runs code from the file).
     """
 
     max_tables: int = 50
     idle_timeout: float = 1800.0
     agent_delay: float = 0.4
     agent_threads: int = 4
+    model_dirs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -95,6 +101,11 @@ class Lobby:
         seed = body.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
             raise OptionError(f"'seed' is a non-negative integer or null, got {seed!r}")
+        seats = body.get("seats")
+        if isinstance(seats, list):
+            for kind in seats:
+                if isinstance(kind, str) and kind.startswith("model:"):
+                    self._check_model_path(kind[len("model:") :])
         self.close_idle()
         if len(self.tables) >= self.config.max_tables:
             raise TableError(
@@ -113,6 +124,15 @@ class Lobby:
         self.tables[table_id] = table
         self.listeners[table_id] = set()
         return table
+
+    def _check_model_path(self, path: str) -> None:
+        if not self.config.model_dirs:
+            raise OptionError(
+                "model seats are off on this server: start it with --models DIR to allow model:<path> inside DIR"
+            )
+        resolved = Path(path).resolve()
+        if not any(resolved.is_relative_to(Path(d).resolve()) for d in self.config.model_dirs):
+            raise OptionError(f"model:{path} is outside the model folders of this server: {list(self.config.model_dirs)}")
 
     def get(self, table_id: str) -> Table:
         """The open table ``table_id``.
@@ -143,7 +163,17 @@ class Lobby:
             version, seat, view = pending
             if self.config.agent_delay > 0:
                 await asyncio.sleep(self.config.agent_delay)
-            action, explanation = await loop.run_in_executor(self.pool(), table.think, seat, view)
+            try:
+                action, explanation = await loop.run_in_executor(self.pool(), table.think, seat, view)
+            except Exception as err:  # the message names the failure, not its text (it may hold the agent's cards)
+                log.exception("table %s: the agent at seat %d failed", table.id, seat)
+                table.failure = (
+                    f"the agent at seat {seat} ({table.seats[seat].kind}) failed with {type(err).__name__}; "
+                    "see the server's log, and open a new table"
+                )
+                table.version += 1
+                self.notify(table)
+                return
             if table.closed:
                 return
             if table.apply_agent(version, seat, action, explanation):
@@ -341,12 +371,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-tables", type=int, default=50, help="tables open at once (default 50)")
     parser.add_argument("--idle-timeout", type=float, default=1800.0, help="close a table idle this many seconds")
     parser.add_argument("--agent-delay", type=float, default=0.4, help="seconds an agent waits before it plays")
+    parser.add_argument(
+        "--models", action="append", default=[], metavar="DIR", help="allow model:<path> seats for models in DIR"
+    )
     args = parser.parse_args(argv)
     if args.max_tables < 1 or args.idle_timeout <= 0 or args.agent_delay < 0:
         parser.error("--max-tables must be ≥ 1, --idle-timeout > 0 and --agent-delay ≥ 0")
     import uvicorn
 
-    config = ServerConfig(max_tables=args.max_tables, idle_timeout=args.idle_timeout, agent_delay=args.agent_delay)
+    config = ServerConfig(
+        max_tables=args.max_tables,
+        idle_timeout=args.idle_timeout,
+        agent_delay=args.agent_delay,
+        model_dirs=tuple(args.models),
+    )
     print(f"whist-serve: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)")
     uvicorn.run(create_app(config), host=args.host, port=args.port, log_level="warning")
 

@@ -112,8 +112,8 @@ def explain_and_act(agent: Agent, view: PlayerView, rng: np.random.Generator) ->
             details["note"] = "summed double-dummy value of each card over the sampled deals (higher is better)"
         else:
             details["note"] = "outside the search (one legal action, not card play, or too many tricks left)"
-    elif kind == "ModelAgent" and hasattr(agent, "probabilities"):
-        probs = agent.probabilities(view)
+    elif kind == "ModelAgent":
+        probs = agent.probabilities(view)  # type: ignore[attr-defined]
         details["probabilities"] = [[a, round(float(probs[a]), 4)] for a in view.legal_actions()]
         details["note"] = "the policy's probability of each legal action"
     action = int(agent.act(view, rng))
@@ -227,6 +227,7 @@ class Table:
         self.version = 0
         self.deals: list[DealRecord] = []
         self.closed = False
+        self.failure: str | None = None  # set when an agent raised: the table cannot go on
         self.last_activity = time.monotonic()
         self._record = self._new_record()
         self._trick: list[list[int]] = []
@@ -257,7 +258,7 @@ class Table:
     def agent_to_act(self) -> int | None:
         """The agent seat whose turn it is, or None (a human's turn, or the game is over)."""
         state = self.env.game_state
-        if self.closed or state.done:
+        if self.closed or self.failure or state.done:
             return None
         seat = self.seats[state.to_act]
         return seat.index if seat.agent is not None else None
@@ -396,6 +397,7 @@ class Table:
             "seats": [seat.kind for seat in self.seats],
             "study": self.study,
             "closed": self.closed,
+            "failure": self.failure,
         }
 
     def _view_part(self, view: PlayerView) -> dict[str, Any]:

@@ -108,7 +108,8 @@ function render(msg) {
     }
     hand.appendChild(row);
   }
-  if (msg.table.closed) status("this table was closed", false);
+  if (msg.table.failure) status(msg.table.failure, false);
+  else if (msg.table.closed) status("this table was closed", false);
   else if (msg.phase === "over") status(`game over · scores ${msg.scores.join(" : ")}`, true);
   else if (msg.to_act === msg.you) status(`your turn: ${msg.phase === "play" ? "play a card" : "choose"}`, true);
   else status(`waiting for ${seatName(msg, msg.to_act)}`, true);
