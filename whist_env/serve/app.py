@@ -132,7 +132,8 @@ class Lobby:
             )
         resolved = Path(path).resolve()
         if not any(resolved.is_relative_to(Path(d).resolve()) for d in self.config.model_dirs):
-            raise OptionError(f"model:{path} is outside the model folders of this server: {list(self.config.model_dirs)}")
+            folders = ", ".join(self.config.model_dirs)
+            raise OptionError(f"model:{path} is outside the model folders of this server ({folders})")
 
     def get(self, table_id: str) -> Table:
         """The open table ``table_id``.
