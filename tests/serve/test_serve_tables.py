@@ -53,14 +53,23 @@ def _play(
     return stream, unseen, taken, table
 
 
-@pytest.mark.parametrize("game_id", game_ids())
-@pytest.mark.parametrize("seat", [0, 1])
-@pytest.mark.parametrize("deck_seed", [0, 1])
-def test_hidden_twins_get_identical_streams(game_id: str, seat: int, deck_seed: int) -> None:
+# Option sets that change what a seat sees, beyond SINGLE_DEAL
+VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    ("classic_whist_v0", {"episode": "deal", "include_history": False}),
+    ("oh_hell_v0", {"episode": "deal", "num_players": 5, "hand_size": 5, "trump_mode": "turn_up"}),
+    ("oh_hell_v0", {"episode": "deal", "num_players": 4, "hand_size": 6, "trump_mode": "drawn_card"}),
+    ("german_whist_v0", {"include_history": False, "phase1_follow_suit": False}),
+    ("humbug_whist_v0", {"episode": "deal", "exchange_order": "simultaneous"}),
+    ("humbug_whist_v0", {"episode": "deal", "include_history": False}),
+]
+TWIN_CASES = [(g, o, s, d) for g, o in [*SINGLE_DEAL.items(), *VARIANTS] for s in (0, 1) for d in (0, 1)]
+
+
+@pytest.mark.parametrize(("game_id", "options", "seat", "deck_seed"), TWIN_CASES)
+def test_hidden_twins_get_identical_streams(game_id: str, options: dict[str, Any], seat: int, deck_seed: int) -> None:
     """Two deals that differ only in two cards hidden from ``seat`` (swapped between other hands, a blind, the
     stock or the undealt cards) give ``seat`` byte-identical messages, action by action, until one of the two
     cards becomes visible to it; the other seats play the same actions in both twins."""
-    options = SINGLE_DEAL[game_id]
     deck = np.random.default_rng(100 + deck_seed).permutation(52).tolist()
     stream_a, unseen_a, actions, table_a = _play(game_id, options, deck, seat)
     hidden = unseen_a[0]
@@ -174,3 +183,19 @@ def test_bad_tables_are_refused_with_what_is_allowed() -> None:
         Table("t", "german_whist_v0", {"colour": "red"}, ["human", "random"])
     with pytest.raises(OptionError, match="PIMC parameter"):
         Table("t", "german_whist_v0", {}, ["human", "pimc:depth=3"])
+
+
+def test_a_simultaneous_exchange_stays_hidden_from_the_dealer_until_both_decided() -> None:
+    """Humbug whist, exchange_order='simultaneous' (RULES.md §1.4): the dealer's messages are the same whether
+    the non-dealer kept or exchanged, until the dealer has decided too."""
+    options = {"episode": "deal", "exchange_order": "simultaneous"}
+    streams = []
+    for decision in ("KEEP", "EXCHANGE"):
+        table = Table("t", "humbug_whist_v0", options, ["human", "human"], seed=4, dealer=0)
+        nondealer = table.env.game_state.to_act
+        assert nondealer == 1
+        action = next(a["action"] for a in table.message(1)["legal"] if a["label"] == decision)
+        table.act(1, action)
+        streams.append(encode(table.message(0)))
+        assert table.message(0)["legal"] and table.message(0)["to_act"] == 0
+    assert streams[0] == streams[1]

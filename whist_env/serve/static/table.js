@@ -89,6 +89,9 @@ function render(msg) {
     const title = msg.table.game.startsWith("german_whist") ? "Face-up stock card" : "Turn-up";
     tc.appendChild(el("h3", "", title)); tc.appendChild(cardSVG(msg.turn_up, 48));
   }
+  if (x.drawn_card !== undefined && x.drawn_card !== null && x.drawn_card >= 0) {
+    tc.appendChild(el("h3", "", "Drawn trump card")); tc.appendChild(cardSVG(x.drawn_card, 48));
+  }
   if (x.stock_size) { const st = el("div", "", `stock: ${x.stock_size}`); st.prepend(cardSVG(-1, 30)); tc.appendChild(st); }
   for (const k of MASK_KEYS) if (x[k]) { tc.appendChild(el("div", "", k.replace(/_/g, " ") + ":")); tc.appendChild(miniRow(cardsOfMask(x[k]), 24)); }
   // calls (bids, keep / exchange): the legal ones
