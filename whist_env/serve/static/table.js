@@ -8,6 +8,7 @@ const TABLE_ID = location.pathname.split("/").pop();
 const SUIT_NAMES = ["clubs", "diamonds", "hearts", "spades"];
 const MASK_KEYS = new Set(["my_draws", "put_away"]);
 const SKIP_KEYS = new Set(["bids", "initial_layout", "prizes", "exchange", "stock_size", "drawn_card"]);
+const CARD_KEYS = new Set(["discarded_turn_up"]);
 let ws = null, last = null, replayAt = {}, closedForGood = false;
 const $ = (id) => document.getElementById(id);
 const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
@@ -64,6 +65,7 @@ function render(msg) {
   }
   for (const [k, v] of Object.entries(x)) {
     if (SKIP_KEYS.has(k) || MASK_KEYS.has(k)) continue;
+    if (CARD_KEYS.has(k)) { if (v >= 0) fact(k.replace(/_/g, " "), cardName(v)); continue; }
     fact(k.replace(/_/g, " "), Array.isArray(v) ? v.join(" : ") : v);
   }
   fact("scores", msg.scores.join(" : "));
