@@ -144,6 +144,11 @@ def test_play_a_whole_game_by_clicking(
         assert "stock: 26" in page.locator("#table-cards").inner_text()
     if study:  # the open study table shows the agent's hand
         assert page.locator("#panel-agents svg").count() > 0
+    assert "hand:" in page.locator("#knows").inner_text()  # the seat's describe() of its observation
+    page.uncheck("[data-panel=knows]")  # each study panel can be switched off and on
+    assert not page.locator("#panel-knows").is_visible()
+    page.check("[data-panel=knows]")
+    assert page.locator("#panel-knows").is_visible()
     clicks = _play([page], seed=2, base=base, made=made)
     assert clicks > 0
     _check_deal_end(page, deals=deals, num_players=len(seats))
