@@ -285,21 +285,27 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
         async def push() -> None:
             sent = -1
-            while True:
-                if table.version != sent:
-                    sent = table.version
-                    await websocket.send_text(encode(table.message(seat)))
-                if table.closed:
-                    await websocket.close(code=4410)
-                    return
-                item = await queue.get()
-                if isinstance(item, str):
-                    await websocket.send_text(encode({"type": "error", "message": item}))
+            try:
+                while True:
+                    if table.version != sent:
+                        sent = table.version
+                        await websocket.send_text(encode(table.message(seat)))
+                    if table.closed:
+                        await websocket.close(code=4410)
+                        return
+                    item = await queue.get()
+                    if isinstance(item, str):
+                        await websocket.send_text(encode({"type": "error", "message": item}))
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                return  # the client went away; the receiving side ends the connection
 
         pusher = asyncio.get_running_loop().create_task(push())
         try:
             while True:
-                text = await websocket.receive_text()
+                try:
+                    text = await websocket.receive_text()
+                except RuntimeError:  # the table was closed, and its socket with it
+                    break
                 table.touch()
                 try:
                     msg = json.loads(text)
