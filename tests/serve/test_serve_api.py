@@ -43,7 +43,8 @@ def test_create_a_table_and_open_it_as_seat_zero() -> None:
             "classic_whist_v0", "humbug_v0", "oh_hell_v0", "german_whist_v0", "humbug_whist_v0"
         }  # fmt: skip
         assert "num_players" in next(g for g in games if g["game"] == "oh_hell_v0")["options"]
-        assert "heuristic" in client.get("/api/agents").json()["seats"]
+        agents = client.get("/api/agents").json()
+        assert "heuristic" in agents["seats"] and "random" in agents["agent_names"]
         made = _create(client, game="oh_hell_v0", options={"num_players": 3, "episode": "deal"}, seats=["human"] * 3)
         assert made["url"] == made["seats"][0]["url"] and made["url"].startswith(f"/table/{made['table_id']}?token=")
         assert len({s["url"] for s in made["seats"]}) == 3

@@ -39,6 +39,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from whist_env.agents.factory import AGENT_NAMES
 from whist_env.errors import OptionError
 from whist_env.serve.tables import SEAT_CHOICES, Table, TableError, encode, game_catalogue
 
@@ -223,7 +224,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return JSONResponse(game_catalogue())
 
     async def agents(request: Request) -> Response:
-        return JSONResponse({"seats": list(SEAT_CHOICES), "note": "pimc:samples=K,max_tricks=N and model:<path> too"})
+        return JSONResponse({"seats": list(SEAT_CHOICES), "agent_names": list(AGENT_NAMES)})
 
     async def create_table(request: Request) -> Response:
         try:

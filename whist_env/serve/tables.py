@@ -27,7 +27,7 @@ from whist_env.agents.base import Agent
 from whist_env.agents.factory import make_agent
 from whist_env.cards import NUM_CARDS, card_pretty
 from whist_env.errors import OptionError
-from whist_env.registry import env_module, game_ids, make
+from whist_env.registry import game_ids, make
 from whist_env.rules.tricks import trick_winner
 from whist_env.view import PlayerView
 
@@ -72,15 +72,8 @@ def game_catalogue() -> list[dict[str, Any]]:
     """Every game with its options (name → allowed values and default), for the lobby and ``GET /api/games``."""
     out = []
     for game_id in game_ids():
-        raw_env = env_module(game_id).raw_env
-        game = raw_env.game_cls()
-        out.append(
-            {
-                "game": game_id,
-                "num_players": game.num_players,
-                "options": raw_env.game_cls.config_cls.allowed(),
-            }
-        )
+        game = make(game_id, raw=True).game
+        out.append({"game": game_id, "num_players": game.num_players, "options": game.config_cls.allowed()})
     return out
 
 
