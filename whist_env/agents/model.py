@@ -128,6 +128,21 @@ class ModelAgent:
         probs = np.where(legal, probs, 0.0)
         return int(rng.choice(len(probs), p=probs / probs.sum()))
 
+    def probabilities(self, view: PlayerView) -> np.ndarray:
+        """The policy's probability of each action for ``view`` (0 for illegal ones), e.g. for a study panel."""
+        import torch
+
+        model = self._model if self._model is not None else self.load()
+        obs, mask = self.encoder.encode_with_mask(view)
+        observation: Any = {"observation": obs, "action_mask": mask} if self._dict_obs else obs
+        legal = mask.astype(bool)
+        obs_tensor, _ = model.policy.obs_to_tensor(observation)
+        with torch.no_grad():
+            dist = model.policy.get_distribution(obs_tensor, action_masks=legal[None, :])
+            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
+        probs = np.where(legal, probs, 0.0)
+        return probs / probs.sum()
+
     def __getstate__(self) -> dict[str, Any]:
         # A loaded torch model is not sent to worker processes: each loads its own copy.
         state = self.__dict__.copy()

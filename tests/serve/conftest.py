@@ -1,0 +1,53 @@
+"""Fixtures of the whist-serve tests: a live server (uvicorn in a thread) and the system chromium (Playwright)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[tuple[str, Any]]:
+    """``(base url, app)`` of a whist-serve on a free local port, agents without delay."""
+    import uvicorn
+
+    from whist_env.serve.app import ServerConfig, create_app
+
+    app = create_app(ServerConfig(max_tables=200, agent_delay=0.0))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}", app
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """The system chromium driven by Playwright (``apt-get install chromium``; ``playwright install`` not needed)."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        raise RuntimeError(
+            f"{CHROMIUM} is missing: install it with apt-get install -y chromium chromium-driver (as .ci/run does)"
+        )
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        yield chromium
+        chromium.close()

@@ -1,0 +1,309 @@
+"""The whist-serve JSON API and WebSocket (Starlette's TestClient), and 30 concurrent clients on a live server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+with warnings.catch_warnings():  # Starlette >= 1.x suggests httpx2 for its TestClient; httpx still works
+    warnings.filterwarnings("ignore", message=".*httpx2.*")
+    from starlette.testclient import TestClient
+
+from whist_env.serve import tables as tables_module
+from whist_env.serve.app import ServerConfig, create_app, main
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _client(**config: Any) -> TestClient:
+    return TestClient(create_app(ServerConfig(agent_delay=0.0, **config)))
+
+
+def _token(url: str) -> str:
+    return url.split("token=")[1]
+
+
+def _create(client: TestClient, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/tables", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_create_a_table_and_open_it_as_seat_zero() -> None:
+    with _client() as client:
+        games = client.get("/api/games").json()
+        assert {g["game"] for g in games} == {
+            "classic_whist_v0", "humbug_v0", "oh_hell_v0", "german_whist_v0", "humbug_whist_v0"
+        }  # fmt: skip
+        assert "num_players" in next(g for g in games if g["game"] == "oh_hell_v0")["options"]
+        agents = client.get("/api/agents").json()
+        assert "heuristic" in agents["seats"] and "random" in agents["agent_names"]
+        made = _create(client, game="oh_hell_v0", options={"num_players": 3, "episode": "deal"}, seats=["human"] * 3)
+        assert made["url"] == made["seats"][0]["url"] and made["url"].startswith(f"/table/{made['table_id']}?token=")
+        assert len({s["url"] for s in made["seats"]}) == 3
+        page = client.get(made["url"])
+        assert page.status_code == 200 and "data-phase" in page.text
+        for asset in ("table.js", "cards.js", "style.css", "lobby.js"):
+            assert client.get(f"/static/{asset}").status_code == 200
+        assert "data-lobby" in client.get("/").text
+        views = [
+            client.get(f"/api/tables/{made['table_id']}/view", params={"token": _token(s["url"])})
+            for s in made["seats"]
+        ]
+        assert [v.json()["you"] for v in views] == [0, 1, 2]
+        assert all(v.json()["phase"] == "bidding" for v in views)
+        # each seat sees its own hand only
+        hands = [set(v.json()["hand"]) for v in views]
+        assert not (hands[0] & hands[1]) and not (hands[1] & hands[2])
+
+
+@pytest.mark.parametrize(
+    ("body", "match"),
+    [
+        ({"game": "bridge_v0"}, "available"),
+        ({"seats": ["human"]}, "name the game"),
+        ({"game": "german_whist_v0", "seats": ["human"]}, "has 2 seats"),
+        ({"game": "german_whist_v0", "seats": ["human", "wizard"]}, "unknown agent"),
+        ({"game": "german_whist_v0", "options": {"decks": 2}}, "no option"),
+        ({"game": "german_whist_v0", "options": [1]}, "options"),
+        ({"game": "german_whist_v0", "colour": "red"}, "unknown field"),
+        ({"game": "german_whist_v0", "seed": -1}, "seed"),
+        (["german_whist_v0"], "JSON object"),
+    ],
+)
+def test_bad_tables_are_refused(body: Any, match: str) -> None:
+    with _client() as client:
+        response = client.post("/api/tables", json=body)
+        assert response.status_code == 400 and match in response.json()["error"]
+        response = client.post("/api/tables", content=b"{not json")
+        assert response.status_code == 400 and "not JSON" in response.json()["error"]
+
+
+def test_forged_and_bad_actions_get_an_error_and_change_nothing() -> None:
+    with _client() as client:
+        made = _create(client, game="classic_whist_v0", options={"episode": "deal"}, seats=["human"] * 4, seed=4)
+        tid, tokens = made["table_id"], [_token(s["url"]) for s in made["seats"]]
+        url = f"/api/tables/{tid}/action"
+
+        def views() -> list[str]:
+            return [client.get(f"/api/tables/{tid}/view", params={"token": t}).text for t in tokens]
+
+        before = views()
+        first = json.loads(before[0])
+        actor = first["to_act"]
+        legal = json.loads(before[actor])["legal"]
+        waiting = (actor + 1) % 4
+        bad: list[tuple[Any, int, str]] = [
+            ({"token": tokens[waiting], "action": json.loads(before[waiting])["hand"][0]}, 400, "turn"),
+            ({"token": tokens[actor], "action": 60}, 400, "not legal"),
+            ({"token": tokens[actor], "action": "AS"}, 400, "integer"),
+            ({"token": tokens[actor], "action": legal[0]["action"], "seat": waiting}, 400, "not yours"),
+            ({"token": "forged-token", "action": legal[0]["action"]}, 404, "holds no seat"),
+            ({"action": legal[0]["action"]}, 404, "holds no seat"),
+            ([1, 2], 400, "JSON object"),
+        ]
+        for body, status, match in bad:
+            response = client.post(url, json=body)
+            assert response.status_code == status and match in response.json()["error"], (body, response.text)
+        assert client.post(url, content=b"\xff{").status_code == 400
+        assert client.post("/api/tables/nope/action", json={"token": tokens[0], "action": 0}).status_code == 404
+        assert client.get(f"/api/tables/{tid}/view", params={"token": "x"}).status_code == 404
+        assert views() == before
+        ok = client.post(url, json={"token": tokens[actor], "action": legal[0]["action"], "seat": actor})
+        assert ok.status_code == 200 and ok.json()["version"] == 1
+        assert [c for _, c in ok.json()["trick"]] == [legal[0]["action"]]
+
+
+def test_websocket_pushes_every_change_and_answers_bad_messages() -> None:
+    with _client() as client:
+        made = _create(
+            client, game="humbug_whist_v0", options={"episode": "deal"}, seats=["human", "heuristic"], seed=8
+        )
+        tid, token = made["table_id"], _token(made["url"])
+        with client.websocket_connect(f"/api/tables/{tid}/ws?token={token}") as ws:
+            msg = ws.receive_json()
+            while msg["to_act"] != 0:  # the agent may act first: its move is pushed
+                msg = ws.receive_json()
+            for text, match in [
+                ("not json", "not JSON"),
+                (json.dumps([1]), "act"),
+                (json.dumps({"type": "act", "action": 99}), "not legal"),
+                (json.dumps({"type": "act", "action": msg["legal"][0]["action"], "seat": 1}), "not yours"),
+            ]:
+                ws.send_text(text)
+                answer = ws.receive_json()
+                assert answer["type"] == "error" and match in answer["message"]
+            steps = 0
+            while msg["phase"] != "over":
+                if msg["to_act"] == 0 and msg["legal"]:
+                    ws.send_json({"type": "act", "action": msg["legal"][-1]["action"]})
+                    steps += 1
+                msg = ws.receive_json()
+                assert msg["type"] == "state"
+            assert steps >= 13 and len(msg["deals"]) == 1 and sum(msg["tricks_won"]) == 13
+        with client.websocket_connect(f"/api/tables/{tid}/ws?token=forged") as ws:
+            assert "holds no seat" in ws.receive_json()["message"]
+
+
+def test_tables_are_bounded_and_idle_ones_closed() -> None:
+    with _client(max_tables=2) as client:
+        for _ in range(2):
+            _create(client, game="german_whist_v0", seats=["human", "human"])
+        response = client.post("/api/tables", json={"game": "german_whist_v0"})
+        assert response.status_code == 503 and "--max-tables" in response.json()["error"]
+    with _client(idle_timeout=0.2) as client:
+        made = _create(client, game="german_whist_v0", seats=["human", "human"])
+        lobby = client.app.state.lobby  # type: ignore[attr-defined]
+        with client.websocket_connect(f"/api/tables/{made['table_id']}/ws?token={_token(made['url'])}") as ws:
+            assert ws.receive_json()["table"]["closed"] is False
+            closed = ws.receive_json()  # the sweeper closes the idle table and tells its clients
+            assert closed["table"]["closed"] is True
+        assert made["table_id"] not in lobby.tables
+        view = client.get(f"/api/tables/{made['table_id']}/view", params={"token": _token(made["url"])})
+        assert view.status_code == 404 and "closed" in view.json()["error"]
+
+
+def test_an_agent_that_thinks_long_does_not_hold_up_other_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    release = threading.Event()
+    real = tables_module.explain_and_act
+
+    def slow_in_german_whist(agent: Any, view: Any, rng: Any) -> Any:
+        if view.game == "german_whist_v0":
+            assert release.wait(30), "the test never released the slow agent"
+        return real(agent, view, rng)
+
+    monkeypatch.setattr(tables_module, "explain_and_act", slow_in_german_whist)
+    with _client() as client:
+        slow = _create(client, game="german_whist_v0", seats=["heuristic", "heuristic"])
+        fast = _create(client, game="classic_whist_v0", options={"episode": "deal"}, seats=["human"] * 4, seed=1)
+        tokens = [_token(s["url"]) for s in fast["seats"]]
+        for _ in range(20):  # while the German Whist agent is stuck in thought
+            view = client.get(f"/api/tables/{fast['table_id']}/view", params={"token": tokens[0]}).json()
+            actor = view["to_act"]
+            legal = client.get(f"/api/tables/{fast['table_id']}/view", params={"token": tokens[actor]}).json()["legal"]
+            response = client.post(
+                f"/api/tables/{fast['table_id']}/action", json={"token": tokens[actor], "action": legal[0]["action"]}
+            )
+            assert response.status_code == 200
+        slow_token = _token(slow["url"])
+        assert client.get(f"/api/tables/{slow['table_id']}/view", params={"token": slow_token}).json()["version"] == 0
+        release.set()
+        for _ in range(500):
+            if (
+                client.get(f"/api/tables/{slow['table_id']}/view", params={"token": slow_token}).json()["phase"]
+                == "over"
+            ):
+                break
+            time.sleep(0.02)
+        else:
+            raise AssertionError("the agents' table did not finish after the agent was released")
+
+
+def test_thirty_concurrent_clients_play_their_games(live_server: tuple[str, Any]) -> None:
+    """30 clients, each at its own German Whist table against a random agent, play whole games at once."""
+    import httpx
+    import websockets
+
+    base, _ = live_server
+
+    async def one(i: int, client: httpx.AsyncClient) -> dict[str, Any]:
+        made = (
+            await client.post("/api/tables", json={"game": "german_whist_v0", "seats": ["human", "random"], "seed": i})
+        ).json()
+        ws_url = base.replace("http", "ws") + f"/api/tables/{made['table_id']}/ws?token={_token(made['url'])}"
+        async with websockets.connect(ws_url) as ws:
+            while True:
+                msg = json.loads(await ws.recv())
+                if msg["phase"] == "over":
+                    return msg
+                if msg["to_act"] == msg["you"] and msg["legal"]:
+                    await ws.send(json.dumps({"type": "act", "action": msg["legal"][0]["action"]}))
+
+    async def run() -> list[dict[str, Any]]:
+        async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+            return await asyncio.wait_for(asyncio.gather(*(one(i, client) for i in range(30))), 120)
+
+    finals = asyncio.run(run())
+    assert len(finals) == 30
+    assert all(sum(m["tricks_won"]) == 26 and len(m["deals"]) == 1 for m in finals)
+    assert len({m["table"]["id"] for m in finals}) == 30
+
+
+def test_the_console_script_binds_this_machine_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+    main([])
+    main(["--host", "0.0.0.0", "--port", "8123", "--max-tables", "3", "--idle-timeout", "60"])
+    assert calls[0]["host"] == "127.0.0.1" and calls[0]["port"] == 8000
+    assert calls[1]["host"] == "0.0.0.0" and calls[1]["port"] == 8123
+    with pytest.raises(SystemExit):
+        main(["--max-tables", "0"])
+
+
+def _tiny_model(path: Path, game_id: str) -> None:
+    """An untrained MaskablePPO for ``game_id``'s observations, saved at ``path`` (only its shapes matter)."""
+    import gymnasium as gym
+    import numpy as np
+    from gymnasium import spaces
+    from sb3_contrib import MaskablePPO
+
+    from whist_env.agents.model import ModelAgent
+
+    probe = ModelAgent("unused.zip", game_id)
+
+    class Shapes(gym.Env):  # type: ignore[type-arg]
+        observation_space: Any = spaces.Box(0.0, 1.0, (probe.encoder.size,), np.float32)
+        action_space: Any = spaces.Discrete(probe.num_actions)
+
+    MaskablePPO("MlpPolicy", Shapes(), n_steps=8, batch_size=8, device="cpu").save(path)
+
+
+@pytest.mark.slow
+def test_model_seats_load_only_from_allowed_folders_and_show_their_probabilities(tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    models.mkdir()
+    path = models / "gw.zip"
+    _tiny_model(path, "german_whist_v0")
+    body = {"game": "german_whist_v0", "seats": ["human", f"model:{path}"], "study": True, "seed": 1}
+    with _client() as client:
+        refused = client.post("/api/tables", json=body)
+        assert refused.status_code == 400 and "--models" in refused.json()["error"]
+    with _client(model_dirs=(str(tmp_path / "elsewhere"),)) as client:
+        refused = client.post("/api/tables", json=body)
+        assert refused.status_code == 400 and "outside the model folders" in refused.json()["error"]
+    with _client(model_dirs=(str(models),)) as client:
+        made = _create(client, **body)
+        with client.websocket_connect(f"/api/tables/{made['table_id']}/ws?token={_token(made['url'])}") as ws:
+            msg = ws.receive_json()
+            while msg["agents"][0]["choice"] is None:  # play until the model has chosen once
+                if msg["to_act"] == 0 and msg["legal"]:
+                    ws.send_json({"type": "act", "action": msg["legal"][0]["action"]})
+                msg = ws.receive_json()
+        choice = msg["agents"][0]["choice"]
+        probabilities = dict(choice["probabilities"])
+        assert choice["action"] in probabilities and abs(sum(probabilities.values()) - 1.0) < 1e-3
+
+
+def test_a_failing_agent_stops_its_table_with_a_message_that_shows_no_cards(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(agent: Any, view: Any, rng: Any) -> Any:
+        raise RuntimeError(f"secret hand {view.hand}")
+
+    monkeypatch.setattr(tables_module, "explain_and_act", broken)
+    with _client() as client:
+        made = _create(client, game="german_whist_v0", seats=["heuristic", "heuristic"], seed=2)
+        with client.websocket_connect(f"/api/tables/{made['table_id']}/ws?token={_token(made['url'])}") as ws:
+            msg = ws.receive_json()
+            while not msg["table"]["failure"]:
+                msg = ws.receive_json()
+        assert "RuntimeError" in msg["table"]["failure"] and "secret" not in msg["table"]["failure"]
+        made_again = _create(client, game="german_whist_v0", seats=["human", "human"])
+        assert made_again["table_id"] != made["table_id"]  # the server goes on

@@ -1,0 +1,434 @@
+"""Tables, seats and tokens of ``whist-serve``, and the messages each seat receives.
+
+Pure Python (no web framework), so that tests can drive a table directly. The one rule this module keeps:
+a seat's message is built from that seat's :class:`~whist_env.view.PlayerView` and its observation, plus
+public facts (the table's settings, hand sizes, the cards played in finished deals). The full state is read
+only for the hand sizes (public: everyone sees how many cards a hand holds). While a deal runs, nothing of
+another seat's hand, a blind, the stock or an agent's reasoning reaches a seat, unless the table was opened
+as an open study table (then the agents' hands and reasoning are shown to everyone; human hands never are).
+When a deal ends its record becomes public: every card each seat played (its hand as played; a blind or a
+stock card that nobody played stays hidden), the tricks in order, the bids and exchanges, and the agents'
+choices.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from whist_env.agents.base import Agent
+from whist_env.agents.factory import make_agent
+from whist_env.cards import NUM_CARDS, card_pretty
+from whist_env.errors import OptionError
+from whist_env.registry import game_ids, make
+from whist_env.rules.tricks import trick_winner
+from whist_env.view import PlayerView
+
+HUMAN = "human"
+# What the lobby offers for a seat; every name make_agent accepts works (``pimc:samples=10``, ``model:<path>``).
+SEAT_CHOICES = (HUMAN, "random", "heuristic", "pimc", "model:<path>")
+
+
+class TableError(Exception):
+    """A request the table refuses (bad token, illegal action, ...); the message says why and what to do."""
+
+
+def encode(message: Mapping[str, Any]) -> str:
+    """The bytes a client receives for ``message`` (one canonical form, so streams can be compared)."""
+    return json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def cards_list(mask: int) -> list[int]:
+    """The cards of a mask, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with tuples as lists and numpy scalars as Python numbers (what ``json`` can write)."""
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def game_catalogue() -> list[dict[str, Any]]:
+    """Every game with its options (name → allowed values and default), for the lobby and ``GET /api/games``."""
+    out = []
+    for game_id in game_ids():
+        game = make(game_id, raw=True).game
+        out.append({"game": game_id, "num_players": game.num_players, "options": game.config_cls.allowed()})
+    return out
+
+
+def explain_and_act(agent: Agent, view: PlayerView, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
+    """The agent's action for ``view`` and what it shows of its reasoning (for the study panel).
+
+    PIMC shows the summed double-dummy value of each legal card over its sampled deals (where it searches;
+    elsewhere it follows its fallback); a learned policy shows its probability for each legal action; other
+    agents show their choice only. The reasoning is computed with a generator split off ``rng`` so that the
+    action is the one the agent plays without the panel.
+    """
+    explain_rng = np.random.default_rng(rng.integers(2**63))
+    kind = type(agent).__name__
+    details: dict[str, Any] = {"agent": getattr(agent, "name", kind)}
+    if kind == "PIMCAgent":
+        agent_any: Any = agent
+        legal = view.legal
+        left = getattr(agent_any, "total_tricks", 0) - sum(view.tricks_won)
+        max_tricks = getattr(agent_any, "max_tricks", None)
+        searched = (
+            agent_any.searches
+            and view.phase == "play"
+            and legal.bit_count() > 1
+            and (max_tricks is None or left <= max_tricks)
+        )
+        if searched:
+            totals = agent_any.card_totals(view, explain_rng)
+            details["values"] = [[int(c), round(float(v), 3)] for c, v in sorted(totals.items())]
+            details["note"] = "summed double-dummy value of each card over the sampled deals (higher is better)"
+        else:
+            details["note"] = "outside the search (one legal action, not card play, or too many tricks left)"
+    elif kind == "ModelAgent":
+        probs = agent.probabilities(view)  # type: ignore[attr-defined]
+        details["probabilities"] = [[a, round(float(probs[a]), 4)] for a in view.legal_actions()]
+        details["note"] = "the policy's probability of each legal action"
+    action = int(agent.act(view, rng))
+    details["action"] = action
+    return action, details
+
+
+@dataclass
+class Seat:
+    """One seat at a table: a human (held by whoever has its token) or an agent."""
+
+    index: int
+    kind: str  # "human" or the agent's name as given
+    token: str
+    agent: Agent | None = None
+    rng: np.random.Generator | None = None
+    explanation: dict[str, Any] | None = None  # the agent's last choice (shown only on open study tables)
+
+
+@dataclass
+class DealRecord:
+    """What a finished deal makes public, built from the actions as they were played."""
+
+    deal: int
+    dealer: int
+    trump: int | None
+    played: list[list[int]]  # (n,) cards each seat played, in order: its hand as played
+    tricks: list[dict[str, Any]] = field(default_factory=list)  # {"cards": [[seat, card], ...], "winner": seat}
+    calls: list[list[Any]] = field(default_factory=list)  # non-card actions: [seat, action, label]
+    choices: list[dict[str, Any]] = field(default_factory=list)  # agents' explanations, in play order
+    scores: list[Any] = field(default_factory=list)
+
+    def as_message(self) -> dict[str, Any]:
+        """The record as JSON-ready data (hands sorted)."""
+        return {
+            "deal": self.deal,
+            "dealer": self.dealer,
+            "trump": self.trump,
+            "hands": [sorted(cards) for cards in self.played],
+            "tricks": self.tricks,
+            "calls": self.calls,
+            "choices": self.choices,
+            "scores": self.scores,
+        }
+
+
+class Table:
+    """One game at one table: the environment, its seats and what each seat is told.
+
+    Args:
+        table_id: the table's id (part of its URL).
+        game_id: the environment id.
+        options: the game's options.
+        seats: per seat ``"human"`` or an agent name that :func:`~whist_env.agents.factory.make_agent` accepts.
+        study: an open study table: every seat sees the agents' hands and reasoning.
+        seed: deals and the agents' choices (None: fresh randomness).
+        deck: the first deal's deck order (52 cards), for tests and set problems.
+        dealer: the first dealer.
+
+    Raises:
+        OptionError: for an unknown game, bad options, a wrong number of seats or an unknown agent name.
+    """
+
+    def __init__(
+        self,
+        table_id: str,
+        game_id: str,
+        options: Mapping[str, Any] | None = None,
+        seats: Sequence[str] | None = None,
+        study: bool = False,
+        seed: int | None = None,
+        deck: Sequence[int] | None = None,
+        dealer: int | None = None,
+    ) -> None:
+        if game_id not in game_ids():
+            raise OptionError(f"unknown game {game_id!r}; available: {', '.join(game_ids())}")
+        if options is not None and not isinstance(options, Mapping):
+            raise OptionError(f"'options' must be an object of option names and values, got {options!r}")
+        self.id = table_id
+        self.game_id = game_id
+        self.options = dict(options or {})
+        self.env = make(game_id, raw=True, **self.options)
+        self.game = self.env.game
+        n = self.game.num_players
+        kinds = list(seats) if seats is not None else [HUMAN] + ["heuristic"] * (n - 1)
+        if len(kinds) != n or not all(isinstance(k, str) and k for k in kinds):
+            raise OptionError(
+                f"{game_id} with these options has {n} seats: give 'seats' as a list of {n} names, each "
+                f"{' | '.join(SEAT_CHOICES)}; got {seats!r}"
+            )
+        self.study = bool(study)
+        seed_seq = np.random.SeedSequence(seed)
+        env_seed, *agent_seeds = seed_seq.generate_state(n + 1, dtype=np.uint32).tolist()
+        self.seats: list[Seat] = []
+        for i, kind in enumerate(kinds):
+            agent = None
+            if kind != HUMAN:
+                try:
+                    agent = make_agent(kind, game_id, **self.options)
+                except ValueError as err:  # PIMC's parameter errors
+                    raise OptionError(f"seat {i}: {err}") from err
+            rng = np.random.default_rng(agent_seeds[i])
+            self.seats.append(Seat(i, kind, secrets.token_urlsafe(24), agent, rng))
+        reset_options: dict[str, Any] = {}
+        if deck is not None:
+            reset_options["deck"] = list(deck)
+        if dealer is not None:
+            reset_options["dealer"] = dealer
+        self.env.reset(seed=env_seed, options=reset_options or None)
+        self.lock = threading.RLock()
+        self.version = 0
+        self.deals: list[DealRecord] = []
+        self.closed = False
+        self.failure: str | None = None  # set when an agent raised: the table cannot go on
+        self.last_activity = time.monotonic()
+        self._record = self._new_record()
+        self._trick: list[list[int]] = []
+
+    # ------------------------------------------------------------------ seats and turns
+    @property
+    def num_players(self) -> int:
+        """Seats at the table."""
+        return self.game.num_players
+
+    @property
+    def over(self) -> bool:
+        """Whether the episode has ended."""
+        return bool(self.env.game_state.done)
+
+    def seat_of(self, token: Any) -> int:
+        """The seat a token holds.
+
+        Raises:
+            TableError: for a token that holds no seat here.
+        """
+        if isinstance(token, str) and token:
+            for seat in self.seats:
+                if secrets.compare_digest(seat.token, token):
+                    return seat.index
+        raise TableError("this token holds no seat at this table; open the table with the link you were given")
+
+    def agent_to_act(self) -> int | None:
+        """The agent seat whose turn it is, or None (a human's turn, or the game is over)."""
+        state = self.env.game_state
+        if self.closed or self.failure or state.done:
+            return None
+        seat = self.seats[state.to_act]
+        return seat.index if seat.agent is not None else None
+
+    def touch(self) -> None:
+        """Note activity (idle tables are closed by the server)."""
+        self.last_activity = time.monotonic()
+
+    # ------------------------------------------------------------------ actions
+    def check_action(self, seat: int, action: Any) -> int:
+        """``action`` as an int when ``seat`` may take it now.
+
+        Raises:
+            TableError: naming why not (the game is over, not your turn, not an action id, not legal now).
+        """
+        if self.closed:
+            raise TableError("this table is closed; open a new one in the lobby")
+        state = self.env.game_state
+        if state.done:
+            raise TableError("the game is over; open a new table in the lobby to play again")
+        if state.to_act != seat:
+            raise TableError(f"it is seat {state.to_act}'s turn, not seat {seat}'s; wait for your turn")
+        if not isinstance(action, int) or isinstance(action, bool):
+            raise TableError(f"an action is an integer action id, got {action!r}")
+        view = self.game.view(state, seat)
+        if not 0 <= action < self.game.num_actions or not (view.legal >> action) & 1:
+            legal = " ".join(f"{a}={self._label(a)}" for a in view.legal_actions())
+            raise TableError(f"action {action!r} is not legal now; legal: {legal}")
+        return action
+
+    def act(self, seat: int, action: Any) -> None:
+        """Take ``action`` for the human at ``seat``.
+
+        Raises:
+            TableError: when the action is refused (nothing changes).
+        """
+        with self.lock:
+            a = self.check_action(seat, action)
+            if self.seats[seat].agent is not None:
+                raise TableError(f"seat {seat} is played by the agent {self.seats[seat].kind!r}")
+            self._apply(seat, a, None)
+
+    def agent_view(self) -> tuple[int, int, PlayerView] | None:
+        """``(version, seat, view)`` for the agent to act now, or None (see :meth:`think`)."""
+        with self.lock:
+            seat = self.agent_to_act()
+            if seat is None:
+                return None
+            return self.version, seat, self.game.view(self.env.game_state, seat)
+
+    def think(self, seat: int, view: PlayerView) -> tuple[int, dict[str, Any]]:
+        """The agent's action and explanation for ``view`` (runs off the event loop; touches only the agent)."""
+        agent = self.seats[seat].agent
+        rng = self.seats[seat].rng
+        assert agent is not None and rng is not None
+        return explain_and_act(agent, view, rng)
+
+    def apply_agent(self, version: int, seat: int, action: int, explanation: dict[str, Any]) -> bool:
+        """Apply an agent's action thought about at ``version``; False when the table moved on meanwhile."""
+        with self.lock:
+            if self.version != version or self.agent_to_act() != seat:
+                return False
+            self._apply(seat, self.check_action(seat, action), explanation)
+            return True
+
+    def play_agents(self) -> None:
+        """Let the agents act until it is a human's turn or the game is over (synchronously; for tests)."""
+        while (pending := self.agent_view()) is not None:
+            version, seat, view = pending
+            action, explanation = self.think(seat, view)
+            self.apply_agent(version, seat, action, explanation)
+
+    def _new_record(self) -> DealRecord:
+        state = self.env.game_state
+        return DealRecord(state.deal_index, state.dealer, None, [[] for _ in range(self.num_players)])
+
+    def _apply(self, seat: int, action: int, explanation: dict[str, Any] | None) -> None:
+        state = self.env.game_state
+        deal, trump = state.deal_index, state.trump
+        record = self._record
+        label = self._label(action)
+        if action < NUM_CARDS:
+            record.played[seat].append(action)
+            self._trick.append([seat, action])
+            if record.trump is None:
+                record.trump = trump
+        else:
+            record.calls.append([seat, action, label])
+        if explanation is not None:
+            record.choices.append({"seat": seat, "label": label, **explanation})
+            self.seats[seat].explanation = {**explanation, "label": label}
+        self.env.step(action)
+        if len(self._trick) == self.num_players:
+            cards = [(s, c) for s, c in self._trick]
+            record.tricks.append({"cards": self._trick, "winner": trick_winner(cards, trump)})
+            self._trick = []
+        state = self.env.game_state
+        if state.deal_index != deal or state.done:
+            record.scores = jsonable(state.scores)
+            self.deals.append(record)
+            self._trick = []
+            self._record = self._new_record()
+        self.version += 1
+        self.touch()
+
+    def _label(self, action: int) -> str:
+        return card_pretty(action) if 0 <= action < NUM_CARDS else self.game.describe_action(action)
+
+    # ------------------------------------------------------------------ messages
+    def message(self, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` is told now (see the module docstring for what may be in it)."""
+        with self.lock:
+            state = self.env.game_state
+            agent = self.env.possible_agents[seat]
+            view = self.game.view(state, seat)
+            msg: dict[str, Any] = {
+                "type": "state",
+                "table": self._public_table(),
+                "you": seat,
+                "version": self.version,
+                **self._view_part(view),
+                "hand_sizes": [h.bit_count() for h in state.hands],  # public: hands are seen, not their cards
+                "knows": self.env.describe(self.env.observe(agent)),
+                "deals": [record.as_message() for record in self.deals],
+            }
+            if self.study:
+                msg["agents"] = self._open_agents()
+            return msg
+
+    def _public_table(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "game": self.game_id,
+            "options": jsonable(self.options),
+            "num_players": self.num_players,
+            "seats": [seat.kind for seat in self.seats],
+            "study": self.study,
+            "closed": self.closed,
+            "failure": self.failure,
+        }
+
+    def _view_part(self, view: PlayerView) -> dict[str, Any]:
+        legal = [{"action": a, "label": self._label(a)} for a in view.legal_actions()]
+        return {
+            "phase": "over" if view.phase == "over" else view.phase,
+            "to_act": view.to_act,
+            "dealer": view.dealer,
+            "leader": view.leader,
+            "trump": view.trump,
+            "turn_up": view.turn_up,
+            "hand": cards_list(view.hand),
+            "known": [cards_list(m) if s != view.seat else [] for s, m in enumerate(view.known)],
+            "trick": [list(p) for p in view.trick],
+            "last_trick": [list(p) for p in view.last_trick],
+            "last_winner": view.last_winner,
+            "tricks_won": list(view.tricks_won),
+            "scores": jsonable(view.scores),
+            "deal_index": view.deal_index,
+            "legal": legal,
+            "extra": jsonable(view.extra),
+        }
+
+    def _open_agents(self) -> list[dict[str, Any]]:
+        """Open study tables: each agent seat's hand, what it knows and its last choice."""
+        state = self.env.game_state
+        out = []
+        for seat in self.seats:
+            if seat.agent is None:
+                continue
+            view = self.game.view(state, seat.index)
+            out.append(
+                {
+                    "seat": seat.index,
+                    "agent": seat.kind,
+                    "hand": cards_list(view.hand),
+                    "knows": self.env.describe(self.env.observe(self.env.possible_agents[seat.index])),
+                    "choice": seat.explanation,
+                }
+            )
+        return out
