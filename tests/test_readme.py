@@ -14,7 +14,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def test_ci_runs_the_readme_test_command() -> None:
     quickstart = README.split("## Quickstart", 1)[1].split("##", 1)[0]
-    commands = [line.strip() for line in quickstart.splitlines() if line.strip().startswith("pip install")]
+    commands = [line.strip() for line in quickstart.splitlines() if line.strip().startswith(("pip install", "apt-get"))]
     assert len(commands) == 2, "the Quickstart has exactly two commands"
     test_command = commands[1]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
