@@ -61,16 +61,16 @@ def test_he5_observation(mode: str) -> None:
     rng = np.random.default_rng()
     # study step: the non-dealer sees both original hands before his first card
     v0 = game.view(state, 0)
-    assert v0.extra["initial_layout"] == (state.dealt[0], state.dealt[1])
+    assert v0.extra.initial_layout == (state.dealt[0], state.dealt[1])
     game.step(state, parse_card("7D"), rng)
-    assert "initial_layout" not in game.view(state, 0).extra
-    assert "initial_layout" in game.view(state, 1).extra  # the dealer has not played yet
+    assert game.view(state, 0).extra.initial_layout is None
+    assert game.view(state, 1).extra.initial_layout is not None  # the dealer has not played yet
     game.step(state, parse_card("KD"), rng)
     v = game.view(state, 1)
     assert v.hand.bit_count() == 25
     assert v.last_trick == ((0, parse_card("7D")), (1, parse_card("KD"))) and v.last_winner == 1
     assert v.tricks_won == (0, 1)
-    assert "initial_layout" not in v.extra
+    assert v.extra.initial_layout is None
     if mode == "hidden_hand":
         assert v.known[0] == 0  # no opponent hand
         assert v.played == (0, 0) and v.voids == (0, 0)  # no history

@@ -362,8 +362,8 @@ def test_nondealer_decision_is_public_at_once() -> None:
     rng = np.random.default_rng(0)
     game.step(state, EXCHANGE, rng)
     assert format_cards(state.hands[1]) == "2C 6C TC AC 5D 9D KD 4H 8H QH 3S 7S JS"  # L at once
-    assert game.view(state, 0).extra["exchange"] == (-1, 1)
-    assert game.view(state, 1).extra["exchange"] == (1, -1)
+    assert game.view(state, 0).extra.exchange == (-1, 1)
+    assert game.view(state, 1).extra.exchange == (1, -1)
 
 
 def test_simultaneous_hides_the_nondealer_decision_until_both_decided() -> None:
@@ -376,12 +376,12 @@ def test_simultaneous_hides_the_nondealer_decision_until_both_decided() -> None:
         game.check_invariants(state)
         assert format_cards(state.hands[1]) == "3C 7C JC 2D 6D TD AD 5H 9H KH 4S 8S QS"  # not applied yet
         view = game.view(state, 0)
-        assert view.extra["exchange"] == (-1, -1)
-        assert game.view(state, 1).extra["exchange"] == (choice - KEEP, -1)  # a seat knows its own choice
+        assert view.extra.exchange == (-1, -1)
+        assert game.view(state, 1).extra.exchange == (choice - KEEP, -1)  # a seat knows its own choice
         seen[choice] = (enc.encode(view).tobytes(), view.legal, game.render(state, 0), game.info(state, 0))
         game.step(state, KEEP, rng)
         game.check_invariants(state)
-        assert game.view(state, 0).extra["exchange"] == (0, choice - KEEP)  # both applied and public now
+        assert game.view(state, 0).extra.exchange == (0, choice - KEEP)  # both applied and public now
         n_hand = "2C 6C TC AC" if choice == EXCHANGE else "3C 7C JC 2D"
         assert format_cards(state.hands[1]).startswith(n_hand)
     assert seen[KEEP] == seen[EXCHANGE]
@@ -394,18 +394,18 @@ def test_dealer_exchange_discards_the_turn_up(history: bool) -> None:
     a_s = parse_card("AS")
     game.step(state, KEEP, rng)
     v = game.view(state, 1)
-    assert v.turn_up == a_s and v.extra["turn_up_status"] == "face_up" and v.known[0] == 1 << a_s
+    assert v.turn_up == a_s and v.extra.turn_up_status == "face_up" and v.known[0] == 1 << a_s
     game.step(state, EXCHANGE, rng)
     game.check_invariants(state)
     for seat in (0, 1):
         v = game.view(state, seat)
-        assert v.turn_up == -1 and v.trump == SPADES and v.extra["turn_up_status"] == "discarded"
-        assert v.extra["exchange"] == ((1, 0) if seat == 0 else (0, 1))
+        assert v.turn_up == -1 and v.trump == SPADES and v.extra.turn_up_status == "discarded"
+        assert v.extra.exchange == ((1, 0) if seat == 0 else (0, 1))
         assert not (v.known[0] >> a_s) & 1
-        assert v.extra["discarded_turn_up"] == (a_s if history else -1)
+        assert v.extra.discarded_turn_up == (a_s if history else -1)
         assert bool((v.unseen >> a_s) & 1) != history  # known to be out of play (with memory)
     v0 = game.view(state, 0)
-    assert v0.extra["put_away"] == (mask_of(parse_cards("5C 9C KC 4D 8D QD 3H 7H JH 2S 6S TS AS")) if history else 0)
+    assert v0.extra.put_away == (mask_of(parse_cards("5C 9C KC 4D 8D QD 3H 7H JH 2S 6S TS AS")) if history else 0)
     assert v0.unseen & state.put_away[0] == (0 if history else state.put_away[0])
     # the non-dealer knows nothing of the dealer's old hand but the turn-up
     v1 = game.view(state, 1)
@@ -421,15 +421,15 @@ def test_kept_turn_up_is_public_until_the_dealer_plays() -> None:
     assert game.view(state, 0).turn_up == a_s and game.view(state, 0).known[1] == 1 << a_s
     game.step(state, parse_card("2S"), rng)  # the dealer (seat 1) leads
     v = game.view(state, 0)
-    assert v.turn_up == -1 and v.extra["turn_up_status"] == "taken_up" and v.known[1] == 1 << a_s
+    assert v.turn_up == -1 and v.extra.turn_up_status == "taken_up" and v.known[1] == 1 << a_s
 
 
 def test_view_shows_scores_for_both_seats_relative() -> None:
     state, _, _ = drive([((9, 4), (0, 3)), ((5, 8), (4, 0)), ((6, 7), (0, 0))])
     game = HumbugWhist()
     e0, e1 = game.view(state, 0).extra, game.view(state, 1).extra
-    assert e0["game_points"] == (0, 1) and e1["game_points"] == (1, 0)
-    assert e0["trick_points"] == (0, 1) and e0["games_won"] == (1, 0) and e1["rubber_points"] == (0, 1)
+    assert e0.game_points == (0, 1) and e1.game_points == (1, 0)
+    assert e0.trick_points == (0, 1) and e0.games_won == (1, 0) and e1.rubber_points == (0, 1)
     info = game.info(state, 1)
     assert info["game_points"] == (0, 1) and info["games_won"] == (1, 0) and info["rubber_points"] == (1, 0)
 

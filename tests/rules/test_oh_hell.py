@@ -174,7 +174,7 @@ def test_drawn_card_is_public_but_its_place_is_not() -> None:
     holder = next((s for s in range(4) if state.hands[s] >> card & 1), None)
     for seat in range(4):
         view = game.view(state, seat)
-        assert view.extra["drawn_card"] == card and view.trump == card // 13
+        assert view.extra.drawn_card == card and view.trump == card // 13
         assert view.turn_up == -1
         if seat != holder:
             assert view.unseen >> card & 1, "the drawn card's place is not public"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from whist_env.encoding import layout as L
 from whist_env.encoding.trick import TrickEncoder, seat_rotation, to_relative
+from whist_env.rules.oh_hell import OhHellExtras
 from whist_env.view import PlayerView
 
 NOT_YET = "not yet"
@@ -129,8 +132,8 @@ class OhHellEncoder(TrickEncoder):
         return bits
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
-        extra = view.extra
-        key = (extra["bids"], view.tricks_won, view.scores, extra["hand_size"], view.deal_index, extra["drawn_card"])
+        extra = cast(OhHellExtras, view.extra)  # this encoder sees only Oh Hell views
+        key = (extra.bids, view.tricks_won, view.scores, extra.hand_size, view.deal_index, extra.drawn_card)
         memo = self._memo
         if memo[0] != key:
             memo = self._memo = (key, *self._deal_bits(*key), [None] * self.n)

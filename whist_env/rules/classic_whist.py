@@ -17,6 +17,7 @@ from whist_env.options import GameConfig, option
 from whist_env.rules.core import Phase, State, TrickGame
 from whist_env.rules.scoring import GAMES_TO_WIN_RUBBER, RUBBER_BONUS, game_value, honour_points, trick_points
 from whist_env.rules.tricks import deal_round_robin
+from whist_env.view import ViewExtras
 
 NUM_PLAYERS = 4
 TRICKS = 13
@@ -43,6 +44,14 @@ class ClassicWhistConfig(GameConfig):
                 f"{game_id}: rubber=True needs episode='game' (a rubber spans several games); "
                 "use episode='deal' with rubber=False"
             )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClassicWhistExtras(ViewExtras):
+    """The match score as a seat sees it (RULES.md §1): pairs are (my team, the other team)."""
+
+    team_points: tuple[int, int]  # (2,) points in the current game
+    games_won: tuple[int, int]  # (2,) games won in the rubber
 
 
 class ClassicWhistState(State):
@@ -172,13 +181,13 @@ class ClassicWhist(TrickGame):
     def begin_episode(self, state: State) -> None:
         state.scores = [0] * NUM_PLAYERS
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
+    def view_extra(self, state: State, seat: int) -> ClassicWhistExtras:
         assert isinstance(state, ClassicWhistState)
         us = team_of(seat)
-        return {
-            "team_points": (state.team_points[us], state.team_points[1 - us]),
-            "games_won": (state.games_won[us], state.games_won[1 - us]),
-        }
+        return ClassicWhistExtras.build(
+            team_points=(state.team_points[us], state.team_points[1 - us]),
+            games_won=(state.games_won[us], state.games_won[1 - us]),
+        )
 
     def info(self, state: State, seat: int) -> dict[str, Any]:
         assert isinstance(state, ClassicWhistState)

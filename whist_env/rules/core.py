@@ -22,7 +22,7 @@ from whist_env.cards import FULL_DECK, NUM_CARDS, card_str, format_cards, format
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig
 from whist_env.rules.tricks import NO_SUIT, legal_cards, trick_winner
-from whist_env.view import PlayerView
+from whist_env.view import NO_EXTRAS, PlayerView, ViewExtras, view_in_field_order
 
 
 class Phase(IntEnum):
@@ -414,9 +414,9 @@ class TrickGame:
         """Whether ``seat`` remembers the cards played (the game's history setting)."""
         return self.recall
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
-        """Game-specific knowledge of ``seat`` for :attr:`PlayerView.extra`."""
-        return {}
+    def view_extra(self, state: State, seat: int) -> ViewExtras:
+        """Game-specific knowledge of ``seat`` for :attr:`PlayerView.extra` (the game's own ``ViewExtras``)."""
+        return NO_EXTRAS
 
     def turn_up_visible(self, state: State, seat: int) -> int:
         """The turn-up card if ``seat`` can see it now, else -1."""
@@ -451,17 +451,18 @@ class TrickGame:
             played = voids = (0,) * n
         phase = state.phase
         active = state.to_act == seat and phase != PHASE_OVER
-        return PlayerView(
-            self.game_id,
+        # positional (see view_in_field_order): this runs on every observation
+        return view_in_field_order(
+            self.game_id,  # game
             seat,
-            n,
+            n,  # num_players
             _PHASE_BY_INT[phase],
             state.to_act,
             state.dealer,
             state.leader,
             hand,
-            self.legal_mask(state) if active else 0,
-            self.trump_visible(state, seat),
+            self.legal_mask(state) if active else 0,  # legal
+            self.trump_visible(state, seat),  # trump
             turn_up,
             tuple(state.trick),
             state.last_trick,
@@ -469,11 +470,11 @@ class TrickGame:
             played,
             tuple(known),
             voids,
-            FULL_DECK & ~seen,
+            FULL_DECK & ~seen,  # unseen
             tuple(state.tricks_won),
             tuple(state.scores),
             state.deal_index,
-            self.view_extra(state, seat),
+            self.view_extra(state, seat),  # extra
         )
 
     def info(self, state: State, seat: int) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, format_cards
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import PHASE_OVER, Phase, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
+from whist_env.view import ViewExtras
 
 NUM_PLAYERS = 2
 HAND_SIZE = 13
@@ -35,6 +36,22 @@ class GermanWhistConfig(GameConfig):
     reward: str = option("win", choices=("win", "trick_diff"), doc="±1 per deal (0: draw), or the trick difference")
     num_deals: int = option(1, kind=int, minimum=1, maximum=10_000, doc="deals in the episode (a series)")
     include_history: bool = option(True, doc="observations remember every card played and drawn (perfect recall)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class GermanWhistExtras(ViewExtras):
+    """What a German Whist seat knows beyond the common view (RULES.md §5.6); ``stock_size`` is the common field.
+
+    Pairs indexed by seat are absolute (seat 0, seat 1).
+    """
+
+    stage: int  # 1 while the stock lasts (tricks 1–13), then 2
+    phase1_tricks: tuple[int, int]  # (2,) tricks won in phase 1 per seat; phase-2 tricks: tricks_won minus these
+    prizes: tuple[int, int]  # (2,) masks: face-up cards each seat took (all of them with recall, else the last)
+    my_draws: int  # mask: the cards this seat drew face down (that it remembers)
+    opponent_draws: int  # how many cards the opponent drew face down (public: one sees the draw, not what)
+    opponent_hand_size: int
+    deals_left: int  # deals left in the series, this one included
 
 
 class GermanWhistState(State):
@@ -218,7 +235,7 @@ class GermanWhist(TrickGame):
         # RULES.md §5.6: the face-up stock card is public while the stock is not empty.
         return state.turn_up
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
+    def view_extra(self, state: State, seat: int) -> GermanWhistExtras:
         assert isinstance(state, GermanWhistState)
         if self.recall:
             prizes, own = (state.prizes[0], state.prizes[1]), state.draws[seat]
@@ -227,17 +244,17 @@ class GermanWhist(TrickGame):
             prizes = (p0, p1_)
         k = state.trick_number
         p1 = state.phase1_won
-        return {
-            "stage": 1 if k < PHASE1_TRICKS else 2,
-            "stock_size": STOCK_SIZE - 2 * k if k < PHASE1_TRICKS else 0,
-            "phase1_tricks": (p1[0], p1[1]),  # phase-2 tricks: view.tricks_won minus these
-            "prizes": prizes,
-            "my_draws": own,
+        return GermanWhistExtras.build(
+            stage=1 if k < PHASE1_TRICKS else 2,
+            stock_size=STOCK_SIZE - 2 * k if k < PHASE1_TRICKS else 0,
+            phase1_tricks=(p1[0], p1[1]),
+            prizes=prizes,
+            my_draws=own,
             # public: one sees the opponent draw, not what (§5.6, GW-6)
-            "opponent_draws": p1[seat],
-            "opponent_hand_size": state.hands[1 - seat].bit_count(),
-            "deals_left": self.config.num_deals - state.deal_index,
-        }
+            opponent_draws=p1[seat],
+            opponent_hand_size=state.hands[1 - seat].bit_count(),
+            deals_left=self.config.num_deals - state.deal_index,
+        )
 
     def info(self, state: State, seat: int) -> dict[str, Any]:
         assert isinstance(state, GermanWhistState)

@@ -16,6 +16,7 @@ from whist_env.errors import OptionError
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, Phase, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
+from whist_env.view import ViewExtras
 
 NUM_PLAYERS = 2
 TRICKS = 26
@@ -37,6 +38,16 @@ class HumbugConfig(GameConfig):
                 f"{game_id}: include_history=True is not allowed with mode='hidden_hand' (RULES.md §3.3 "
                 "forbids card-by-card history); use mode='open_table' or leave include_history unset"
             )
+
+
+@dataclass(frozen=True, kw_only=True)
+class HumbugExtras(ViewExtras):
+    """What a Humbug seat knows beyond the common view (RULES.md §3.3)."""
+
+    mode: str  # the ``mode`` option: "open_table" or "hidden_hand"
+    deals_left: int  # deals left in the series, this one included
+    # (my hand as dealt, the opponent's hand as dealt) while this seat is at its study step, else None
+    initial_layout: tuple[int, int] | None = None
 
 
 class Humbug(TrickGame):
@@ -91,11 +102,12 @@ class Humbug(TrickGame):
         # §3.3: the turn-up card id is part of every observation in both modes.
         return state.turn_up
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
-        extra: dict[str, Any] = {"mode": self.config.mode, "deals_left": self.config.num_deals - state.deal_index}
-        if self.studying(state, seat):
-            extra["initial_layout"] = (state.dealt[seat], state.dealt[1 - seat])
-        return extra
+    def view_extra(self, state: State, seat: int) -> HumbugExtras:
+        return HumbugExtras.build(
+            mode=self.config.mode,
+            deals_left=self.config.num_deals - state.deal_index,
+            initial_layout=(state.dealt[seat], state.dealt[1 - seat]) if self.studying(state, seat) else None,
+        )
 
     def info(self, state: State, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)

@@ -26,6 +26,7 @@ from whist_env.rules.scoring import (
     trick_points,
 )
 from whist_env.rules.tricks import deal_round_robin
+from whist_env.view import ViewExtras
 
 NUM_PLAYERS = 2
 TRICKS = 13
@@ -53,6 +54,23 @@ class HumbugWhistConfig(GameConfig):
     )
     episode: str = option("rubber", choices=("rubber", "game", "deal"), doc="one rubber, one game or one deal")
     include_history: bool = option(True, doc="observations remember every card played and the hand put away")
+
+
+@dataclass(frozen=True, kw_only=True)
+class HumbugWhistExtras(ViewExtras):
+    """What a Humbug Whist seat knows beyond the common view (RULES.md §1.4, §1.8).
+
+    Pairs are (mine, the opponent's).
+    """
+
+    exchange: tuple[int, int]  # (2,) exchange decisions (-1 undecided / not yet public, 0 keep, 1 exchange)
+    turn_up_status: str  # "face_up", "taken_up" or "discarded"
+    put_away: int  # mask: the hand this seat put away (0 without recall)
+    discarded_turn_up: int  # the turn-up card discarded with the dealer's hand (with recall), else -1
+    game_points: tuple[int, int]  # (2,)
+    trick_points: tuple[int, int]  # (2,)
+    games_won: tuple[int, int]  # (2,)
+    rubber_points: tuple[int, int]  # (2,)
 
 
 class HumbugWhistState(State):
@@ -289,7 +307,7 @@ class HumbugWhist(TrickGame):
             out |= 1 << state.turn_up
         return out
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
+    def view_extra(self, state: State, seat: int) -> HumbugWhistExtras:
         assert isinstance(state, HumbugWhistState)
         opp = 1 - seat
         decisions = state.decisions
@@ -298,16 +316,16 @@ class HumbugWhist(TrickGame):
         theirs = decisions[opp] if not self.simultaneous or state.phase != PHASE_EXCHANGE else UNDECIDED
         discarded = decisions[state.dealer] == 1  # §1.8 turn_up_status
         gp, tp, gw, rp = state.game_points, state.trick_points, state.games_won, state.rubber_points
-        return {
-            "exchange": (decisions[seat], theirs),
-            "turn_up_status": "discarded" if discarded else ("face_up" if state.turn_up_public else "taken_up"),
-            "put_away": state.put_away[seat] if self.recall else 0,
-            "discarded_turn_up": state.turn_up if discarded and self.recall else -1,
-            "game_points": (gp[seat], gp[opp]),
-            "trick_points": (tp[seat], tp[opp]),
-            "games_won": (gw[seat], gw[opp]),
-            "rubber_points": (rp[seat], rp[opp]),
-        }
+        return HumbugWhistExtras.build(
+            exchange=(decisions[seat], theirs),
+            turn_up_status="discarded" if discarded else ("face_up" if state.turn_up_public else "taken_up"),
+            put_away=state.put_away[seat] if self.recall else 0,
+            discarded_turn_up=state.turn_up if discarded and self.recall else -1,
+            game_points=(gp[seat], gp[opp]),
+            trick_points=(tp[seat], tp[opp]),
+            games_won=(gw[seat], gw[opp]),
+            rubber_points=(rp[seat], rp[opp]),
+        )
 
     def info(self, state: State, seat: int) -> dict[str, Any]:
         assert isinstance(state, HumbugWhistState)
@@ -378,10 +396,10 @@ class HumbugWhist(TrickGame):
                     lines.append(f"put away by {name(s)}: {format_hand(state.put_away[s])}")
         else:
             extra = self.view_extra(state, seat)
-            mine, theirs = extra["exchange"]
+            mine, theirs = extra.exchange
             lines.append(f"exchange: {name(seat)} {DECISION_NAMES[mine]}, {name(1 - seat)} {DECISION_NAMES[theirs]}")
-            if extra["put_away"]:
-                lines.append(f"put away by me (out of play): {format_hand(extra['put_away'])}")
+            if extra.put_away:
+                lines.append(f"put away by me (out of play): {format_hand(extra.put_away)}")
         if state.decisions[state.dealer] == 1:
             # the card itself is remembered only with history, like the observation's discarded_turn_up
             card = f" {card_str(state.turn_up)}" if seat is None or self.recall else ""

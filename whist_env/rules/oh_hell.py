@@ -24,6 +24,7 @@ from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import Phase, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
+from whist_env.view import ViewExtras
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -127,6 +128,15 @@ class OhHellConfig(GameConfig):
         """The smaller of ``max_cards`` and ``start_cards`` (None when neither is set)."""
         caps = [c for c in (self.max_cards, self.start_cards) if c is not None]
         return min(caps) if caps else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class OhHellExtras(ViewExtras):
+    """What an Oh Hell seat knows beyond the common view (RULES.md §4.7): all public."""
+
+    bids: tuple[int, ...]  # (n,) each seat's bid this deal, -1 while it has not bid
+    hand_size: int  # cards dealt to each seat this deal (= tricks in the deal)
+    drawn_card: int  # the card drawn to set trump when it is out of play (§4.3), else -1
 
 
 class OhHellState(State):
@@ -325,9 +335,9 @@ class OhHell(TrickGame):
         # §4.3 turn_up: the turned card stays face up, out of play, for the whole deal.
         return state.turn_up
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
+    def view_extra(self, state: State, seat: int) -> OhHellExtras:
         assert isinstance(state, OhHellState)
-        return {"bids": tuple(state.bids), "hand_size": state.deal_tricks, "drawn_card": state.drawn_card}
+        return OhHellExtras.build(bids=tuple(state.bids), hand_size=state.deal_tricks, drawn_card=state.drawn_card)
 
     def info(self, state: State, seat: int) -> dict[str, Any]:
         """Base info (``scores`` are the running totals) plus ``hand_size`` and, at the end, ``winners``."""
