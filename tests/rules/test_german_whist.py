@@ -10,7 +10,7 @@ import pytest
 from whist_env.cards import FULL_DECK, HEARTS, SUIT_MASKS, cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.german_whist_v0 import OPTION_GRID
-from whist_env.rules.core import Phase
+from whist_env.rules.core import PHASE_PLAY
 from whist_env.rules.german_whist import (
     PHASE1_TRICKS,
     GermanWhist,
@@ -369,7 +369,7 @@ def assert_deal_shape(game: GermanWhist, states: list[GermanWhistState]) -> None
     last = None
     for state in states:
         k = state.trick_number
-        if state.phase == Phase.PLAY and not state.trick:
+        if state.phase == PHASE_PLAY and not state.trick:
             size = 13 if k <= PHASE1_TRICKS else 26 - k
             assert state.hands[0].bit_count() == state.hands[1].bit_count() == size
             assert game.stock_size(state) == (26 - 2 * k if k < PHASE1_TRICKS else 0)
@@ -388,7 +388,7 @@ def test_invariants_after_every_action_over_2000_games(options: dict[str, Any]) 
         for state in play_random_episode(game, rng):  # check_invariants after every action
             assert isinstance(state, GermanWhistState)
             k = state.trick_number
-            if state.phase == Phase.PLAY and not state.trick:
+            if state.phase == PHASE_PLAY and not state.trick:
                 size = 13 if k <= PHASE1_TRICKS else 26 - k
                 assert state.hands[0].bit_count() == state.hands[1].bit_count() == size
                 assert game.stock_size(state) == (26 - 2 * k if k < PHASE1_TRICKS else 0)

@@ -7,7 +7,7 @@ import pytest
 
 from whist_env.cards import SPADES, cards_of, parse_card, parse_cards
 from whist_env.errors import OptionError
-from whist_env.rules.core import Phase
+from whist_env.rules.core import PHASE_DEAL_END
 from whist_env.rules.humbug import Humbug
 
 CANONICAL = list(range(52))
@@ -88,7 +88,7 @@ def test_he6_series_balance_and_alternating_dealer() -> None:
     state.tricks_won = [9, 17]
     state.trick_number = 26
     assert game.end_deal(state) == [-8.0, 8.0]  # B wins 17–9
-    assert state.phase == Phase.DEAL_END and state.scores == [-8, 8]
+    assert state.phase == PHASE_DEAL_END and state.scores == [-8, 8]
     game.next_deal(state, np.random.default_rng(1))
     assert state.dealer == 1 and state.to_act == 0  # dealer B, non-dealer A leads
     state.tricks_won = [15, 11]

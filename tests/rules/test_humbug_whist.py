@@ -10,7 +10,7 @@ import pytest
 from whist_env.cards import FULL_DECK, HEARTS, SPADES, cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.encoding.humbug_whist import HumbugWhistEncoder
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.rules.core import Phase
+from whist_env.rules.core import PHASE_DEAL_END, PHASE_EXCHANGE, PHASE_PLAY
 from whist_env.rules.humbug_whist import (
     EXCHANGE,
     KEEP,
@@ -85,7 +85,7 @@ def test_se1_deal_layout(dealer: int) -> None:
     assert format_cards(state.blinds[n]) == layout["L"]  # §1.1 exchange_blind[N] = L
     assert format_cards(state.blinds[d]) == layout["R"]  # §1.1 exchange_blind[D] = R
     assert state.turn_up == parse_card("AS") and state.trump == SPADES and state.turn_up_public
-    assert state.phase == Phase.EXCHANGE and state.to_act == n  # §1.4 the non-dealer decides first
+    assert state.phase == PHASE_EXCHANGE and state.to_act == n  # §1.4 the non-dealer decides first
     # each of the four hands holds exactly one ♠ honour (J, Q, K, A)
     for p, hand in layout.items():
         assert honours_in(mask_of(parse_cards(hand)), SPADES) == 1, p
@@ -110,7 +110,7 @@ def test_se1_exchanges_and_no_honours_whatever_the_decisions(n_choice: int, d_ch
     assert state.trump == SPADES  # trump stays even when AS went out
     if d_choice == EXCHANGE:
         assert (state.put_away[0] >> parse_card("AS")) & 1 and not state.turn_up_public
-    assert state.phase == Phase.PLAY and state.to_act == 0 and state.leader == 0  # §1.5 the dealer leads
+    assert state.phase == PHASE_PLAY and state.to_act == 0 and state.leader == 0  # §1.5 the dealer leads
     summary, played = play_deal(game, state, rng)
     assert len(played) == 26 and summary["honours"] == (0, 0)
     assert summary["exchanges"] == (
@@ -217,7 +217,7 @@ def finish_deal(
     state.blinds = [FULL_DECK & ~played[0] & ~played[1], 0]  # the rest; only invariants look at it
     state.put_away = [0, 0]
     state.decisions = [0, 0]
-    state.phase = Phase.PLAY
+    state.phase = PHASE_PLAY
     state.tricks_won = list(tricks)
     state.trick_number = 13
     return game.end_deal(state)
@@ -235,7 +235,7 @@ def drive(
         dealer = state.dealer
         rewards.append(finish_deal(game, state, tricks, honours))
         summaries.append(dict(state.deal_summary))
-        if state.phase == Phase.DEAL_END:
+        if state.phase == PHASE_DEAL_END:
             game.next_deal(state, rng)
             assert state.dealer == 1 - dealer  # §1.2 alternates every deal, across games too
             game.check_invariants(state)
@@ -341,9 +341,9 @@ def test_exchange_phase_actions_and_errors() -> None:
     ):
         game.step(state, 0, rng)
     game.step(state, KEEP, rng)
-    assert state.to_act == 1 and state.phase == Phase.EXCHANGE
+    assert state.to_act == 1 and state.phase == PHASE_EXCHANGE
     game.step(state, KEEP, rng)
-    assert state.phase == Phase.PLAY and state.to_act == 1
+    assert state.phase == PHASE_PLAY and state.to_act == 1
     with pytest.raises(IllegalActionError, match="not in the hand"):
         game.step(state, EXCHANGE, rng)
 
@@ -493,8 +493,8 @@ def run_rubbers(count: int, seed: int, **options: Any) -> list[float]:
             phase = state.phase
             game.step(state, random_action(game.legal_mask(state), rng), rng)
             game.check_invariants(state)
-            cards_played += phase == Phase.PLAY
-            decisions += phase == Phase.EXCHANGE
+            cards_played += phase == PHASE_PLAY
+            decisions += phase == PHASE_EXCHANGE
             if state.deal_index != deal or state.done:
                 summary = dict(state.deal_summary)
                 assert cards_played == 26 and decisions == 2  # RULES.md §1.4 exactly 26 cards a deal
@@ -508,7 +508,7 @@ def run_rubbers(count: int, seed: int, **options: Any) -> list[float]:
                 if not state.done:
                     assert state.dealer == 1 - dealer  # §1.2 alternates every deal
                     dealer, deal, cards_played, decisions = state.dealer, state.deal_index, 0, 0
-                    assert state.phase == Phase.EXCHANGE and state.to_act == 1 - state.dealer
+                    assert state.phase == PHASE_EXCHANGE and state.to_act == 1 - state.dealer
         assert state.returns[0] == -state.returns[1]
         if game.config.episode == "rubber":
             w = int(np.argmax(state.returns))

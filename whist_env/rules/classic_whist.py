@@ -14,7 +14,7 @@ from typing import Any
 from whist_env.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS
 from whist_env.errors import OptionError
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_PLAY, State, TrickGame
 from whist_env.rules.scoring import GAMES_TO_WIN_RUBBER, RUBBER_BONUS, game_value, honour_points, trick_points
 from whist_env.rules.tricks import deal_round_robin
 from whist_env.view import ViewExtras
@@ -100,7 +100,7 @@ class ClassicWhist(TrickGame):
             state.turn_up = deck[51]
             state.turn_up_public = True
             state.trump = deck[51] // 13
-        state.phase = Phase.PLAY
+        state.phase = PHASE_PLAY
         state.leader = state.to_act = (d + 1) % NUM_PLAYERS  # §2.2 the dealer's left leads
 
     def honours_held(self, state: State, team: int) -> int:
@@ -199,7 +199,7 @@ class ClassicWhist(TrickGame):
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)
         assert isinstance(state, ClassicWhistState)
-        if state.phase == Phase.PLAY:
+        if state.phase == PHASE_PLAY:
             sizes = sorted(h.bit_count() for h in state.hands)
             assert sizes[-1] - sizes[0] <= 1
             assert sum(sizes) + len(state.history) == 52

@@ -13,7 +13,6 @@ notebooks, reproducing a position).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import IntEnum
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,26 +23,14 @@ from whist_env.options import GameConfig
 from whist_env.rules.tricks import NO_SUIT, legal_cards, trick_winner
 from whist_env.view import NO_EXTRAS, PlayerView, ViewExtras, view_in_field_order
 
-
-class Phase(IntEnum):
-    """Where a deal stands. ``DEAL_END`` is transient: :meth:`TrickGame.step` deals the next hand."""
-
-    PLAY = 0
-    BIDDING = 1
-    EXCHANGE = 2
-    DEAL_END = 3
-    OVER = 4
-
-
-PHASE_NAMES = {Phase.PLAY: "play", Phase.BIDDING: "bidding", Phase.EXCHANGE: "exchange",
-               Phase.DEAL_END: "deal_end", Phase.OVER: "over"}  # fmt: skip
-
-
-# The phases as plain ints, for comparisons on hot paths (views, legal masks, step): on Python 3.11
-# reading an enum member such as ``Phase.OVER`` costs about 0.1 µs, an int comparison a fifth of that.
-PHASE_PLAY, PHASE_BIDDING, PHASE_EXCHANGE = int(Phase.PLAY), int(Phase.BIDDING), int(Phase.EXCHANGE)
-PHASE_DEAL_END, PHASE_OVER = int(Phase.DEAL_END), int(Phase.OVER)
-_PHASE_BY_INT = [PHASE_NAMES[Phase(i)] for i in range(len(Phase))]
+# Where a deal stands: the one spelling of the phase. Plain ints, because ``state.phase`` is compared
+# on every step, view and legal mask (on Python 3.11 reading an enum member costs about 0.1 µs, an
+# int comparison a fifth of that). ``PHASE_DEAL_END`` is transient: :meth:`TrickGame.step` deals the
+# next hand. A game with more phases numbers them from ``len(PHASE_NAMES)`` on and extends its
+# class's ``phase_names`` (see :class:`TrickGame`).
+PHASE_PLAY, PHASE_BIDDING, PHASE_EXCHANGE, PHASE_DEAL_END, PHASE_OVER = range(5)
+# The phase in words (``PlayerView.phase``, infos, renders), indexed by the phase.
+PHASE_NAMES: tuple[str, ...] = ("play", "bidding", "exchange", "deal_end", "over")
 
 
 def _all_slots(cls: type) -> tuple[str, ...]:
@@ -92,7 +79,7 @@ class State:
         self.num_players = num_players
         self.dealer = dealer
         self.deal_index = 0
-        self.phase = Phase.PLAY
+        self.phase = PHASE_PLAY
         self.to_act = -1
         self.hands = [0] * num_players
         self.dealt = tuple([0] * num_players)
@@ -128,7 +115,7 @@ class State:
     @property
     def done(self) -> bool:
         """Whether the episode is over."""
-        return self.phase == 4  # Phase.OVER
+        return self.phase == PHASE_OVER
 
 
 def check_deck(deck: Any, game_id: str) -> list[int]:
@@ -170,6 +157,8 @@ class TrickGame:
     turn_up_on_table: ClassVar[bool] = True
     # Whether :meth:`info` is the same for every seat (then :meth:`infos` builds it once and copies it).
     info_same_for_every_seat: ClassVar[bool] = False
+    # The phase in words, indexed by ``state.phase``; a game with more phases appends its own names.
+    phase_names: ClassVar[tuple[str, ...]] = PHASE_NAMES
 
     def __init__(self, **options: Any) -> None:
         self.config = self.config_cls.from_options(self.game_id, options)
@@ -385,7 +374,7 @@ class TrickGame:
             ret = state.returns
             for i, r in enumerate(rewards):
                 ret[i] += r
-        state.phase = Phase.OVER if episode_over else Phase.DEAL_END
+        state.phase = PHASE_OVER if episode_over else PHASE_DEAL_END
         if episode_over:
             state.to_act = -1
         return rewards
@@ -456,7 +445,7 @@ class TrickGame:
             self.game_id,  # game
             seat,
             n,  # num_players
-            _PHASE_BY_INT[phase],
+            self.phase_names[phase],
             state.to_act,
             state.dealer,
             state.leader,
@@ -481,7 +470,7 @@ class TrickGame:
         """Public per-seat information for ``infos``: trick counts, scores, the last deal's summary."""
         info: dict[str, Any] = {
             "deal": state.deal_index,
-            "phase": _PHASE_BY_INT[state.phase],
+            "phase": self.phase_names[state.phase],
             "tricks": tuple(state.tricks_won),
             "scores": tuple(state.scores),
         }
@@ -522,7 +511,7 @@ class TrickGame:
         assert state.played_all == all_played, "played_all is the union of played"
         assert sum(state.tricks_won) == state.trick_number
         assert len(state.history) == state.trick_number * n + len(state.trick)
-        if state.phase == Phase.PLAY:
+        if state.phase == PHASE_PLAY:
             assert len(state.trick) < state.num_players
             assert (state.led_suit == NO_SUIT) == (not state.trick)
             assert self.legal_mask(state), "no legal action in play"
@@ -536,7 +525,7 @@ class TrickGame:
         turn = f", turn-up {card_str(state.turn_up)}" if state.turn_up_public else ""
         return (
             f"{self.game_id} · deal {state.deal_index + 1} · dealer {self.seat_name(state.dealer)} · "
-            f"trump {suit_str(state.trump)}{turn} · phase {_PHASE_BY_INT[state.phase]}"
+            f"trump {suit_str(state.trump)}{turn} · phase {self.phase_names[state.phase]}"
         )
 
     def render(self, state: State, seat: int | None = None) -> str:

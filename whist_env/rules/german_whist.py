@@ -16,7 +16,7 @@ from typing import Any
 
 from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, format_cards
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import PHASE_OVER, Phase, State, TrickGame
+from whist_env.rules.core import PHASE_DEAL_END, PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
 from whist_env.view import ViewExtras
 
@@ -121,7 +121,7 @@ class GermanWhist(TrickGame):
         state.prizes = [0, 0]
         state.draws = [0, 0]
         state.phase1_won = [0, 0]
-        state.phase = Phase.PLAY
+        state.phase = PHASE_PLAY
         state.leader = state.to_act = n  # §5.2: the non-dealer leads trick 1
 
     def must_follow(self, state: State) -> bool:
@@ -283,7 +283,7 @@ class GermanWhist(TrickGame):
             assert not total & m, "a card is in two places"
             total |= m
         assert total == FULL_DECK, "a card went missing"
-        if state.phase == Phase.PLAY and not state.trick:
+        if state.phase == PHASE_PLAY and not state.trick:
             size = HAND_SIZE if k <= PHASE1_TRICKS else TRICKS - k
             assert hands[0].bit_count() == hands[1].bit_count() == size, "13 cards each before every phase-1 trick"
         drawn = state.prizes[0] | state.prizes[1] | state.draws[0] | state.draws[1]
@@ -299,7 +299,7 @@ class GermanWhist(TrickGame):
                     assert not hands[s] & SUIT_MASKS[suit], f"seat {s} is marked void in a suit it holds"
             known = self.known_cards(state, s)
             assert not known[1 - s] & ~hands[1 - s], "a card marked known is not in that hand"
-        if state.phase == Phase.OVER or (state.phase == Phase.DEAL_END):
+        if state.phase == PHASE_OVER or (state.phase == PHASE_DEAL_END):
             assert (played[0] | played[1]) == FULL_DECK and len(state.history) == 52
             phase1, phase2 = self.phase_tricks(state)
             assert sum(phase2) == TRICKS - PHASE1_TRICKS

@@ -14,7 +14,7 @@ from typing import Any
 
 from whist_env.errors import OptionError
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, Phase, State, TrickGame
+from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
 from whist_env.view import ViewExtras
 
@@ -75,7 +75,7 @@ class Humbug(TrickGame):
         # The turn-up is an ordinary card of the dealer's hand from the start (§3.1); its id stays in
         # every observation through turn_up_visible.
         state.turn_up_public = False
-        state.phase = Phase.PLAY
+        state.phase = PHASE_PLAY
         state.leader = state.to_act = n  # §3.2 the non-dealer leads
 
     def end_deal(self, state: State) -> list[float] | None:
@@ -116,7 +116,7 @@ class Humbug(TrickGame):
 
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)
-        if state.phase == Phase.PLAY:
+        if state.phase == PHASE_PLAY:
             assert sum(h.bit_count() for h in state.hands) + len(state.history) == 52
             assert abs(state.hands[0].bit_count() - state.hands[1].bit_count()) <= 1
         assert state.scores[0] == -state.scores[1]

@@ -16,7 +16,7 @@ from typing import Any
 
 from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, format_hand
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import PHASE_EXCHANGE, Phase, State, TrickGame
+from whist_env.rules.core import PHASE_EXCHANGE, PHASE_PLAY, State, TrickGame
 from whist_env.rules.scoring import (
     GAMES_TO_WIN_RUBBER,
     RUBBER_BONUS,
@@ -200,7 +200,7 @@ class HumbugWhist(TrickGame):
         state.turn_up = deck[51]
         state.turn_up_public = True
         state.trump = deck[51] // 13
-        state.phase = Phase.EXCHANGE
+        state.phase = PHASE_EXCHANGE
         state.to_act = n  # §1.4 the non-dealer decides first
         state.leader = d  # §1.5 the dealer leads the first trick
 
@@ -230,7 +230,7 @@ class HumbugWhist(TrickGame):
         if self.simultaneous:
             self._exchange(state, 1 - d)  # §1.4 option: both applied once both decided
         self._exchange(state, d)
-        state.phase = Phase.PLAY
+        state.phase = PHASE_PLAY
         state.leader = state.to_act = d  # §1.5 the dealer leads
         return None
 
@@ -349,7 +349,7 @@ class HumbugWhist(TrickGame):
             union |= p
         assert union == FULL_DECK, "the four dealt hands must account for all 52 cards"
         assert state.trump == state.turn_up // 13, "trump is the turn-up's suit (it stays after a discard)"
-        pending = self.simultaneous and state.phase == Phase.EXCHANGE
+        pending = self.simultaneous and state.phase == PHASE_EXCHANGE
         for s in (0, 1):
             decision = state.decisions[s]
             if decision == 1 and not pending:  # §1.4 exactly one blind, the one at the seat's right, per exchange
@@ -357,14 +357,14 @@ class HumbugWhist(TrickGame):
                 assert put_away[s] == state.dealt[s]
             else:
                 assert put_away[s] == 0 and blinds[s].bit_count() == TRICKS
-            if state.phase == Phase.PLAY:
+            if state.phase == PHASE_PLAY:
                 assert decision != UNDECIDED
                 assert hands[s].bit_count() + state.played[s].bit_count() == TRICKS
-        if state.phase == Phase.EXCHANGE:
+        if state.phase == PHASE_EXCHANGE:
             assert not state.history and state.to_act in (0, 1)
             assert state.decisions[d] == UNDECIDED
             assert (state.to_act == d) == (state.decisions[1 - d] != UNDECIDED)
-        if state.phase in (Phase.EXCHANGE, Phase.PLAY):
+        if state.phase in (PHASE_EXCHANGE, PHASE_PLAY):
             if state.decisions[d] == 1:
                 assert not state.turn_up_public and (put_away[d] >> state.turn_up) & 1
             else:

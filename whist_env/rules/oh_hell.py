@@ -22,7 +22,7 @@ import numpy as np
 from whist_env.cards import NUM_CARDS, card_str, parse_card, suit_str
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_BIDDING, PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
 from whist_env.view import ViewExtras
 
@@ -255,7 +255,7 @@ class OhHell(TrickGame):
         state.set_aside = aside
         state.bids = [-1] * n
         state.num_bids = 0
-        state.phase = Phase.BIDDING
+        state.phase = PHASE_BIDDING
         state.leader = state.to_act = (d + 1) % n  # §4.4 förhand bids first; §4.5 and leads
 
     # ------------------------------------------------------------------ bidding
@@ -289,14 +289,14 @@ class OhHell(TrickGame):
         state.num_bids += 1
         n = state.num_players
         if state.num_bids == n:
-            state.phase = Phase.PLAY
+            state.phase = PHASE_PLAY
             state.to_act = (state.dealer + 1) % n  # RULES.md §4.5 förhand leads
         else:
             state.to_act = (seat + 1) % n
         return None
 
     def illegal(self, state: State, action: int, reason: str) -> IllegalActionError:
-        if action >= BID_BASE and state.phase == Phase.PLAY:
+        if action >= BID_BASE and state.phase == PHASE_PLAY:
             reason = "the bidding is over; play a card"  # rather than the card play's "not in the hand"
         return super().illegal(state, action, reason)
 
@@ -343,7 +343,7 @@ class OhHell(TrickGame):
         """Base info (``scores`` are the running totals) plus ``hand_size`` and, at the end, ``winners``."""
         info = super().info(state, seat)
         info["hand_size"] = state.deal_tricks
-        if state.phase == Phase.OVER:
+        if state.phase == PHASE_OVER:
             info["winners"] = winners(state.scores)
         return info
 
@@ -365,13 +365,13 @@ class OhHell(TrickGame):
             everything |= 1 << state.turn_up
             count += 1
         assert count == everything.bit_count() == NUM_CARDS, "a card is lost or in two places (§4.2, §4.3)"
-        if state.phase == Phase.BIDDING:
+        if state.phase == PHASE_BIDDING:
             assert not state.history and state.to_act == (state.dealer + 1 + state.num_bids) % n
             assert self.legal_other(state), "no legal bid"
         else:
             assert state.num_bids == n
             assert sum(bids) != k, "the hook rule lets the bids add up to k (§4.4)"
-        if state.phase == Phase.PLAY:
+        if state.phase == PHASE_PLAY:
             held = [k - state.trick_number] * n
             for s, _ in state.trick:
                 held[s] -= 1
@@ -393,7 +393,7 @@ class OhHell(TrickGame):
         return (
             f"{self.game_id} · deal {state.deal_index + 1}/{len(self.schedule)} · {state.deal_tricks} cards · "
             f"dealer {self.seat_name(state.dealer)} · trump {suit_str(state.trump)}{shown} · "
-            f"phase {Phase(state.phase).name.lower()}"
+            f"phase {self.phase_names[state.phase]}"
         )
 
     def render_extra(self, state: State, seat: int | None) -> str:

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.cards import NUM_RANKS, card_str
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import legal_cards
 
 try:  # numba is optional: without it the kernels below run as plain Python
@@ -816,7 +816,7 @@ def position_from_state(game: TrickGame, state: State) -> Position:
     """
     options = dict(game.config.__dict__) if hasattr(game.config, "__dict__") else {}
     sides, counts, follow = game_rules(game.game_id, options)
-    if state.phase != Phase.PLAY:
+    if state.phase != PHASE_PLAY:
         raise ValueError(f"{game.game_id}: the solver needs a card-play position; the state is in its {state.phase}")
     draws: tuple[tuple[int, int], ...] = ()
     if game.game_id == "german_whist_v0":
