@@ -13,7 +13,7 @@ notebooks, reproducing a position).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
 
@@ -102,7 +102,7 @@ class State:
         self.returns = [0.0] * num_players
         self.deal_summary: tuple[tuple[str, Any], ...] = ()
 
-    def copy(self) -> State:
+    def copy(self) -> Self:
         """An independent copy (lists are copied; everything inside them is immutable)."""
         new = object.__new__(type(self))
         for name in _all_slots(type(self)):
@@ -116,6 +116,9 @@ class State:
     def done(self) -> bool:
         """Whether the episode is over."""
         return self.phase == PHASE_OVER
+
+
+S = TypeVar("S", bound=State)
 
 
 def check_deck(deck: Any, game_id: str) -> list[int]:
@@ -139,8 +142,12 @@ def check_deck(deck: Any, game_id: str) -> list[int]:
     return cards
 
 
-class TrickGame:
+class TrickGame(Generic[S]):
     """Base of every game's rules. Pure Python: no gymnasium, pettingzoo or torch.
+
+    Generic over the game's state class ``S``: a game with its own state fields subclasses
+    ``TrickGame[MyState]`` and sets ``state_cls = MyState``, so that its hooks take a ``MyState``
+    (checked by mypy, no downcasts); a game without them subclasses ``TrickGame[State]``.
 
     Subclasses set ``game_id``, ``config_cls`` (and ``state_cls`` if they add fields) and
     implement :meth:`start_deal` and :meth:`end_deal`; games with a bidding or exchange phase
@@ -149,7 +156,8 @@ class TrickGame:
 
     game_id: ClassVar[str] = ""
     config_cls: ClassVar[type[GameConfig]] = GameConfig
-    state_cls: ClassVar[type[State]] = State
+    # the class of the states it makes (a class attribute; ClassVar cannot hold the type variable)
+    state_cls: type[S]
     num_actions: int = NUM_CARDS
     extra_reset_options: ClassVar[tuple[str, ...]] = ()
     # Whether a visible turn-up card lies where every seat can place it (on the table, on the stock).
@@ -174,7 +182,7 @@ class TrickGame:
         deck: Sequence[int | str] | None = None,
         dealer: int | None = None,
         **extra: Any,
-    ) -> State:
+    ) -> S:
         """Start an episode: choose the first dealer, then deal (RULES.md §0.3 draw order).
 
         Args:
@@ -199,28 +207,28 @@ class TrickGame:
         self.start_deal(state, cards if cards is not None else self.draw_deck(rng, state))
         return state
 
-    def begin_episode(self, state: State) -> None:
+    def begin_episode(self, state: S) -> None:
         """Hook: initialise the game's own episode-level fields."""
 
-    def draw_deck(self, rng: np.random.Generator, state: State) -> list[int]:
+    def draw_deck(self, rng: np.random.Generator, state: S) -> list[int]:
         """Shuffle for the next deal: ``rng.permutation(52)`` (RULES.md §0.3)."""
         return rng.permutation(NUM_CARDS).tolist()
 
-    def next_dealer(self, state: State) -> int:
+    def next_dealer(self, state: S) -> int:
         """Dealer of the next deal: the deal passes to the left (two players: it alternates)."""
         return (state.dealer + 1) % state.num_players
 
-    def next_deal(self, state: State, rng: np.random.Generator) -> None:
+    def next_deal(self, state: S, rng: np.random.Generator) -> None:
         """Deal the next hand of the episode (after a deal ended with the episode going on)."""
         state.deal_index += 1
         state.dealer = self.next_dealer(state)
         self.start_deal(state, self.draw_deck(rng, state))
 
-    def start_deal(self, state: State, deck: list[int]) -> None:
+    def start_deal(self, state: S, deck: list[int]) -> None:
         """Deal ``deck`` and set the phase, trump and first player. Implemented by each game."""
         raise NotImplementedError
 
-    def reset_deal(self, state: State, hands: list[int], deal_tricks: int) -> None:
+    def reset_deal(self, state: S, hands: list[int], deal_tricks: int) -> None:
         """Reset the per-deal fields for a new deal with ``hands``."""
         n = state.num_players
         state.hands = list(hands)
@@ -240,7 +248,7 @@ class TrickGame:
         state.voids = [0] * n
         state.history = []
 
-    def step(self, state: State, action: int, rng: np.random.Generator) -> list[float] | None:
+    def step(self, state: S, action: int, rng: np.random.Generator) -> list[float] | None:
         """Apply ``action`` for ``state.to_act``; deal the next hand when a deal ends mid-episode.
 
         Returns:
@@ -258,7 +266,7 @@ class TrickGame:
         return rewards
 
     # ----------------------------------------------------------------- actions
-    def legal_mask(self, state: State) -> int:
+    def legal_mask(self, state: S) -> int:
         """Legal actions of ``state.to_act`` as a bit mask over the action space."""
         if state.phase == PHASE_PLAY:
             led = state.led_suit
@@ -269,7 +277,7 @@ class TrickGame:
             return 0
         return self.legal_other(state)
 
-    def legal_actions(self, state: State) -> list[int]:
+    def legal_actions(self, state: S) -> list[int]:
         """Legal actions of ``state.to_act``, ascending."""
         out, m = [], self.legal_mask(state)
         while m:
@@ -278,7 +286,7 @@ class TrickGame:
             m ^= low
         return out
 
-    def apply(self, state: State, action: int) -> list[float] | None:
+    def apply(self, state: S, action: int) -> list[float] | None:
         """Apply ``action`` for ``state.to_act`` (no next deal; see :meth:`step`)."""
         if state.phase == PHASE_PLAY:
             return self.play_card(state, action)
@@ -286,18 +294,18 @@ class TrickGame:
             raise IllegalActionError(f"{self.game_id}: the episode is over; call reset()", -1, action)
         return self.apply_other(state, action)
 
-    def must_follow(self, state: State) -> bool:
+    def must_follow(self, state: S) -> bool:
         """Whether a follower must follow suit now (RULES.md §0.4): always, unless a game lifts it.
 
         Where it returns False any card may be played, and playing off-suit proves no void.
         """
         return True
 
-    def legal_other(self, state: State) -> int:
+    def legal_other(self, state: S) -> int:
         """Legal actions in a phase other than card play (bidding, exchange)."""
         raise NotImplementedError
 
-    def apply_other(self, state: State, action: int) -> list[float] | None:
+    def apply_other(self, state: S, action: int) -> list[float] | None:
         """Apply an action in a phase other than card play."""
         raise NotImplementedError
 
@@ -305,7 +313,7 @@ class TrickGame:
         """An action in words (``"TS"``, ``"bid 3"``, ``"KEEP"``)."""
         return card_str(action) if 0 <= action < NUM_CARDS else f"action {action}"
 
-    def illegal(self, state: State, action: int, reason: str) -> IllegalActionError:
+    def illegal(self, state: S, action: int, reason: str) -> IllegalActionError:
         """An :class:`IllegalActionError` naming the seat, the action, why, and the legal actions."""
         legal = tuple(self.legal_actions(state))
         names = " ".join(self.describe_action(a) for a in legal)
@@ -316,7 +324,7 @@ class TrickGame:
             legal,
         )
 
-    def play_card(self, state: State, card: int) -> list[float] | None:
+    def play_card(self, state: S, card: int) -> list[float] | None:
         """Play ``card`` for ``state.to_act``: RULES.md §0.4 following suit, §0.5 trick winner."""
         seat = state.to_act
         hand = state.hands[seat]
@@ -358,17 +366,17 @@ class TrickGame:
         state.to_act = winner  # RULES.md §0.5: the winner leads the next trick
         return self.on_trick_complete(state, winner)
 
-    def on_trick_complete(self, state: State, winner: int) -> list[float] | None:
+    def on_trick_complete(self, state: S, winner: int) -> list[float] | None:
         """Hook after each trick; by default ends the deal after its last trick."""
         if state.trick_number == state.deal_tricks:
             return self.end_deal(state)
         return None
 
-    def end_deal(self, state: State) -> list[float] | None:
+    def end_deal(self, state: S) -> list[float] | None:
         """Score the finished deal, set ``phase`` to ``DEAL_END`` or ``OVER``, return the rewards."""
         raise NotImplementedError
 
-    def finish(self, state: State, rewards: list[float] | None, episode_over: bool) -> list[float] | None:
+    def finish(self, state: S, rewards: list[float] | None, episode_over: bool) -> list[float] | None:
         """Record rewards and move to ``OVER`` or ``DEAL_END``."""
         if rewards is not None:
             ret = state.returns
@@ -380,7 +388,7 @@ class TrickGame:
         return rewards
 
     # ----------------------------------------------------------------- what a seat knows
-    def known_cards(self, state: State, seat: int) -> list[int]:
+    def known_cards(self, state: S, seat: int) -> list[int]:
         """Per seat, the cards ``seat`` knows to be in that hand now (own entry = own hand).
 
         The base rule: the turn-up card is known to be in the dealer's hand while it is public, and
@@ -395,27 +403,27 @@ class TrickGame:
                 known[d] |= 1 << t
         return known
 
-    def known_out_of_play(self, state: State, seat: int) -> int:
+    def known_out_of_play(self, state: S, seat: int) -> int:
         """Cards ``seat`` knows to be out of play this deal (a hand it put away, ...). Default none."""
         return 0
 
-    def recall_for(self, state: State, seat: int) -> bool:
+    def recall_for(self, state: S, seat: int) -> bool:
         """Whether ``seat`` remembers the cards played (the game's history setting)."""
         return self.recall
 
-    def view_extra(self, state: State, seat: int) -> ViewExtras:
+    def view_extra(self, state: S, seat: int) -> ViewExtras:
         """Game-specific knowledge of ``seat`` for :attr:`PlayerView.extra` (the game's own ``ViewExtras``)."""
         return NO_EXTRAS
 
-    def turn_up_visible(self, state: State, seat: int) -> int:
+    def turn_up_visible(self, state: S, seat: int) -> int:
         """The turn-up card if ``seat`` can see it now, else -1."""
         return state.turn_up if state.turn_up_public else -1
 
-    def trump_visible(self, state: State, seat: int) -> int | None:
+    def trump_visible(self, state: S, seat: int) -> int | None:
         """The trump suit as ``seat`` knows it now."""
         return state.trump
 
-    def view(self, state: State, seat: int) -> PlayerView:
+    def view(self, state: S, seat: int) -> PlayerView:
         """Everything ``seat`` may know now (see :class:`PlayerView`)."""
         n = state.num_players
         hand = state.hands[seat]
@@ -466,7 +474,7 @@ class TrickGame:
             self.view_extra(state, seat),  # extra
         )
 
-    def info(self, state: State, seat: int) -> dict[str, Any]:
+    def info(self, state: S, seat: int) -> dict[str, Any]:
         """Public per-seat information for ``infos``: trick counts, scores, the last deal's summary."""
         info: dict[str, Any] = {
             "deal": state.deal_index,
@@ -478,7 +486,7 @@ class TrickGame:
             info["deal_summary"] = dict(state.deal_summary)
         return info
 
-    def infos(self, state: State) -> list[dict[str, Any]]:
+    def infos(self, state: S) -> list[dict[str, Any]]:
         """:meth:`info` of every seat, in seat order (the environment's ``infos`` after each trick).
 
         Each seat gets its own dicts; with :attr:`info_same_for_every_seat` they are copies of one build.
@@ -493,7 +501,7 @@ class TrickGame:
         return [info] + [{**info, "deal_summary": dict(summary)} for _ in range(1, n)]
 
     # ----------------------------------------------------------------- checks and text
-    def check_invariants(self, state: State) -> None:
+    def check_invariants(self, state: S) -> None:
         """Assert the invariants every game keeps; games extend it. Raises AssertionError."""
         n = state.num_players
         assert len(state.hands) == n and len(state.tricks_won) == n
@@ -520,7 +528,7 @@ class TrickGame:
         """How a seat is named in text."""
         return f"player_{seat}"
 
-    def render_header(self, state: State) -> str:
+    def render_header(self, state: S) -> str:
         """First line of the text render."""
         turn = f", turn-up {card_str(state.turn_up)}" if state.turn_up_public else ""
         return (
@@ -528,7 +536,7 @@ class TrickGame:
             f"trump {suit_str(state.trump)}{turn} · phase {self.phase_names[state.phase]}"
         )
 
-    def render(self, state: State, seat: int | None = None) -> str:
+    def render(self, state: S, seat: int | None = None) -> str:
         """Text picture of the table: every hand, or only what ``seat`` may see (from its view)."""
         lines = [self.render_header(state)]
         view = self.view(state, seat) if seat is not None else None
@@ -552,6 +560,6 @@ class TrickGame:
             lines.append(extra)
         return "\n".join(lines)
 
-    def render_extra(self, state: State, seat: int | None) -> str:
+    def render_extra(self, state: S, seat: int | None) -> str:
         """Extra game-specific lines for :meth:`render` (must respect ``seat``'s view when given)."""
         return ""

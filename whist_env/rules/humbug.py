@@ -50,11 +50,12 @@ class HumbugExtras(ViewExtras):
     initial_layout: tuple[int, int] | None = None
 
 
-class Humbug(TrickGame):
+class Humbug(TrickGame[State]):
     """Rules of ``humbug_v0``."""
 
     game_id = "humbug_v0"
     config_cls = HumbugConfig
+    state_cls = State
     config: HumbugConfig
     turn_up_on_table = False  # the turn-up is in the dealer's hand: shown by id, not placed (§3.3)
 

@@ -166,7 +166,7 @@ def score_deal(
     return DealScore((scored[0], scored[1]), (honours[0], honours[1]), (gp[0], gp[1]), (tp[0], tp[1]), winner, value)
 
 
-class HumbugWhist(TrickGame):
+class HumbugWhist(TrickGame[HumbugWhistState]):
     """Rules of ``humbug_whist_v0``."""
 
     game_id = "humbug_whist_v0"
@@ -183,9 +183,8 @@ class HumbugWhist(TrickGame):
         self.simultaneous = self.config.exchange_order == "simultaneous"
 
     # ----------------------------------------------------------------- deal and exchange
-    def start_deal(self, state: State, deck: list[int]) -> None:
+    def start_deal(self, state: HumbugWhistState, deck: list[int]) -> None:
         """RULES.md §1.3: ``deck[i]`` → ``[L, N, R, D][i % 4]``; ``deck[51]`` (the dealer's) is turned up."""
-        assert isinstance(state, HumbugWhistState)
         d = state.dealer
         n = 1 - d
         left, non_dealer, right, dealer = deal_round_robin(deck, (0, 1, 2, 3), 4)
@@ -204,7 +203,7 @@ class HumbugWhist(TrickGame):
         state.to_act = n  # §1.4 the non-dealer decides first
         state.leader = d  # §1.5 the dealer leads the first trick
 
-    def legal_other(self, state: State) -> int:
+    def legal_other(self, state: HumbugWhistState) -> int:
         return EXCHANGE_ACTIONS if state.phase == PHASE_EXCHANGE else 0
 
     def describe_action(self, action: int) -> str:
@@ -214,9 +213,8 @@ class HumbugWhist(TrickGame):
             return "EXCHANGE"
         return super().describe_action(action)
 
-    def apply_other(self, state: State, action: int) -> list[float] | None:
+    def apply_other(self, state: HumbugWhistState, action: int) -> list[float] | None:
         """RULES.md §1.4: KEEP or EXCHANGE, the non-dealer first, then the dealer; then the dealer leads."""
-        assert isinstance(state, HumbugWhistState)
         if action != KEEP and action != EXCHANGE:
             raise self.illegal(state, action, "in the exchange phase choose KEEP (52) or EXCHANGE (53)")
         seat = state.to_act
@@ -245,9 +243,9 @@ class HumbugWhist(TrickGame):
             state.turn_up_public = False  # §1.4 the turn-up goes out with the old hand; trump stays
 
     # ----------------------------------------------------------------- scoring
-    def end_deal(self, state: State) -> list[float] | None:
+    def end_deal(self, state: HumbugWhistState) -> list[float] | None:
         """RULES.md §1.6 scoring, §1.7 game value, rubber and episode rewards."""
-        assert isinstance(state, HumbugWhistState) and state.trump is not None
+        assert state.trump is not None
         tricks = (state.tricks_won[0], state.tricks_won[1])
         # §1.6 step 3: the hand actually played is exactly the 13 cards each seat played this deal.
         held = (honours_in(state.played[0], state.trump), honours_in(state.played[1], state.trump))
@@ -297,9 +295,8 @@ class HumbugWhist(TrickGame):
         return self.finish(state, rewards, over)
 
     # ----------------------------------------------------------------- what a seat knows
-    def known_out_of_play(self, state: State, seat: int) -> int:
+    def known_out_of_play(self, state: HumbugWhistState, seat: int) -> int:
         """§1.4 the hand ``seat`` put away stays in its memory; the discarded turn-up is public."""
-        assert isinstance(state, HumbugWhistState)
         if not self.recall:
             return 0
         out = state.put_away[seat]
@@ -307,8 +304,7 @@ class HumbugWhist(TrickGame):
             out |= 1 << state.turn_up
         return out
 
-    def view_extra(self, state: State, seat: int) -> HumbugWhistExtras:
-        assert isinstance(state, HumbugWhistState)
+    def view_extra(self, state: HumbugWhistState, seat: int) -> HumbugWhistExtras:
         opp = 1 - seat
         decisions = state.decisions
         # §1.4: the opponent's decision is public once made; with the simultaneous option the dealer
@@ -327,8 +323,7 @@ class HumbugWhist(TrickGame):
             rubber_points=(rp[seat], rp[opp]),
         )
 
-    def info(self, state: State, seat: int) -> dict[str, Any]:
-        assert isinstance(state, HumbugWhistState)
+    def info(self, state: HumbugWhistState, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)
         info["game_points"] = tuple(state.game_points)
         info["trick_points"] = tuple(state.trick_points)
@@ -337,9 +332,8 @@ class HumbugWhist(TrickGame):
         return info
 
     # ----------------------------------------------------------------- checks and text
-    def check_invariants(self, state: State) -> None:
+    def check_invariants(self, state: HumbugWhistState) -> None:
         super().check_invariants(state)
-        assert isinstance(state, HumbugWhistState)
         d = state.dealer
         hands, blinds, put_away = state.hands, state.blinds, state.put_away
         parts = [*hands, *blinds, *put_away, *state.played]
@@ -382,8 +376,7 @@ class HumbugWhist(TrickGame):
         assert state.game_deals < MAX_DEALS_IN_GAME
         assert state.scores == state.game_points
 
-    def render_extra(self, state: State, seat: int | None) -> str:
-        assert isinstance(state, HumbugWhistState)
+    def render_extra(self, state: HumbugWhistState, seat: int | None) -> str:
         name = self.seat_name
         lines = []
         if seat is None:

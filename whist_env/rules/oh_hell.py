@@ -158,7 +158,7 @@ class OhHellState(State):
 
 
 # ----------------------------------------------------------------------------- the game
-class OhHell(TrickGame):
+class OhHell(TrickGame[OhHellState]):
     """Rules of ``oh_hell_v0``."""
 
     game_id = "oh_hell_v0"
@@ -190,7 +190,7 @@ class OhHell(TrickGame):
         dealer: int | None = None,
         trump_card: int | str | None = None,
         **extra: Any,
-    ) -> State:
+    ) -> OhHellState:
         """Start an episode (RULES.md §0.3 draw order: first dealer, then per deal trump card and deck).
 
         Args:
@@ -202,7 +202,6 @@ class OhHell(TrickGame):
         """
         card = self._check_trump_card(trump_card)
         state = super().new_episode(rng, deck, dealer, **extra)
-        assert isinstance(state, OhHellState)
         if self.drawn and (card is not None or deck is not None):
             # A given deck skips draw_deck, so the first deal's card is drawn here; a given card replaces it.
             state.drawn_card = card if card is not None else int(rng.integers(NUM_CARDS))
@@ -225,16 +224,14 @@ class OhHell(TrickGame):
             f"{self.game_id}: 'trump_card' must be a card id 0..51 or a name like 'TS', got {trump_card!r}"
         )
 
-    def draw_deck(self, rng: np.random.Generator, state: State) -> list[int]:
+    def draw_deck(self, rng: np.random.Generator, state: OhHellState) -> list[int]:
         """RULES.md §0.3: with a drawn trump, ``trump_card = rng.integers(52)`` comes before the shuffle."""
         if self.drawn:
-            assert isinstance(state, OhHellState)
             state.drawn_card = int(rng.integers(NUM_CARDS))  # §4.3 drawn from the full pack, returned
         return rng.permutation(NUM_CARDS).tolist()
 
-    def start_deal(self, state: State, deck: list[int]) -> None:
+    def start_deal(self, state: OhHellState, deck: list[int]) -> None:
         """RULES.md §4.2: ``deck[i]`` to seat ``(dealer+1+i) % n`` for ``i < n*k``; the rest set aside."""
-        assert isinstance(state, OhHellState)
         n = state.num_players
         k = self.schedule[state.deal_index]
         d = state.dealer
@@ -259,8 +256,7 @@ class OhHell(TrickGame):
         state.leader = state.to_act = (d + 1) % n  # §4.4 förhand bids first; §4.5 and leads
 
     # ------------------------------------------------------------------ bidding
-    def legal_other(self, state: State) -> int:
-        assert isinstance(state, OhHellState)
+    def legal_other(self, state: OhHellState) -> int:
         k = state.deal_tricks
         mask = self._bid_masks[k]
         if state.num_bids == state.num_players - 1:
@@ -270,8 +266,7 @@ class OhHell(TrickGame):
                 mask &= ~(1 << (BID_BASE + f))
         return mask
 
-    def apply_other(self, state: State, action: int) -> list[float] | None:
-        assert isinstance(state, OhHellState)
+    def apply_other(self, state: OhHellState, action: int) -> list[float] | None:
         if not (self.legal_other(state) >> action) & 1:
             k = state.deal_tricks
             if action < BID_BASE:
@@ -295,7 +290,7 @@ class OhHell(TrickGame):
             state.to_act = (seat + 1) % n
         return None
 
-    def illegal(self, state: State, action: int, reason: str) -> IllegalActionError:
+    def illegal(self, state: OhHellState, action: int, reason: str) -> IllegalActionError:
         if action >= BID_BASE and state.phase == PHASE_PLAY:
             reason = "the bidding is over; play a card"  # rather than the card play's "not in the hand"
         return super().illegal(state, action, reason)
@@ -304,9 +299,8 @@ class OhHell(TrickGame):
         return f"bid {action - BID_BASE}" if action >= BID_BASE else super().describe_action(action)
 
     # ------------------------------------------------------------------ scoring
-    def end_deal(self, state: State) -> list[float] | None:
+    def end_deal(self, state: OhHellState) -> list[float] | None:
         """RULES.md §4.6: exact bids score, misses score 0 (or per trick); paid to each seat per deal."""
-        assert isinstance(state, OhHellState)
         cfg = self.config
         deal = [
             deal_score(b, t, cfg.exact_score_mode, cfg.miss_points)
@@ -325,21 +319,20 @@ class OhHell(TrickGame):
         return self.finish(state, [float(s) for s in deal] if any(deal) else None, over)
 
     # ------------------------------------------------------------------ what a seat knows
-    def known_cards(self, state: State, seat: int) -> list[int]:
+    def known_cards(self, state: OhHellState, seat: int) -> list[int]:
         # §4.7: only the own hand; the turn-up is out of play and the drawn card's place is unknown.
         known = [0] * state.num_players
         known[seat] = state.hands[seat]
         return known
 
-    def turn_up_visible(self, state: State, seat: int) -> int:
+    def turn_up_visible(self, state: OhHellState, seat: int) -> int:
         # §4.3 turn_up: the turned card stays face up, out of play, for the whole deal.
         return state.turn_up
 
-    def view_extra(self, state: State, seat: int) -> OhHellExtras:
-        assert isinstance(state, OhHellState)
+    def view_extra(self, state: OhHellState, seat: int) -> OhHellExtras:
         return OhHellExtras.build(bids=tuple(state.bids), hand_size=state.deal_tricks, drawn_card=state.drawn_card)
 
-    def info(self, state: State, seat: int) -> dict[str, Any]:
+    def info(self, state: OhHellState, seat: int) -> dict[str, Any]:
         """Base info (``scores`` are the running totals) plus ``hand_size`` and, at the end, ``winners``."""
         info = super().info(state, seat)
         info["hand_size"] = state.deal_tricks
@@ -348,9 +341,8 @@ class OhHell(TrickGame):
         return info
 
     # ------------------------------------------------------------------ checks and text
-    def check_invariants(self, state: State) -> None:
+    def check_invariants(self, state: OhHellState) -> None:
         super().check_invariants(state)
-        assert isinstance(state, OhHellState)
         n = state.num_players
         k = state.deal_tricks
         bids = state.bids
@@ -386,8 +378,7 @@ class OhHell(TrickGame):
             assert state.trump == (None if state.turn_up < 0 else state.turn_up // 13)
         assert state.returns == state.scores, "returns must equal the totals"
 
-    def render_header(self, state: State) -> str:
-        assert isinstance(state, OhHellState)
+    def render_header(self, state: OhHellState) -> str:
         card = state.drawn_card if state.drawn_card >= 0 else state.turn_up
         shown = f" ({'drawn' if state.drawn_card >= 0 else 'turned'} {card_str(card)})" if card >= 0 else ""
         return (
@@ -396,8 +387,7 @@ class OhHell(TrickGame):
             f"phase {self.phase_names[state.phase]}"
         )
 
-    def render_extra(self, state: State, seat: int | None) -> str:
-        assert isinstance(state, OhHellState)
+    def render_extra(self, state: OhHellState, seat: int | None) -> str:
         bids = ", ".join(f"{self.seat_name(s)} {'-' if b < 0 else b}" for s, b in enumerate(state.bids))
         return f"bids: {bids}"
 
