@@ -12,7 +12,7 @@ notebooks, reproducing a position).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
@@ -20,7 +20,8 @@ import numpy as np
 from whist_env.cards import FULL_DECK, NUM_CARDS, card_str, format_cards, format_hand, parse_card, suit_str
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig
-from whist_env.rules.tricks import NO_SUIT, legal_cards, trick_winner
+from whist_env.rules.tricks import NO_SUIT, legal_cards
+from whist_env.rules.tricks import trick_winner as standard_trick_winner
 from whist_env.view import NO_EXTRAS, PlayerView, ViewExtras, view_in_field_order
 
 # Where a deal stands: the one spelling of the phase. Plain ints, because ``state.phase`` is compared
@@ -150,8 +151,10 @@ class TrickGame(Generic[S]):
     (checked by mypy, no downcasts); a game without them subclasses ``TrickGame[State]``.
 
     Subclasses set ``game_id``, ``config_cls`` (and ``state_cls`` if they add fields) and
-    implement :meth:`start_deal` and :meth:`end_deal`; games with a bidding or exchange phase
-    also implement :meth:`legal_other` and :meth:`apply_other`.
+    implement :meth:`start_deal` and :meth:`end_deal`. A game with phases beyond card play (a
+    bidding, an exchange, ...) declares each in :attr:`phase_rules` with the methods that give its
+    legal actions and apply one, so that no hook switches on the phase. A game whose tricks are won
+    otherwise than RULES.md §0.5 (a no-trump "low card wins" contract) overrides :meth:`trick_winner`.
     """
 
     game_id: ClassVar[str] = ""
@@ -167,11 +170,25 @@ class TrickGame(Generic[S]):
     info_same_for_every_seat: ClassVar[bool] = False
     # The phase in words, indexed by ``state.phase``; a game with more phases appends its own names.
     phase_names: ClassVar[tuple[str, ...]] = PHASE_NAMES
+    # The phases beyond card play: phase -> (name of the method giving its legal actions as a mask,
+    # name of the method applying one). Names, so that a subclass's override of either counts.
+    phase_rules: ClassVar[Mapping[int, tuple[str, str]]] = {}
+    # Whether tricks are won as RULES.md §0.5 says (the double-dummy solver assumes it). Set for
+    # each subclass: False when it overrides :meth:`trick_winner`, unless it sets the flag itself.
+    standard_trick_winner: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "standard_trick_winner" not in cls.__dict__:
+            cls.standard_trick_winner = cls.trick_winner is TrickGame.trick_winner
 
     def __init__(self, **options: Any) -> None:
         self.config = self.config_cls.from_options(self.game_id, options)
         # step() may call play_card directly unless a game overrides apply() (hot path).
         self._plain_apply = type(self).apply is TrickGame.apply
+        # phase_rules as bound methods, looked up once
+        self._legal_in = {phase: getattr(self, legal) for phase, (legal, _) in self.phase_rules.items()}
+        self._apply_in = {phase: getattr(self, apply) for phase, (_, apply) in self.phase_rules.items()}
         self.num_players = 2
         self.recall = True
 
@@ -302,12 +319,38 @@ class TrickGame(Generic[S]):
         return True
 
     def legal_other(self, state: S) -> int:
-        """Legal actions in a phase other than card play (bidding, exchange)."""
-        raise NotImplementedError
+        """Legal actions in a phase other than card play (bidding, exchange): by :attr:`phase_rules`."""
+        rule = self._legal_in.get(state.phase)
+        if rule is None:
+            if state.phase == PHASE_DEAL_END:  # between deals (after apply(), before step() deals): nobody acts
+                return 0
+            raise self._no_phase_rules(state)
+        mask: int = rule(state)
+        return mask
 
     def apply_other(self, state: S, action: int) -> list[float] | None:
-        """Apply an action in a phase other than card play."""
-        raise NotImplementedError
+        """Apply an action in a phase other than card play: by :attr:`phase_rules`."""
+        rule = self._apply_in.get(state.phase)
+        if rule is None:
+            raise self._no_phase_rules(state)
+        rewards: list[float] | None = rule(state, action)
+        return rewards
+
+    def _no_phase_rules(self, state: S) -> NotImplementedError:
+        phase = self.phase_names[state.phase] if 0 <= state.phase < len(self.phase_names) else str(state.phase)
+        known = ", ".join(self.phase_names[p] for p in self.phase_rules) or "none"
+        return NotImplementedError(
+            f"{self.game_id}: no rules for phase {phase!r}; declare them in {type(self).__name__}.phase_rules "
+            f"(phases beyond card play with rules: {known})"
+        )
+
+    def trick_winner(self, plays: Sequence[tuple[int, int]], trump: int | None) -> int:
+        """Seat that wins a completed trick of ``(seat, card)`` plays (``plays[0]`` led): RULES.md §0.5.
+
+        The rule hook a variant overrides (then :attr:`standard_trick_winner` becomes False and the
+        double-dummy solver refuses the game).
+        """
+        return standard_trick_winner(plays, trump)
 
     def describe_action(self, action: int) -> str:
         """An action in words (``"TS"``, ``"bid 3"``, ``"KEEP"``)."""
@@ -355,7 +398,7 @@ class TrickGame(Generic[S]):
         if len(trick) < n:
             state.to_act = (seat + 1) % n  # RULES.md §0.2: play goes clockwise
             return None
-        winner = trick_winner(trick, state.trump)
+        winner = self.trick_winner(trick, state.trump)
         state.tricks_won[winner] += 1
         state.last_trick = tuple(trick)
         state.last_winner = winner

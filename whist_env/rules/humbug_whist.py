@@ -172,6 +172,7 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
     game_id = "humbug_whist_v0"
     config_cls = HumbugWhistConfig
     state_cls = HumbugWhistState
+    phase_rules = {PHASE_EXCHANGE: ("legal_exchange", "apply_exchange")}
     info_same_for_every_seat = True
     config: HumbugWhistConfig
     num_actions = 54  # 52 cards, KEEP, EXCHANGE (§0.6)
@@ -203,8 +204,9 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
         state.to_act = n  # §1.4 the non-dealer decides first
         state.leader = d  # §1.5 the dealer leads the first trick
 
-    def legal_other(self, state: HumbugWhistState) -> int:
-        return EXCHANGE_ACTIONS if state.phase == PHASE_EXCHANGE else 0
+    def legal_exchange(self, state: HumbugWhistState) -> int:
+        """RULES.md §1.4: KEEP or EXCHANGE."""
+        return EXCHANGE_ACTIONS
 
     def describe_action(self, action: int) -> str:
         if action == KEEP:
@@ -213,7 +215,7 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
             return "EXCHANGE"
         return super().describe_action(action)
 
-    def apply_other(self, state: HumbugWhistState, action: int) -> list[float] | None:
+    def apply_exchange(self, state: HumbugWhistState, action: int) -> list[float] | None:
         """RULES.md §1.4: KEEP or EXCHANGE, the non-dealer first, then the dealer; then the dealer leads."""
         if action != KEEP and action != EXCHANGE:
             raise self.illegal(state, action, "in the exchange phase choose KEEP (52) or EXCHANGE (53)")

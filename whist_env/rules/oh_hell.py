@@ -164,6 +164,7 @@ class OhHell(TrickGame[OhHellState]):
     game_id = "oh_hell_v0"
     config_cls = OhHellConfig
     state_cls = OhHellState
+    phase_rules = {PHASE_BIDDING: ("legal_bids", "apply_bid")}
     extra_reset_options = ("trump_card",)
     info_same_for_every_seat = True
     config: OhHellConfig
@@ -256,7 +257,8 @@ class OhHell(TrickGame[OhHellState]):
         state.leader = state.to_act = (d + 1) % n  # §4.4 förhand bids first; §4.5 and leads
 
     # ------------------------------------------------------------------ bidding
-    def legal_other(self, state: OhHellState) -> int:
+    def legal_bids(self, state: OhHellState) -> int:
+        """RULES.md §4.4: bids 0..k as actions ``BID_BASE + bid``, less the one the hook rule forbids."""
         k = state.deal_tricks
         mask = self._bid_masks[k]
         if state.num_bids == state.num_players - 1:
@@ -266,8 +268,9 @@ class OhHell(TrickGame[OhHellState]):
                 mask &= ~(1 << (BID_BASE + f))
         return mask
 
-    def apply_other(self, state: OhHellState, action: int) -> list[float] | None:
-        if not (self.legal_other(state) >> action) & 1:
+    def apply_bid(self, state: OhHellState, action: int) -> list[float] | None:
+        """RULES.md §4.4: record the bid; after the last one the player left of the dealer leads."""
+        if not (self.legal_bids(state) >> action) & 1:
             k = state.deal_tricks
             if action < BID_BASE:
                 reason = f"this is the bidding phase; bid with actions {BID_BASE}..{BID_BASE + k} (bid 0..{k})"
@@ -359,7 +362,7 @@ class OhHell(TrickGame[OhHellState]):
         assert count == everything.bit_count() == NUM_CARDS, "a card is lost or in two places (§4.2, §4.3)"
         if state.phase == PHASE_BIDDING:
             assert not state.history and state.to_act == (state.dealer + 1 + state.num_bids) % n
-            assert self.legal_other(state), "no legal bid"
+            assert self.legal_bids(state), "no legal bid"
         else:
             assert state.num_bids == n
             assert sum(bids) != k, "the hook rule lets the bids add up to k (§4.4)"

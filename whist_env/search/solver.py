@@ -808,12 +808,27 @@ def german_draws(stock: Sequence[int], trick_number: int) -> tuple[tuple[int, in
     return tuple(draws)
 
 
+def check_standard_tricks(game: TrickGame | type[TrickGame]) -> None:
+    """Refuse a game whose tricks are not won as RULES.md §0.5 says: the solver's kernels assume it.
+
+    Raises:
+        ValueError: naming the game and the hook it overrides.
+    """
+    if not game.standard_trick_winner:
+        raise ValueError(
+            f"{game.game_id}: the double-dummy solver assumes the highest trump, else the highest card of the "
+            "led suit, wins a trick; this game overrides TrickGame.trick_winner (standard_trick_winner is False), "
+            "so it cannot be solved; play it with another agent (PIMC falls back to its heuristic)"
+        )
+
+
 def position_from_state(game: TrickGame, state: State) -> Position:
     """The solver's position for a rules state in the card-play phase (the state is not changed).
 
     Raises:
         ValueError: when the game is not covered or the state is not in the card play.
     """
+    check_standard_tricks(game)
     options = dict(game.config.__dict__) if hasattr(game.config, "__dict__") else {}
     sides, counts, follow = game_rules(game.game_id, options)
     if state.phase != PHASE_PLAY:
