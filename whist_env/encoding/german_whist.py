@@ -7,8 +7,6 @@ recall), and ``tricks[...]`` all tricks of the deal; the per-stage counts are ga
 
 from __future__ import annotations
 
-from typing import cast
-
 from whist_env.encoding.layout import Piece, cards, count, onehot, scalar
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.rules.german_whist import GermanWhistExtras
@@ -73,7 +71,8 @@ class GermanWhistEncoder(TrickEncoder):
         )
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
-        x = cast(GermanWhistExtras, view.extra)  # this encoder sees only German Whist views
+        # only this game's views come here: an annotation, as cast() is a call on every observation
+        x: GermanWhistExtras = view.extra  # type: ignore[assignment]
         me = view.seat
         opp = 1 - me
         p1, t, prizes = x.phase1_tricks, view.tricks_won, x.prizes

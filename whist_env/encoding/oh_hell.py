@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 from whist_env.encoding import layout as L
 from whist_env.encoding.trick import TrickEncoder, seat_rotation, to_relative
 from whist_env.rules.oh_hell import OhHellExtras
@@ -132,7 +130,8 @@ class OhHellEncoder(TrickEncoder):
         return bits
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
-        extra = cast(OhHellExtras, view.extra)  # this encoder sees only Oh Hell views
+        # only this game's views come here: an annotation, as cast() is a call on every observation
+        extra: OhHellExtras = view.extra  # type: ignore[assignment]
         key = (extra.bids, view.tricks_won, view.scores, extra.hand_size, view.deal_index, extra.drawn_card)
         memo = self._memo
         if memo[0] != key:

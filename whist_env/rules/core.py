@@ -186,6 +186,7 @@ class TrickGame(Generic[S]):
         self.config = self.config_cls.from_options(self.game_id, options)
         # step() may call play_card directly unless a game overrides apply() (hot path).
         self._plain_apply = type(self).apply is TrickGame.apply
+        self._phase_text = self.phase_names  # read on every view: an instance attribute is the quickest
         # phase_rules as bound methods, looked up once
         self._legal_in = {phase: getattr(self, legal) for phase, (legal, _) in self.phase_rules.items()}
         self._apply_in = {phase: getattr(self, apply) for phase, (_, apply) in self.phase_rules.items()}
@@ -496,7 +497,7 @@ class TrickGame(Generic[S]):
             self.game_id,  # game
             seat,
             n,  # num_players
-            self.phase_names[phase],
+            self._phase_text[phase],
             state.to_act,
             state.dealer,
             state.leader,
