@@ -27,7 +27,7 @@ class LowWhistConfig(GameConfig):
     include_history: bool = option(True, doc="observations remember every card played (perfect recall)")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, init=False)
 class LowWhistExtras(ViewExtras):
     """What a Low Whist seat knows beyond the common view."""
 
@@ -78,7 +78,7 @@ class LowWhist(TrickGame[State]):
         return self.finish(state, rewards, state.deal_index + 1 >= self.config.num_deals)
 
     def view_extra(self, state: State, seat: int) -> LowWhistExtras:
-        return LowWhistExtras.build(deals_left=self.config.num_deals - state.deal_index)
+        return LowWhistExtras(deals_left=self.config.num_deals - state.deal_index)
 
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)

@@ -46,7 +46,7 @@ class ClassicWhistConfig(GameConfig):
             )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, init=False)
 class ClassicWhistExtras(ViewExtras):
     """The match score as a seat sees it (RULES.md §1): pairs are (my team, the other team)."""
 
@@ -182,7 +182,7 @@ class ClassicWhist(TrickGame[ClassicWhistState]):
 
     def view_extra(self, state: ClassicWhistState, seat: int) -> ClassicWhistExtras:
         us = team_of(seat)
-        return ClassicWhistExtras.build(
+        return ClassicWhistExtras(
             team_points=(state.team_points[us], state.team_points[1 - us]),
             games_won=(state.games_won[us], state.games_won[1 - us]),
         )

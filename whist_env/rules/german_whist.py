@@ -38,7 +38,7 @@ class GermanWhistConfig(GameConfig):
     include_history: bool = option(True, doc="observations remember every card played and drawn (perfect recall)")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, init=False)
 class GermanWhistExtras(ViewExtras):
     """What a German Whist seat knows beyond the common view (RULES.md §5.6); ``stock_size`` is the common field.
 
@@ -237,7 +237,7 @@ class GermanWhist(TrickGame[GermanWhistState]):
             prizes = (p0, p1_)
         k = state.trick_number
         p1 = state.phase1_won
-        return GermanWhistExtras.build(
+        return GermanWhistExtras(
             stage=1 if k < PHASE1_TRICKS else 2,
             stock_size=STOCK_SIZE - 2 * k if k < PHASE1_TRICKS else 0,
             phase1_tricks=(p1[0], p1[1]),

@@ -40,7 +40,7 @@ class HumbugConfig(GameConfig):
             )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, init=False)
 class HumbugExtras(ViewExtras):
     """What a Humbug seat knows beyond the common view (RULES.md §3.3)."""
 
@@ -104,7 +104,7 @@ class Humbug(TrickGame[State]):
         return state.turn_up
 
     def view_extra(self, state: State, seat: int) -> HumbugExtras:
-        return HumbugExtras.build(
+        return HumbugExtras(
             mode=self.config.mode,
             deals_left=self.config.num_deals - state.deal_index,
             initial_layout=(state.dealt[seat], state.dealt[1 - seat]) if self.studying(state, seat) else None,

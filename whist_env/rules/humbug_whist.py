@@ -56,7 +56,7 @@ class HumbugWhistConfig(GameConfig):
     include_history: bool = option(True, doc="observations remember every card played and the hand put away")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, init=False)
 class HumbugWhistExtras(ViewExtras):
     """What a Humbug Whist seat knows beyond the common view (RULES.md §1.4, §1.8).
 
@@ -314,7 +314,7 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
         theirs = decisions[opp] if not self.simultaneous or state.phase != PHASE_EXCHANGE else UNDECIDED
         discarded = decisions[state.dealer] == 1  # §1.8 turn_up_status
         gp, tp, gw, rp = state.game_points, state.trick_points, state.games_won, state.rubber_points
-        return HumbugWhistExtras.build(
+        return HumbugWhistExtras(
             exchange=(decisions[seat], theirs),
             turn_up_status="discarded" if discarded else ("face_up" if state.turn_up_public else "taken_up"),
             put_away=state.put_away[seat] if self.recall else 0,

@@ -130,7 +130,7 @@ class OhHellConfig(GameConfig):
         return min(caps) if caps else None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, init=False)
 class OhHellExtras(ViewExtras):
     """What an Oh Hell seat knows beyond the common view (RULES.md §4.7): all public."""
 
@@ -333,7 +333,7 @@ class OhHell(TrickGame[OhHellState]):
         return state.turn_up
 
     def view_extra(self, state: OhHellState, seat: int) -> OhHellExtras:
-        return OhHellExtras.build(bids=tuple(state.bids), hand_size=state.deal_tricks, drawn_card=state.drawn_card)
+        return OhHellExtras(bids=tuple(state.bids), hand_size=state.deal_tricks, drawn_card=state.drawn_card)
 
     def info(self, state: OhHellState, seat: int) -> dict[str, Any]:
         """Base info (``scores`` are the running totals) plus ``hand_size`` and, at the end, ``winners``."""
