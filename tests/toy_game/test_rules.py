@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from whist_env.cards import SUIT_MASKS, parse_card, parse_cards
+from whist_env.errors import IllegalActionError
 from whist_env.rules.classic_whist import ClassicWhist
-from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, TrickGame
+from whist_env.rules.core import PHASE_BIDDING, PHASE_NAMES, PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.german_whist import GermanWhist
 from whist_env.rules.humbug import Humbug
 from whist_env.rules.humbug_whist import HumbugWhist
@@ -93,3 +94,56 @@ def test_the_hook_marks_the_game_non_standard_and_the_solver_refuses_it() -> Non
 
 def _registered_rules() -> list[type[TrickGame[Any]]]:
     return [ClassicWhist, Humbug, HumbugWhist, OhHell, GermanWhist]
+
+
+# A phase of its own, added without touching a hook that switches on the phase: before the cards,
+# every seat in turn says "ready" (action 52). PHASE_READY numbers on after the core's phases.
+PHASE_READY = len(PHASE_NAMES)
+READY = 52
+
+
+class ReadyLowWhist(LowWhist):
+    phase_names = (*PHASE_NAMES, "ready")
+    phase_rules = {PHASE_READY: ("legal_ready", "apply_ready")}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.num_actions = READY + 1
+
+    def start_deal(self, state: State, deck: list[int]) -> None:
+        super().start_deal(state, deck)
+        state.phase = PHASE_READY
+
+    def legal_ready(self, state: State) -> int:
+        return 1 << READY
+
+    def apply_ready(self, state: State, action: int) -> list[float] | None:
+        if action != READY:
+            raise self.illegal(state, action, "say ready first")
+        state.to_act = (state.to_act + 1) % 4
+        if state.to_act == state.leader:
+            state.phase = PHASE_PLAY
+        return None
+
+
+def test_a_game_adds_a_phase_through_phase_rules_and_phase_names() -> None:
+    game = ReadyLowWhist()
+    rng = np.random.default_rng(0)
+    state = game.new_episode(rng)
+    assert game.view(state, state.to_act).phase == "ready"
+    assert game.legal_actions(state) == [READY]
+    with pytest.raises(IllegalActionError, match="say ready first"):
+        game.step(state, parse_card("2C"), rng)
+    for _ in range(4):
+        game.step(state, READY, rng)
+    assert state.phase == PHASE_PLAY and game.legal_mask(state) == state.hands[state.to_act]
+    *_, last = play_random_episode(game, rng)
+    assert last.done
+
+
+def test_a_phase_without_rules_is_named_in_the_error() -> None:
+    game = LowWhist()
+    state = game.new_episode(np.random.default_rng(0))
+    state.phase = PHASE_BIDDING
+    with pytest.raises(NotImplementedError, match="low_whist_v0: no rules for phase 'bidding'; declare them in "):
+        game.legal_mask(state)
