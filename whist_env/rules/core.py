@@ -293,6 +293,10 @@ class TrickGame(Generic[S]):
             return legal_cards(state.hands[state.to_act], led)
         if state.phase == PHASE_OVER:
             return 0
+        rule = self._legal_in.get(state.phase)  # phase_rules, called here directly: one call less per decision
+        if rule is not None:
+            mask: int = rule(state)
+            return mask
         return self.legal_other(state)
 
     def legal_actions(self, state: S) -> list[int]:
@@ -310,6 +314,10 @@ class TrickGame(Generic[S]):
             return self.play_card(state, action)
         if state.phase == PHASE_OVER:
             raise IllegalActionError(f"{self.game_id}: the episode is over; call reset()", -1, action)
+        rule = self._apply_in.get(state.phase)
+        if rule is not None:
+            rewards: list[float] | None = rule(state, action)
+            return rewards
         return self.apply_other(state, action)
 
     def must_follow(self, state: S) -> bool:
@@ -320,22 +328,14 @@ class TrickGame(Generic[S]):
         return True
 
     def legal_other(self, state: S) -> int:
-        """Legal actions in a phase other than card play (bidding, exchange): by :attr:`phase_rules`."""
-        rule = self._legal_in.get(state.phase)
-        if rule is None:
-            if state.phase == PHASE_DEAL_END:  # between deals (after apply(), before step() deals): nobody acts
-                return 0
-            raise self._no_phase_rules(state)
-        mask: int = rule(state)
-        return mask
+        """Legal actions in a phase that has no entry in :attr:`phase_rules` (and is not play or over)."""
+        if state.phase == PHASE_DEAL_END:  # between deals (after apply(), before step() deals): nobody acts
+            return 0
+        raise self._no_phase_rules(state)
 
     def apply_other(self, state: S, action: int) -> list[float] | None:
-        """Apply an action in a phase other than card play: by :attr:`phase_rules`."""
-        rule = self._apply_in.get(state.phase)
-        if rule is None:
-            raise self._no_phase_rules(state)
-        rewards: list[float] | None = rule(state, action)
-        return rewards
+        """Apply an action in a phase that has no entry in :attr:`phase_rules` (and is not play or over)."""
+        raise self._no_phase_rules(state)
 
     def _no_phase_rules(self, state: S) -> NotImplementedError:
         phase = self.phase_names[state.phase] if 0 <= state.phase < len(self.phase_names) else str(state.phase)
