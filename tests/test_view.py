@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from whist_env.registry import GAMES, env_module
+from whist_env.registry import GAMES, make
 from whist_env.view import NO_EXTRAS, PlayerView, ViewExtras, view_in_field_order
 
 
@@ -27,7 +27,7 @@ def test_player_view_takes_keywords_only() -> None:
 
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_extras_equal_the_checked_constructor_along_random_games(game_id: str) -> None:
-    game = env_module(game_id).raw_env.game_cls()
+    game = make(game_id, raw=True).game
     rng = np.random.default_rng(3)
     state = game.new_episode(rng)
     kinds = set()
@@ -49,7 +49,7 @@ def test_extras_equal_the_checked_constructor_along_random_games(game_id: str) -
 
 
 def test_extras_are_frozen_and_summary_prints_them() -> None:
-    game = env_module("oh_hell_v0").raw_env.game_cls()
+    game = make("oh_hell_v0", raw=True).game
     state = game.new_episode(np.random.default_rng(0))
     view = game.view(state, 0)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -69,7 +69,7 @@ def test_extras_survive_pickle_and_copy() -> None:
     import copy
     import pickle
 
-    game = env_module("german_whist_v0").raw_env.game_cls()
+    game = make("german_whist_v0", raw=True).game
     state = game.new_episode(np.random.default_rng(1))
     extra = game.view(state, 1).extra
     for twin in (pickle.loads(pickle.dumps(extra)), copy.deepcopy(extra), dataclasses.replace(extra)):

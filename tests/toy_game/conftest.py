@@ -6,9 +6,6 @@ from typing import Any
 
 import pytest
 
-# the env face, as PettingZoo's entry points name it (module:callable)
-ENV_ENTRY_POINT = "toy_game.env:env"
-
 
 @pytest.fixture(scope="session")
 def low_whist_spec() -> Any:
@@ -18,5 +15,7 @@ def low_whist_spec() -> Any:
     from .spec import SPEC
 
     if SPEC.game_id not in registry.game_ids():
-        registry.register(SPEC, env_entry_point=ENV_ENTRY_POINT)
+        # no env entry point: the registry builds the PettingZoo face from the spec (tests/toy_game/env.py,
+        # the hand-written face, is tested on its own in test_env.py)
+        registry.register(SPEC)
     return SPEC

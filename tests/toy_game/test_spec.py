@@ -5,6 +5,8 @@ NEEDS whist_env/spec.py and registry.register (helper "spec"): fails until that 
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,25 +19,21 @@ from whist_env.search.pimc import PIMCAgent
 from .heuristic import LowWhistHeuristic
 from .rules import LowWhist
 
-PER_OPTIONS = [
-    conformance.test_pettingzoo_api_test,
-    conformance.test_pettingzoo_api_test_raw,
-    conformance.test_pettingzoo_seed_test,
-    conformance.test_views_never_claim_what_is_not_there,
-    conformance.test_no_leak_between_other_hands,
-    conformance.test_observation_decodes_back_to_the_view,
-    conformance.test_same_seed_same_game_despite_global_rng_use,
-    conformance.test_illegal_action_raw_raises_and_changes_nothing,
-    conformance.test_illegal_action_wrapped_ends_game_with_penalty,
-    conformance.test_state_is_in_state_space_and_describable,
-    conformance.test_render_ansi,
-]
-PER_GAME = [
-    conformance.test_reset_from_a_given_deck_and_dealer,
-    conformance.test_unknown_reset_option_warns_with_the_known_ones,
-    conformance.test_bad_constructor_arguments,
-    conformance.test_call_order_and_action_errors,
-]
+
+def _conformance_checks(parameters: list[str]) -> list[Callable[..., None]]:
+    """The conformance suite's test functions taking exactly ``parameters``, less the slow ones."""
+    checks = []
+    for name, fn in vars(conformance).items():
+        if not name.startswith("test_") or not callable(fn):
+            continue
+        slow = any(mark.name == "slow" for mark in getattr(fn, "pytestmark", []))
+        if not slow and list(inspect.signature(fn).parameters) == parameters:
+            checks.append(fn)
+    return checks
+
+
+PER_OPTIONS = _conformance_checks(["game_id", "options"])
+PER_GAME = _conformance_checks(["game_id"])
 
 
 def test_the_registry_knows_the_toy(low_whist_spec: Any) -> None:
@@ -49,6 +47,7 @@ def test_the_registry_knows_the_toy(low_whist_spec: Any) -> None:
 
 def test_the_conformance_checks_pass_over_the_option_grid(low_whist_spec: Any) -> None:
     game_id = low_whist_spec.game_id
+    assert len(PER_OPTIONS) >= 10 and len(PER_GAME) >= 3, "the conformance suite's checks were not found"
     for options in low_whist_spec.option_grid:
         for check in PER_OPTIONS:
             check(game_id, dict(options))
