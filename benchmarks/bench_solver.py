@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.registry import get_spec
+from whist_env.rules.core import PHASE_PLAY
 from whist_env.search.pimc import PIMCAgent
 from whist_env.search.solver import HAVE_NUMBA, Position, Solver, game_rules
 
@@ -80,7 +81,7 @@ def pimc_views(game_id: str, count: int, tricks_left: int, seed: int) -> list[An
         state = game.new_episode(rng)
         while not state.done:
             if (
-                state.phase == 0
+                state.phase == PHASE_PLAY
                 and total - state.trick_number == tricks_left
                 and game.legal_mask(state).bit_count() > 1
             ):

@@ -258,3 +258,9 @@ def test_a_registered_game_reaches_every_layer(restored_registry) -> None:  # no
     assert report.unit == humbug.unit and report.num_deals == 2
     with pytest.raises(OptionError, match="already registered"):
         restored_registry.register(get_spec("toy_humbug_v0"))
+    restored_registry.unregister("toy_humbug_v0")
+    assert "toy_humbug_v0" not in game_ids() and "whist_env/toy_humbug-v0" not in pettingzoo.aec_registry
+    with pytest.raises(OptionError, match="unknown game 'toy_humbug_v0'"):
+        get_spec("toy_humbug_v0")
+    with pytest.raises(OptionError, match="built-in game"):
+        restored_registry.unregister("humbug_v0")

@@ -31,6 +31,7 @@ SPECS: dict[str, str] = {
 # generic one built from its spec).
 _ENV_ENTRY: dict[str, str | None] = {game_id: f"whist_env.{game_id}:env" for game_id in SPECS}
 _LOADED: dict[str, GameSpec] = {}
+_BUILT_IN = frozenset(SPECS)
 _RAW_ENVS: dict[str, type[WhistAECEnv]] = {}
 
 # environment id -> module of its PettingZoo face (``from whist_env import classic_whist_v0``); the layers
@@ -93,6 +94,26 @@ def register(spec: GameSpec, env_entry_point: str | None = None) -> None:
     if env_entry_point is not None:
         GAMES[spec.game_id] = env_entry_point.split(":")[0]
     _register_one_with_pettingzoo(spec.game_id)
+
+
+def unregister(game_id: str) -> None:
+    """Remove a game added with :func:`register` (a test's toy game, a notebook's experiment) from this registry
+    and PettingZoo's.
+
+    Raises:
+        OptionError: for an id that is not registered, or a built-in game.
+    """
+    if game_id not in SPECS:
+        raise _unknown(game_id)
+    if game_id in _BUILT_IN:
+        raise OptionError(f"{game_id!r} is a built-in game and cannot be unregistered")
+    for table in (SPECS, _ENV_ENTRY, _LOADED, _RAW_ENVS, GAMES):
+        table.pop(game_id, None)
+    try:
+        from pettingzoo import aec_registry
+    except ImportError:  # older PettingZoo without a registry
+        return
+    aec_registry.pop(("whist_env/" + game_id).replace("_v0", "-v0"), None)
 
 
 def raw_env_class(game_id: str) -> type[WhistAECEnv]:

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from whist_env.agents.heuristic import HeuristicAgent
     from whist_env.encoding.trick import TrickEncoder
     from whist_env.rules.core import State, TrickGame
-    from whist_env.view import PlayerView
 
 # options -> (side of each seat, whether each trick of the deal counts, whether suit must be followed in it)
 SearchRules = Callable[[Mapping[str, Any]], tuple[tuple[int, ...], tuple[bool, ...], tuple[bool, ...]]]
@@ -62,15 +61,12 @@ class SearchSpec:
             the ``(winner's card, loser's card)`` drawn after each trick of the deal (``(-1, -1)``: none).
         table_stock: for a game with a stock: the stock still on the table in a rules state, in order,
             face-up card first (what ``draws`` takes).
-        stock_size: for a game with a stock: the cards still in it (the face-up one included) as the view
-            shows them; None: the game has no stock.
     """
 
     max_tricks: int
     rules: SearchRules
     draws: Callable[[Sequence[int], int], tuple[tuple[int, int], ...]] | None = None
     table_stock: Callable[[State], tuple[int, ...]] | None = None
-    stock_size: Callable[[PlayerView], int] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

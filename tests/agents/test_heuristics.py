@@ -14,8 +14,11 @@ from whist_env.agents.humbug_whist import EXCHANGE, KEEP
 from whist_env.agents.oh_hell import BID_BASE, choose_bid
 from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, mask_of, parse_card, parse_cards
 from whist_env.registry import get_spec
+from whist_env.rules.german_whist import GermanWhistExtras
+from whist_env.rules.humbug import HumbugExtras
+from whist_env.rules.oh_hell import OhHellExtras
 from whist_env.rules.tricks import beats, legal_cards, trick_winner
-from whist_env.view import PlayerView
+from whist_env.view import NO_EXTRAS, PlayerView, ViewExtras
 
 RNG = np.random.default_rng(0)
 
@@ -33,7 +36,7 @@ def view_of(
     legal: int | None = None,
     tricks_won: tuple[int, ...] | None = None,
     turn_up: int = -1,
-    extra: dict[str, Any] | None = None,
+    extra: ViewExtras = NO_EXTRAS,
 ) -> PlayerView:
     """A view built by hand: ``gone`` = cards already played (visible with recall)."""
     h = mask_of(parse_cards(hand))
@@ -70,7 +73,7 @@ def view_of(
         tricks_won=tricks_won or (0,) * n,
         scores=(0.0,) * n,
         deal_index=0,
-        extra=extra or {},
+        extra=extra,
     )
 
 
@@ -166,7 +169,7 @@ def test_humbug_open_table_takes_a_sure_ending() -> None:
         n=2,
         trump=SPADES,
         known={1: "QS JS 2D 3D"},
-        extra={"mode": "open_table"},
+        extra=HumbugExtras(mode="open_table", deals_left=1),
     )
     v = _with_unseen(v, 0)
     assert act("humbug_v0", v) in ("AS", "KS")
@@ -185,7 +188,7 @@ def test_humbug_hidden_hand_remembers_the_layout() -> None:
     state = game.new_episode(rng)
     seat = state.to_act
     first = game.view(state, seat)
-    assert "initial_layout" in first.extra
+    assert first.extra.initial_layout is not None
     agent.act(first, rng)
     mem = agent._memory[seat][-1]  # the deal just studied (one memory per game, most recent last)
     assert mem.theirs == state.dealt[1 - seat]
@@ -193,7 +196,7 @@ def test_humbug_hidden_hand_remembers_the_layout() -> None:
     while state.to_act != seat or not state.played[seat]:
         game.step(state, game.legal_actions(state)[0], rng)
     later = game.view(state, seat)
-    assert "initial_layout" not in later.extra
+    assert later.extra.initial_layout is None
     assert (later.legal >> heuristic_for("humbug_v0").act(later, rng)) & 1
     assert (later.legal >> agent.act(later, rng)) & 1
 
@@ -202,8 +205,21 @@ def test_humbug_hidden_hand_remembers_the_layout() -> None:
 GW = "german_whist_v0"
 
 
+# German Whist's first trick: what the heuristic reads is the stage
+GW_STAGE_1 = GermanWhistExtras(
+    stage=1,
+    stock_size=26,
+    phase1_tricks=(0, 0),
+    prizes=(0, 0),
+    my_draws=0,
+    opponent_draws=0,
+    opponent_hand_size=13,
+    deals_left=1,
+)
+
+
 def gw_view(hand: str, prize: str, trick: list[tuple[int, str]] | None = None) -> PlayerView:
-    v = view_of(GW, 0, hand, trick, trump=HEARTS, n=2, turn_up=parse_card(prize), extra={"stage": 1})
+    v = view_of(GW, 0, hand, trick, trump=HEARTS, n=2, turn_up=parse_card(prize), extra=GW_STAGE_1)
     return v
 
 
@@ -236,17 +252,17 @@ def test_hook_rule_bid_is_legal_and_nearest() -> None:
         n=4,
         phase="bidding",
         legal=legal,
-        extra={"bids": (4, 1, 5, -1), "hand_size": 13, "drawn_card": -1},
+        extra=OhHellExtras(bids=(4, 1, 5, -1), hand_size=13, drawn_card=-1),
     )
     bid = heuristic_for(OH).act(v, RNG) - BID_BASE
     assert bid != 3 and bid >= 8
 
 
 def test_oh_hell_ducks_once_the_bid_is_made() -> None:
-    extra = {"bids": (1, 0, 0, 0), "hand_size": 4, "drawn_card": -1}
+    extra = OhHellExtras(bids=(1, 0, 0, 0), hand_size=4, drawn_card=-1)
     v = view_of(OH, 0, "KD 3D 9C", [(3, "QD")], n=4, tricks_won=(1, 0, 0, 0), extra=extra)
     assert act(OH, v) == "3D"  # made: play under the queen
-    extra = {"bids": (2, 0, 0, 0), "hand_size": 4, "drawn_card": -1}
+    extra = OhHellExtras(bids=(2, 0, 0, 0), hand_size=4, drawn_card=-1)
     v = view_of(OH, 0, "KD 3D 9C", [(1, "QD"), (2, "2D"), (3, "4D")], n=4, tricks_won=(1, 0, 0, 0), extra=extra)
     assert act(OH, v) == "KD"  # still one short, last to play: win it
 

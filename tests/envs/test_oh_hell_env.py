@@ -9,6 +9,7 @@ from gymnasium.spaces import Discrete
 from whist_env import oh_hell_v0
 from whist_env.cards import cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
+from whist_env.rules.core import PHASE_BIDDING
 from whist_env.rules.oh_hell import BID_BASE, OhHellState, schedule
 from whist_env.testing import play_random_episode
 
@@ -82,7 +83,7 @@ def test_mask_shows_exactly_the_legal_bids_or_cards() -> None:
     while not state.done and checked < 400:
         mask = env.observe(env.agent_selection)["action_mask"]
         assert [int(a) for a in np.flatnonzero(mask)] == game.legal_actions(state)
-        if state.phase.name == "BIDDING":
+        if state.phase == PHASE_BIDDING:
             assert not mask[:52].any() and mask[52 : 52 + state.deal_tricks + 1].sum() >= state.deal_tricks
             assert not mask[52 + state.deal_tricks + 1 :].any()
         else:

@@ -8,7 +8,7 @@ import pytest
 from whist_env.cards import HEARTS, SPADES, cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.rules.classic_whist import ClassicWhist, ClassicWhistState
-from whist_env.rules.core import Phase
+from whist_env.rules.core import PHASE_DEAL_END, PHASE_OVER
 
 CANONICAL = list(range(52))
 
@@ -112,7 +112,7 @@ def test_wc4_scoring(start: int, tricks_side0: int, points0: int, points1: int, 
     summary = dict(state.deal_summary)
     assert summary["team_points"] == (points0, points1)
     assert (summary.get("game_winner") == 0) == won
-    assert state.phase == (Phase.OVER if won else Phase.DEAL_END)
+    assert state.phase == (PHASE_OVER if won else PHASE_DEAL_END)
     if won:
         assert rewards == [1.0, -1.0, 1.0, -1.0]
     else:
@@ -161,7 +161,7 @@ def test_points_reward_pays_each_deal() -> None:
     state.tricks_won = [1, 4, 1, 4]
     state.trick_number = 13
     assert game.end_deal(state) == [-2.0, 2.0, -2.0, 2.0]
-    assert state.phase == Phase.DEAL_END
+    assert state.phase == PHASE_DEAL_END
 
 
 def test_honours_score_after_tricks_and_not_at_four() -> None:
@@ -202,7 +202,7 @@ def test_rubber_game_values_and_bonus() -> None:
         state.tricks_won = [team0_tricks, 13 - team0_tricks, 0, 0]
         state.trick_number = 13
         rewards = game.end_deal(state)
-        if state.phase == Phase.DEAL_END:
+        if state.phase == PHASE_DEAL_END:
             game.next_deal(state, rng)
         return rewards
 

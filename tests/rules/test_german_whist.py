@@ -10,7 +10,7 @@ import pytest
 from whist_env.cards import FULL_DECK, HEARTS, SUIT_MASKS, cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.games.german_whist import SPEC
-from whist_env.rules.core import Phase
+from whist_env.rules.core import PHASE_PLAY
 from whist_env.rules.german_whist import (
     PHASE1_TRICKS,
     GermanWhist,
@@ -86,7 +86,7 @@ def test_gw1_deal_and_stock() -> None:
         else:
             assert state.turn_up == CANONICAL[26 + 2 * k]
     assert game.stock_size(state) == 0 and state.turn_up == -1
-    assert game.view(state, 0).extra["stage"] == 2
+    assert game.view(state, 0).extra.stage == 2
     assert state.to_act == state.last_winner  # §5.3 the winner of trick 13 leads trick 14
 
 
@@ -204,12 +204,12 @@ def test_gw6_hidden_draw_is_private() -> None:
     assert state.last_winner == 0
     three_h = parse_card("3H")
     v1 = game.view(state, 1)
-    assert v1.hand >> three_h & 1 and v1.extra["my_draws"] == 1 << three_h  # private
+    assert v1.hand >> three_h & 1 and v1.extra.my_draws == 1 << three_h  # private
     v0 = game.view(state, 0)
-    assert v0.hand >> parse_card("2H") & 1 and v0.extra["prizes"][0] == 1 << parse_card("2H")
-    assert v0.extra["my_draws"] == 0 and v0.known[1] == 0
+    assert v0.hand >> parse_card("2H") & 1 and v0.extra.prizes[0] == 1 << parse_card("2H")
+    assert v0.extra.my_draws == 0 and v0.known[1] == 0
     assert v0.unseen >> three_h & 1  # seat 0 cannot place 3H
-    assert v0.extra["opponent_draws"] == 1 and v0.extra["opponent_hand_size"] == 13
+    assert v0.extra.opponent_draws == 1 and v0.extra.opponent_hand_size == 13
     assert v1.known[0] == 1 << parse_card("2H")  # the prize is public
     assert "3H" not in game.render(state, 0) and "3H" in game.render(state, 1)
     assert game.info(state, 0) == game.info(state, 1) | {"balance": 0}
@@ -232,10 +232,10 @@ def test_without_recall_only_the_visible_exchange_is_known() -> None:
     play(game, state, "AC", "3C")
     two_h, three_h = parse_card("2H"), parse_card("3H")
     assert game.view(state, 1).known[0] == 1 << two_h  # while the last trick is on the table
-    assert game.view(state, 1).extra["my_draws"] == 1 << three_h
+    assert game.view(state, 1).extra.my_draws == 1 << three_h
     play(game, state, "2C")  # the next lead clears the last trick
     assert game.view(state, 1).known[0] == 0
-    assert game.view(state, 1).extra["my_draws"] == 0 and game.view(state, 1).played == (0, 0)
+    assert game.view(state, 1).extra.my_draws == 0 and game.view(state, 1).played == (0, 0)
 
 
 def test_perfect_recall_knows_the_whole_opponent_hand_once_the_stock_is_empty() -> None:
@@ -268,7 +268,7 @@ def test_known_cards_are_really_there(options: dict[str, Any]) -> None:
                 for suit in range(4):
                     if v.voids[1 - seat] >> suit & 1:
                         assert not state.hands[1 - seat] & SUIT_MASKS[suit], "a proven void is not void"
-                assert v.extra["my_draws"] & ~state.draws[seat] == 0
+                assert v.extra.my_draws & ~state.draws[seat] == 0
 
 
 # ----------------------------------------------------------------------------------- no leak
@@ -370,7 +370,7 @@ def assert_deal_shape(game: GermanWhist, states: list[GermanWhistState]) -> None
     last = None
     for state in states:
         k = state.trick_number
-        if state.phase == Phase.PLAY and not state.trick:
+        if state.phase == PHASE_PLAY and not state.trick:
             size = 13 if k <= PHASE1_TRICKS else 26 - k
             assert state.hands[0].bit_count() == state.hands[1].bit_count() == size
             assert game.stock_size(state) == (26 - 2 * k if k < PHASE1_TRICKS else 0)
@@ -389,7 +389,7 @@ def test_invariants_after_every_action_over_2000_games(options: dict[str, Any]) 
         for state in play_random_episode(game, rng):  # check_invariants after every action
             assert isinstance(state, GermanWhistState)
             k = state.trick_number
-            if state.phase == Phase.PLAY and not state.trick:
+            if state.phase == PHASE_PLAY and not state.trick:
                 size = 13 if k <= PHASE1_TRICKS else 26 - k
                 assert state.hands[0].bit_count() == state.hands[1].bit_count() == size
                 assert game.stock_size(state) == (26 - 2 * k if k < PHASE1_TRICKS else 0)

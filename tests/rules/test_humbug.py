@@ -7,7 +7,7 @@ import pytest
 
 from whist_env.cards import SPADES, cards_of, parse_card, parse_cards
 from whist_env.errors import OptionError
-from whist_env.rules.core import Phase
+from whist_env.rules.core import PHASE_DEAL_END
 from whist_env.rules.humbug import Humbug
 
 CANONICAL = list(range(52))
@@ -61,16 +61,16 @@ def test_he5_observation(mode: str) -> None:
     rng = np.random.default_rng()
     # study step: the non-dealer sees both original hands before his first card
     v0 = game.view(state, 0)
-    assert v0.extra["initial_layout"] == (state.dealt[0], state.dealt[1])
+    assert v0.extra.initial_layout == (state.dealt[0], state.dealt[1])
     game.step(state, parse_card("7D"), rng)
-    assert "initial_layout" not in game.view(state, 0).extra
-    assert "initial_layout" in game.view(state, 1).extra  # the dealer has not played yet
+    assert game.view(state, 0).extra.initial_layout is None
+    assert game.view(state, 1).extra.initial_layout is not None  # the dealer has not played yet
     game.step(state, parse_card("KD"), rng)
     v = game.view(state, 1)
     assert v.hand.bit_count() == 25
     assert v.last_trick == ((0, parse_card("7D")), (1, parse_card("KD"))) and v.last_winner == 1
     assert v.tricks_won == (0, 1)
-    assert "initial_layout" not in v.extra
+    assert v.extra.initial_layout is None
     if mode == "hidden_hand":
         assert v.known[0] == 0  # no opponent hand
         assert v.played == (0, 0) and v.voids == (0, 0)  # no history
@@ -88,7 +88,7 @@ def test_he6_series_balance_and_alternating_dealer() -> None:
     state.tricks_won = [9, 17]
     state.trick_number = 26
     assert game.end_deal(state) == [-8.0, 8.0]  # B wins 17–9
-    assert state.phase == Phase.DEAL_END and state.scores == [-8, 8]
+    assert state.phase == PHASE_DEAL_END and state.scores == [-8, 8]
     game.next_deal(state, np.random.default_rng(1))
     assert state.dealer == 1 and state.to_act == 0  # dealer B, non-dealer A leads
     state.tricks_won = [15, 11]

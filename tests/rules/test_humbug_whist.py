@@ -10,7 +10,7 @@ import pytest
 from whist_env.cards import FULL_DECK, HEARTS, SPADES, cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.encoding.humbug_whist import HumbugWhistEncoder
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.rules.core import Phase
+from whist_env.rules.core import PHASE_DEAL_END, PHASE_EXCHANGE, PHASE_PLAY
 from whist_env.rules.humbug_whist import (
     EXCHANGE,
     KEEP,
@@ -84,7 +84,7 @@ def test_se1_deal_layout(dealer: int) -> None:
     assert format_cards(state.blinds[n]) == layout["L"]  # §1.1 exchange_blind[N] = L
     assert format_cards(state.blinds[d]) == layout["R"]  # §1.1 exchange_blind[D] = R
     assert state.turn_up == parse_card("AS") and state.trump == SPADES and state.turn_up_public
-    assert state.phase == Phase.EXCHANGE and state.to_act == n  # §1.4 the non-dealer decides first
+    assert state.phase == PHASE_EXCHANGE and state.to_act == n  # §1.4 the non-dealer decides first
     # each of the four hands holds exactly one ♠ honour (J, Q, K, A)
     for p, hand in layout.items():
         assert honours_in(mask_of(parse_cards(hand)), SPADES) == 1, p
@@ -109,7 +109,7 @@ def test_se1_exchanges_and_no_honours_whatever_the_decisions(n_choice: int, d_ch
     assert state.trump == SPADES  # trump stays even when AS went out
     if d_choice == EXCHANGE:
         assert (state.put_away[0] >> parse_card("AS")) & 1 and not state.turn_up_public
-    assert state.phase == Phase.PLAY and state.to_act == 0 and state.leader == 0  # §1.5 the dealer leads
+    assert state.phase == PHASE_PLAY and state.to_act == 0 and state.leader == 0  # §1.5 the dealer leads
     summary, played = play_deal(game, state, rng)
     assert len(played) == 26 and summary["honours"] == (0, 0)
     assert summary["exchanges"] == (
@@ -216,7 +216,7 @@ def finish_deal(
     state.blinds = [FULL_DECK & ~played[0] & ~played[1], 0]  # the rest; only invariants look at it
     state.put_away = [0, 0]
     state.decisions = [0, 0]
-    state.phase = Phase.PLAY
+    state.phase = PHASE_PLAY
     state.tricks_won = list(tricks)
     state.trick_number = 13
     return game.end_deal(state)
@@ -234,7 +234,7 @@ def drive(
         dealer = state.dealer
         rewards.append(finish_deal(game, state, tricks, honours))
         summaries.append(dict(state.deal_summary))
-        if state.phase == Phase.DEAL_END:
+        if state.phase == PHASE_DEAL_END:
             game.next_deal(state, rng)
             assert state.dealer == 1 - dealer  # §1.2 alternates every deal, across games too
             game.check_invariants(state)
@@ -340,9 +340,9 @@ def test_exchange_phase_actions_and_errors() -> None:
     ):
         game.step(state, 0, rng)
     game.step(state, KEEP, rng)
-    assert state.to_act == 1 and state.phase == Phase.EXCHANGE
+    assert state.to_act == 1 and state.phase == PHASE_EXCHANGE
     game.step(state, KEEP, rng)
-    assert state.phase == Phase.PLAY and state.to_act == 1
+    assert state.phase == PHASE_PLAY and state.to_act == 1
     with pytest.raises(IllegalActionError, match="not in the hand"):
         game.step(state, EXCHANGE, rng)
 
@@ -361,8 +361,8 @@ def test_nondealer_decision_is_public_at_once() -> None:
     rng = np.random.default_rng(0)
     game.step(state, EXCHANGE, rng)
     assert format_cards(state.hands[1]) == "2C 6C TC AC 5D 9D KD 4H 8H QH 3S 7S JS"  # L at once
-    assert game.view(state, 0).extra["exchange"] == (-1, 1)
-    assert game.view(state, 1).extra["exchange"] == (1, -1)
+    assert game.view(state, 0).extra.exchange == (-1, 1)
+    assert game.view(state, 1).extra.exchange == (1, -1)
 
 
 def test_simultaneous_hides_the_nondealer_decision_until_both_decided() -> None:
@@ -375,12 +375,12 @@ def test_simultaneous_hides_the_nondealer_decision_until_both_decided() -> None:
         game.check_invariants(state)
         assert format_cards(state.hands[1]) == "3C 7C JC 2D 6D TD AD 5H 9H KH 4S 8S QS"  # not applied yet
         view = game.view(state, 0)
-        assert view.extra["exchange"] == (-1, -1)
-        assert game.view(state, 1).extra["exchange"] == (choice - KEEP, -1)  # a seat knows its own choice
+        assert view.extra.exchange == (-1, -1)
+        assert game.view(state, 1).extra.exchange == (choice - KEEP, -1)  # a seat knows its own choice
         seen[choice] = (enc.encode(view).tobytes(), view.legal, game.render(state, 0), game.info(state, 0))
         game.step(state, KEEP, rng)
         game.check_invariants(state)
-        assert game.view(state, 0).extra["exchange"] == (0, choice - KEEP)  # both applied and public now
+        assert game.view(state, 0).extra.exchange == (0, choice - KEEP)  # both applied and public now
         n_hand = "2C 6C TC AC" if choice == EXCHANGE else "3C 7C JC 2D"
         assert format_cards(state.hands[1]).startswith(n_hand)
     assert seen[KEEP] == seen[EXCHANGE]
@@ -393,18 +393,18 @@ def test_dealer_exchange_discards_the_turn_up(history: bool) -> None:
     a_s = parse_card("AS")
     game.step(state, KEEP, rng)
     v = game.view(state, 1)
-    assert v.turn_up == a_s and v.extra["turn_up_status"] == "face_up" and v.known[0] == 1 << a_s
+    assert v.turn_up == a_s and v.extra.turn_up_status == "face_up" and v.known[0] == 1 << a_s
     game.step(state, EXCHANGE, rng)
     game.check_invariants(state)
     for seat in (0, 1):
         v = game.view(state, seat)
-        assert v.turn_up == -1 and v.trump == SPADES and v.extra["turn_up_status"] == "discarded"
-        assert v.extra["exchange"] == ((1, 0) if seat == 0 else (0, 1))
+        assert v.turn_up == -1 and v.trump == SPADES and v.extra.turn_up_status == "discarded"
+        assert v.extra.exchange == ((1, 0) if seat == 0 else (0, 1))
         assert not (v.known[0] >> a_s) & 1
-        assert v.extra["discarded_turn_up"] == (a_s if history else -1)
+        assert v.extra.discarded_turn_up == (a_s if history else -1)
         assert bool((v.unseen >> a_s) & 1) != history  # known to be out of play (with memory)
     v0 = game.view(state, 0)
-    assert v0.extra["put_away"] == (mask_of(parse_cards("5C 9C KC 4D 8D QD 3H 7H JH 2S 6S TS AS")) if history else 0)
+    assert v0.extra.put_away == (mask_of(parse_cards("5C 9C KC 4D 8D QD 3H 7H JH 2S 6S TS AS")) if history else 0)
     assert v0.unseen & state.put_away[0] == (0 if history else state.put_away[0])
     # the non-dealer knows nothing of the dealer's old hand but the turn-up
     v1 = game.view(state, 1)
@@ -420,15 +420,15 @@ def test_kept_turn_up_is_public_until_the_dealer_plays() -> None:
     assert game.view(state, 0).turn_up == a_s and game.view(state, 0).known[1] == 1 << a_s
     game.step(state, parse_card("2S"), rng)  # the dealer (seat 1) leads
     v = game.view(state, 0)
-    assert v.turn_up == -1 and v.extra["turn_up_status"] == "taken_up" and v.known[1] == 1 << a_s
+    assert v.turn_up == -1 and v.extra.turn_up_status == "taken_up" and v.known[1] == 1 << a_s
 
 
 def test_view_shows_scores_for_both_seats_relative() -> None:
     state, _, _ = drive([((9, 4), (0, 3)), ((5, 8), (4, 0)), ((6, 7), (0, 0))])
     game = HumbugWhist()
     e0, e1 = game.view(state, 0).extra, game.view(state, 1).extra
-    assert e0["game_points"] == (0, 1) and e1["game_points"] == (1, 0)
-    assert e0["trick_points"] == (0, 1) and e0["games_won"] == (1, 0) and e1["rubber_points"] == (0, 1)
+    assert e0.game_points == (0, 1) and e1.game_points == (1, 0)
+    assert e0.trick_points == (0, 1) and e0.games_won == (1, 0) and e1.rubber_points == (0, 1)
     info = game.info(state, 1)
     assert info["game_points"] == (0, 1) and info["games_won"] == (1, 0) and info["rubber_points"] == (1, 0)
 
@@ -492,8 +492,8 @@ def run_rubbers(count: int, seed: int, **options: Any) -> list[float]:
             phase = state.phase
             game.step(state, random_action(game.legal_mask(state), rng), rng)
             game.check_invariants(state)
-            cards_played += phase == Phase.PLAY
-            decisions += phase == Phase.EXCHANGE
+            cards_played += phase == PHASE_PLAY
+            decisions += phase == PHASE_EXCHANGE
             if state.deal_index != deal or state.done:
                 summary = dict(state.deal_summary)
                 assert cards_played == 26 and decisions == 2  # RULES.md §1.4 exactly 26 cards a deal
@@ -507,7 +507,7 @@ def run_rubbers(count: int, seed: int, **options: Any) -> list[float]:
                 if not state.done:
                     assert state.dealer == 1 - dealer  # §1.2 alternates every deal
                     dealer, deal, cards_played, decisions = state.dealer, state.deal_index, 0, 0
-                    assert state.phase == Phase.EXCHANGE and state.to_act == 1 - state.dealer
+                    assert state.phase == PHASE_EXCHANGE and state.to_act == 1 - state.dealer
         assert state.returns[0] == -state.returns[1]
         if game.config.episode == "rubber":
             w = int(np.argmax(state.returns))

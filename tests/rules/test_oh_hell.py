@@ -9,7 +9,7 @@ import pytest
 
 from whist_env.cards import SPADES, cards_of, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.rules.core import Phase
+from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
 from whist_env.rules.oh_hell import (
     BID_BASE,
     OhHell,
@@ -111,7 +111,7 @@ def test_match_plays_the_schedule_with_the_deal_passing_left() -> None:
     game = OhHell(num_players=5, max_cards=4)
     seen = []
     for st in play_random_episode(game, np.random.default_rng(1), dealer=3):
-        if st.phase == Phase.BIDDING and st.num_bids == 0:  # type: ignore[attr-defined]
+        if st.phase == PHASE_BIDDING and st.num_bids == 0:  # type: ignore[attr-defined]
             seen.append((st.deal_index, st.dealer, st.deal_tricks))
     assert [i for i, _, _ in seen] == list(range(7))
     assert [k for _, _, k in seen] == [4, 3, 2, 1, 2, 3, 4]
@@ -130,7 +130,7 @@ def test_deal_from_the_dealers_left_with_leftovers_set_aside(n: int, k: int, dea
     assert state.set_aside == mask_of(range(n * k, 52))
     assert state.trump is None and state.turn_up == -1
     # §4.4 / §4.5: förhand bids first and will lead
-    assert state.phase == Phase.BIDDING and state.to_act == state.leader == (dealer + 1) % n
+    assert state.phase == PHASE_BIDDING and state.to_act == state.leader == (dealer + 1) % n
 
 
 # ----------------------------------------------------------------------------- §4.3 trump
@@ -173,7 +173,7 @@ def test_drawn_card_is_public_but_its_place_is_not() -> None:
     holder = next((s for s in range(4) if state.hands[s] >> card & 1), None)
     for seat in range(4):
         view = game.view(state, seat)
-        assert view.extra["drawn_card"] == card and view.trump == card // 13
+        assert view.extra.drawn_card == card and view.trump == card // 13
         assert view.turn_up == -1
         if seat != holder:
             assert view.unseen >> card & 1, "the drawn card's place is not public"
@@ -237,7 +237,7 @@ def test_bids_out_of_range_and_cards_while_bidding_are_rejected() -> None:
     with pytest.raises(IllegalActionError, match="this is the bidding phase"):
         game.step(state, cards_of(state.hands[1])[0], np.random.default_rng())
     bid(game, state, 0, 0, 0)
-    assert state.phase == Phase.PLAY
+    assert state.phase == PHASE_PLAY
     with pytest.raises(IllegalActionError, match="cannot play bid 1: the bidding is over; play a card"):
         game.step(state, BID_BASE + 1, np.random.default_rng())
     assert game.describe_action(BID_BASE + 3) == "bid 3" and game.describe_action(47) == "TS"
@@ -302,7 +302,7 @@ def test_pl6_mini_deal() -> None:
     bid(game, state, 1, 0)
     assert game.legal_actions(state) == [BID_BASE + 0, BID_BASE + 2]  # forbidden 2 - 1 = 1
     bid(game, state, 0)
-    assert state.phase == Phase.PLAY and state.to_act == 0
+    assert state.phase == PHASE_PLAY and state.to_act == 0
     play(game, state, "AH")
     assert game.legal_mask(state) == mask_of(parse_cards("KH"))
     play(game, state, "KH QH")
@@ -408,7 +408,7 @@ def test_invariants_over_full_matches(n: int) -> None:
         game = OhHell(num_players=n, start_cards=10 if i % 2 else None, **combo)  # type: ignore[arg-type]
         deals = 0
         for state in play_random_episode(game, rng):
-            if state.phase == Phase.BIDDING and state.num_bids == 0:  # type: ignore[attr-defined]
+            if state.phase == PHASE_BIDDING and state.num_bids == 0:  # type: ignore[attr-defined]
                 deals += 1
         assert deals == len(game.schedule) and state.done
         assert state.returns == [float(s) for s in state.scores]

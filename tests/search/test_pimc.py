@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from whist_env.registry import get_spec
+from whist_env.rules.core import PHASE_PLAY
 from whist_env.search.pimc import PIMCAgent
 from whist_env.search.sampler import sample_deal
 
@@ -55,7 +56,7 @@ def test_hidden_cards_do_not_change_the_choice(game_id: str, options: dict[str, 
         while not state.done:
             seat = state.to_act
             view = game.view(state, seat)
-            if state.phase == 0 and game.legal_mask(state).bit_count() > 1:
+            if state.phase == PHASE_PLAY and game.legal_mask(state).bit_count() > 1:
                 deal = sample_deal(view, rng)  # another hidden layout (and stock order) with the same view
                 other = state.copy()
                 other.hands = list(deal.hands)

@@ -12,7 +12,7 @@ import pytest
 
 from whist_env.cards import FULL_DECK, SUIT_MASKS
 from whist_env.registry import get_spec
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_BIDDING, PHASE_EXCHANGE, PHASE_PLAY, State, TrickGame
 from whist_env.search.sampler import DealSampler, SampledDeal, consistent, hand_sizes, sample_deal, sample_deals
 from whist_env.view import PlayerView
 
@@ -49,7 +49,7 @@ def views_along(game: TrickGame, seed: int, every: int = 3) -> list[tuple[State,
     out = []
     step = 0
     while not state.done:
-        if step % every == 0 and state.phase in (Phase.PLAY, Phase.BIDDING, Phase.EXCHANGE):
+        if step % every == 0 and state.phase in (PHASE_PLAY, PHASE_BIDDING, PHASE_EXCHANGE):
             for seat in range(state.num_players):
                 out.append((state.copy(), game.view(state, seat)))
         actions = game.legal_actions(state)

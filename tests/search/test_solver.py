@@ -14,7 +14,7 @@ import pytest
 
 from whist_env.games.german_whist import stock_draws as german_draws
 from whist_env.registry import get_spec
-from whist_env.rules.core import State, TrickGame
+from whist_env.rules.core import PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import legal_cards, trick_winner
 from whist_env.search.solver import Position, Solver, game_rules, position_from_state
 
@@ -248,7 +248,7 @@ def test_position_from_state_matches_rules(game_id: str) -> None:
     for episode in range(6):
         state = game.new_episode(np.random.default_rng(episode))
         while not state.done:
-            if state.phase == 0:
+            if state.phase == PHASE_PLAY:
                 left = len(game_rules(game_id, dict(game.config.__dict__))[1]) - state.trick_number
                 if left <= (2 if game_id == "classic_whist_v0" else 3):
                     before = state.copy()

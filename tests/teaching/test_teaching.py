@@ -44,7 +44,7 @@ def test_legal_text_leaves_out_the_hooked_bid() -> None:
     teaching.advance(env, 2)
     text = teaching.legal_text(env)
     view = env.raw.view(env.agent_selection)
-    earlier = sum(b for s, b in enumerate(view.extra["bids"]) if s != view.seat)
+    earlier = sum(b for s, b in enumerate(view.extra.bids) if s != view.seat)
     assert f"bid {5 - earlier} (" not in text
     assert "(phase bidding)" in text
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from whist_env.agents.cardplay import Table
 from whist_env.agents.heuristic import HeuristicAgent, cheapest_winner, two_player_play, winners
 from whist_env.cards import NUM_RANKS, SUIT_MASKS, cards_of, rank
+from whist_env.rules.german_whist import GermanWhistExtras
 from whist_env.view import PlayerView
 
 
@@ -41,7 +44,7 @@ class GermanWhistHeuristic(HeuristicAgent):
         t = Table(view)
         legal = view.legal
         prize = view.turn_up
-        if view.extra.get("stage", 1) == 2 or prize < 0:
+        if cast(GermanWhistExtras, view.extra).stage == 2 or prize < 0:
             return two_player_play(t, legal)
         trump = t.trump
         gain = card_value(prize, trump) - self.draw_value(view)

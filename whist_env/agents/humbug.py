@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from whist_env.agents.cardplay import Table
 from whist_env.agents.heuristic import HeuristicAgent, two_player_play
+from whist_env.rules.humbug import HumbugExtras
 from whist_env.view import PlayerView
 
 # Deals remembered per seat: one per game the agent plays at once (several envs may share one agent object).
@@ -43,7 +45,7 @@ class HumbugHeuristic(HeuristicAgent):
     * With both hands known and at most seven cards each, the ending is solved exactly.
 
     **What it may see.** In ``open_table`` mode the view holds the opponent's current hand. In
-    ``hidden_hand`` mode it does so only at the study step (``extra["initial_layout"]``, before the
+    ``hidden_hand`` mode it does so only at the study step (``extra.initial_layout``, before the
     seat's first card); the agent then **keeps its own memory** of the initial layout and of the
     opponent cards it has since seen on the table in its views. From that memory it infers the cards
     the opponent may still hold (its dealt hand, less the cards seen played, among the cards this seat
@@ -79,7 +81,7 @@ class HumbugHeuristic(HeuristicAgent):
         seat = view.seat
         opp = 1 - seat
         deals = self._memory.setdefault(seat, [])
-        layout = view.extra.get("initial_layout")
+        layout = cast(HumbugExtras, view.extra).initial_layout
         if layout is not None:
             mem = _Layout(view.deal_index, view.dealer, layout[0], layout[1], 0, view.hand, view.turn_up)
             # the same deal studied again before this seat played a card: start its memory afresh
@@ -102,7 +104,7 @@ class HumbugHeuristic(HeuristicAgent):
     def play(self, view: PlayerView) -> int:
         opp = 1 - view.seat
         restrict = None
-        if not (view.known[opp] and view.extra.get("mode") == "open_table"):
+        if not (view.known[opp] and cast(HumbugExtras, view.extra).mode == "open_table"):
             mem = self.remember(view)
             if mem is not None:
                 # The turn-up stays in every view (so never "unseen") but is in the dealer's hand until played.

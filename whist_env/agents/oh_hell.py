@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from whist_env.agents.cardplay import Table
 from whist_env.agents.heuristic import HeuristicAgent, cheapest_winner, discard, lead_to_win, winners
 from whist_env.cards import NUM_CARDS, NUM_RANKS, SUIT_MASKS, above, cards_of, highest, lowest, rank
+from whist_env.rules.oh_hell import OhHellExtras
 from whist_env.view import PlayerView
 
 BID_BASE = NUM_CARDS  # RULES.md §0.6: bidding b is action 52 + b
@@ -95,7 +98,7 @@ class OhHellHeuristic(HeuristicAgent):
     def play(self, view: PlayerView) -> int:
         t = Table(view)
         legal = view.legal
-        bid = view.extra["bids"][view.seat]
+        bid = cast(OhHellExtras, view.extra).bids[view.seat]
         need = bid - view.tricks_won[view.seat]
         left = view.hand.bit_count()
         if need > 0 or (need < 0 and self.options.get("miss_points") == "per_trick"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from whist_env.encoding import layout as L
 from whist_env.encoding.trick import TrickEncoder
+from whist_env.rules.classic_whist import ClassicWhistExtras
 from whist_env.view import PlayerView
 
 MAX_SCORE = 16  # 9 (one short of a 10-point game) + 7 trick points
@@ -27,8 +28,10 @@ class ClassicWhistEncoder(TrickEncoder):
         ]
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
-        us, them = view.extra["team_points"]
-        g_us, g_them = view.extra["games_won"]
+        # only this game's views come here: an annotation, as cast() is a call on every observation
+        extra: ClassicWhistExtras = view.extra  # type: ignore[assignment]
+        us, them = extra.team_points
+        g_us, g_them = extra.games_won
         o_pts, o_games = self._o_pts, self._o_games
         bits = (
             (1 << (o_pts[0] + (us if us < MAX_SCORE else MAX_SCORE)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from whist_env.encoding.layout import Piece, cards, count, onehot, scalar
 from whist_env.encoding.trick import TrickEncoder
+from whist_env.rules.german_whist import GermanWhistExtras
 from whist_env.view import PlayerView
 
 STAGES = ("phase1", "phase2")
@@ -70,26 +71,27 @@ class GermanWhistEncoder(TrickEncoder):
         )
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
-        x = view.extra
+        # only this game's views come here: an annotation, as cast() is a call on every observation
+        x: GermanWhistExtras = view.extra  # type: ignore[assignment]
         me = view.seat
         opp = 1 - me
-        p1, t, prizes = x["phase1_tricks"], view.tricks_won, x["prizes"]
+        p1, t, prizes = x.phase1_tricks, view.tricks_won, x.prizes
         (p1_me, p1_opp), (p2_me, p2_opp), r_prizes = self._phase1_bit, self._phase2_bit, self._r_prizes
-        opp_size = x["opponent_hand_size"]
+        opp_size = x.opponent_hand_size
         bits = (
-            self._stage_bit[x["stage"] - 1]
-            | self._stock_bit[x["stock_size"]]
+            self._stage_bit[x.stage - 1]
+            | self._stock_bit[x.stock_size]
             | p1_me[p1[me]]
             | p1_opp[p1[opp]]
             | p2_me[t[me] - p1[me]]
             | p2_opp[t[opp] - p1[opp]]
             | (prizes[me] << r_prizes[0])
             | (prizes[opp] << r_prizes[1])
-            | (x["my_draws"] << self._r_draws)
-            | self._opp_draws_bit[x["opponent_draws"]]
+            | (x.my_draws << self._r_draws)
+            | self._opp_draws_bit[x.opponent_draws]
             | self._opp_size_bit[opp_size if opp_size < 13 else 13]
         )
         if self.num_deals == 1:
             return bits << self._base, []
         b = view.scores[me]
-        return bits << self._base, [float(b if b > 0 else 0), float(-b if b < 0 else 0), float(x["deals_left"])]
+        return bits << self._base, [float(b if b > 0 else 0), float(-b if b < 0 else 0), float(x.deals_left)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from whist_env.encoding import layout as L
 from whist_env.encoding.trick import TrickEncoder
+from whist_env.rules.humbug import HumbugExtras
 from whist_env.view import PlayerView
 
 
@@ -36,11 +37,13 @@ class HumbugEncoder(TrickEncoder):
         return pieces
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
+        # only this game's views come here: an annotation, as cast() is a call on every observation
+        extra: HumbugExtras = view.extra  # type: ignore[assignment]
         bits = 0
-        layout = view.extra.get("initial_layout")
+        layout = extra.initial_layout
         if layout is not None:
             bits = (layout[0] << self._o_init[0]) | (layout[1] << self._o_init[1])
         if self.num_deals == 1:
             return bits, []
         b = view.scores[view.seat]
-        return bits, [float(max(b, 0)), float(max(-b, 0)), float(view.extra["deals_left"])]
+        return bits, [float(max(b, 0)), float(max(-b, 0)), float(extra.deals_left)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from whist_env.encoding.layout import Piece, cards, count, onehot
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.rules.humbug_whist import TURN_UP_STATUSES, HumbugWhist
+from whist_env.rules.humbug_whist import TURN_UP_STATUSES, HumbugWhist, HumbugWhistExtras
 from whist_env.view import PlayerView
 
 # Game points clip here: a player may pass 5 on honours alone and the game goes on (§1.6 step 4),
@@ -49,27 +49,26 @@ class HumbugWhistEncoder(TrickEncoder):
         ]
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
-        extra = view.extra
-        bits = (extra["put_away"] << self._o_put_away) | (
-            1 << (self._o_status + _STATUS_INDEX[extra["turn_up_status"]])
-        )
-        mine, theirs = extra["exchange"]
+        # only this game's views come here: an annotation, as cast() is a call on every observation
+        extra: HumbugWhistExtras = view.extra  # type: ignore[assignment]
+        bits = (extra.put_away << self._o_put_away) | (1 << (self._o_status + _STATUS_INDEX[extra.turn_up_status]))
+        mine, theirs = extra.exchange
         if mine >= 0:
             bits |= 1 << (self._o_exchange[0] + mine)
         if theirs >= 0:
             bits |= 1 << (self._o_exchange[1] + theirs)
-        discarded = extra["discarded_turn_up"]
+        discarded = extra.discarded_turn_up
         if discarded >= 0:
             bits |= 1 << (self._o_discarded + discarded)
         # count pieces written out (not count_bit): this runs on every observation
         # only game points can pass their piece (honours alone); trick points, games and rubber points cannot
-        o, (a, b) = self._o_gp, extra["game_points"]
+        o, (a, b) = self._o_gp, extra.game_points
         top = MAX_GAME_POINTS
         bits |= (1 << (o[0] + (a if a < top else top))) | (1 << (o[1] + (b if b < top else top)))
-        o, (a, b) = self._o_tp, extra["trick_points"]
+        o, (a, b) = self._o_tp, extra.trick_points
         bits |= (1 << (o[0] + a)) | (1 << (o[1] + b))
-        o, (a, b) = self._o_gw, extra["games_won"]
+        o, (a, b) = self._o_gw, extra.games_won
         bits |= (1 << (o[0] + a)) | (1 << (o[1] + b))
-        o, (a, b) = self._o_rp, extra["rubber_points"]
+        o, (a, b) = self._o_rp, extra.rubber_points
         bits |= (1 << (o[0] + a)) | (1 << (o[1] + b))
         return bits, []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from whist_env.encoding import layout as L
 from whist_env.encoding.trick import TrickEncoder, seat_rotation, to_relative
-from whist_env.rules.oh_hell import BID_BASE
+from whist_env.rules.oh_hell import BID_BASE, OhHellExtras
 from whist_env.view import PlayerView
 
 NOT_YET = "not yet"
@@ -131,8 +131,9 @@ class OhHellEncoder(TrickEncoder):
         return bits
 
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
-        extra = view.extra
-        key = (extra["bids"], view.tricks_won, view.scores, extra["hand_size"], view.deal_index, extra["drawn_card"])
+        # only this game's views come here: an annotation, as cast() is a call on every observation
+        extra: OhHellExtras = view.extra  # type: ignore[assignment]
+        key = (extra.bids, view.tricks_won, view.scores, extra.hand_size, view.deal_index, extra.drawn_card)
         memo = self._memo
         if memo[0] != key:
             memo = self._memo = (key, *self._deal_bits(*key), [None] * self.n)

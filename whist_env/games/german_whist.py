@@ -10,7 +10,6 @@ from whist_env.encoding.trick import TrickEncoder
 from whist_env.rules.core import State, TrickGame
 from whist_env.rules.german_whist import PHASE1_TRICKS, GermanWhist, GermanWhistState
 from whist_env.spec import GameSpec, SearchSpec, sides_of
-from whist_env.view import PlayerView
 
 NUM_TRICKS = 2 * PHASE1_TRICKS
 
@@ -65,11 +64,6 @@ def table_stock(state: State) -> tuple[int, ...]:
     return tuple(state.stock)[2 * k :] if k < PHASE1_TRICKS else ()
 
 
-def stock_size(view: PlayerView) -> int:
-    """Cards still in the stock (the face-up card included), as every player sees."""
-    return int(view.extra.get("stock_size", 0))
-
-
 SPEC = GameSpec(
     game_id=GermanWhist.game_id,
     rules_cls=GermanWhist,
@@ -84,9 +78,7 @@ SPEC = GameSpec(
     heuristic="whist_env.agents.german_whist:GermanWhistHeuristic",
     single_deal={"num_deals": 1},
     unit="one deal: ±1 for the majority of the scoring tricks (or the trick difference)",
-    search=SearchSpec(
-        max_tricks=13, rules=search_rules, draws=stock_draws, table_stock=table_stock, stock_size=stock_size
-    ),
+    search=SearchSpec(max_tricks=13, rules=search_rules, draws=stock_draws, table_stock=table_stock),
     option_grid=(
         {},
         {"phase1_follow_suit": False},

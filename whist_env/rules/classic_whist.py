@@ -14,7 +14,7 @@ from typing import Any
 from whist_env.cards import CLUBS, DIAMONDS, HEARTS, SPADES
 from whist_env.errors import OptionError
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_PLAY, State, TrickGame
 from whist_env.rules.scoring import (
     GAMES_TO_WIN_RUBBER,
     RUBBER_BONUS,
@@ -25,6 +25,7 @@ from whist_env.rules.scoring import (
     trick_points,
 )
 from whist_env.rules.tricks import deal_round_robin
+from whist_env.view import ViewExtras
 
 NUM_PLAYERS = 4
 TRICKS = 13
@@ -50,6 +51,14 @@ class ClassicWhistConfig(GameConfig):
                 f"{game_id}: rubber=True needs episode='game' (a rubber spans several games); "
                 "use episode='deal' with rubber=False"
             )
+
+
+@dataclass(frozen=True, kw_only=True, init=False)
+class ClassicWhistExtras(ViewExtras):
+    """The match score as a seat sees it (RULES.md §1): pairs are (my team, the other team)."""
+
+    team_points: tuple[int, int]  # (2,) points in the current game
+    games_won: tuple[int, int]  # (2,) games won in the rubber
 
 
 class ClassicWhistState(State):
@@ -78,7 +87,7 @@ def team_of(seat: int) -> int:
     return seat % PARTNER_OFFSET
 
 
-class ClassicWhist(TrickGame):
+class ClassicWhist(TrickGame[ClassicWhistState]):
     """Rules of ``classic_whist_v0``."""
 
     game_id = "classic_whist_v0"
@@ -92,7 +101,7 @@ class ClassicWhist(TrickGame):
         self.num_players = NUM_PLAYERS
         self.recall = self.config.include_history
 
-    def start_deal(self, state: State, deck: list[int]) -> None:
+    def start_deal(self, state: ClassicWhistState, deck: list[int]) -> None:
         """RULES.md §2.1: deal singly from the dealer's left; the dealer's last card is turned up."""
         d = state.dealer
         order = [(d + 1 + i) % NUM_PLAYERS for i in range(NUM_PLAYERS)]
@@ -103,19 +112,18 @@ class ClassicWhist(TrickGame):
             state.turn_up = deck[51]
             state.turn_up_public = True
             state.trump = deck[51] // 13
-        state.phase = Phase.PLAY
+        state.phase = PHASE_PLAY
         state.leader = state.to_act = (d + 1) % NUM_PLAYERS  # §2.2 the dealer's left leads
 
-    def honours_held(self, state: State, team: int) -> int:
+    def honours_held(self, state: ClassicWhistState, team: int) -> int:
         """Trump honours (A K Q J) the partnership was dealt (the turn-up counts for the dealer)."""
         if state.trump is None:
             return 0
         hands = state.dealt[team] | state.dealt[team + 2]
         return honours_in(hands, state.trump)
 
-    def end_deal(self, state: State) -> list[float] | None:
+    def end_deal(self, state: ClassicWhistState) -> list[float] | None:
         """RULES.md §2.3 scoring, §2.4 honours and rubber, episode and reward per the options."""
-        assert isinstance(state, ClassicWhistState)
         cfg = self.config
         tricks = (state.tricks_won[0] + state.tricks_won[2], state.tricks_won[1] + state.tricks_won[3])
         side = 0 if tricks[0] >= 7 else 1
@@ -181,19 +189,17 @@ class ClassicWhist(TrickGame):
         rewards = [team_rewards[s & 1] for s in range(NUM_PLAYERS)]
         return self.finish(state, rewards if any(rewards) else None, over)
 
-    def begin_episode(self, state: State) -> None:
+    def begin_episode(self, state: ClassicWhistState) -> None:
         state.scores = [0] * NUM_PLAYERS
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
-        assert isinstance(state, ClassicWhistState)
+    def view_extra(self, state: ClassicWhistState, seat: int) -> ClassicWhistExtras:
         us = team_of(seat)
-        return {
-            "team_points": (state.team_points[us], state.team_points[1 - us]),
-            "games_won": (state.games_won[us], state.games_won[1 - us]),
-        }
+        return ClassicWhistExtras(
+            team_points=(state.team_points[us], state.team_points[1 - us]),
+            games_won=(state.games_won[us], state.games_won[1 - us]),
+        )
 
-    def info(self, state: State, seat: int) -> dict[str, Any]:
-        assert isinstance(state, ClassicWhistState)
+    def info(self, state: ClassicWhistState, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)
         info["team_points"] = tuple(state.team_points)
         info["games_won"] = tuple(state.games_won)
@@ -203,10 +209,9 @@ class ClassicWhist(TrickGame):
         """One deal's reward in words (honours counted only when the option is on)."""
         return "one deal: the partnership's ±(tricks − 6)" + (" + honours" if self.config.honours else "")
 
-    def check_invariants(self, state: State) -> None:
+    def check_invariants(self, state: ClassicWhistState) -> None:
         super().check_invariants(state)
-        assert isinstance(state, ClassicWhistState)
-        if state.phase == Phase.PLAY:
+        if state.phase == PHASE_PLAY:
             sizes = sorted(h.bit_count() for h in state.hands)
             assert sizes[-1] - sizes[0] <= 1
             assert sum(sizes) + len(state.history) == 52

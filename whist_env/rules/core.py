@@ -12,38 +12,26 @@ notebooks, reproducing a position).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from enum import IntEnum
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
 
 from whist_env.cards import FULL_DECK, NUM_CARDS, bits_of, card_str, format_cards, format_hand, parse_card, suit_str
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig
-from whist_env.rules.tricks import NO_SUIT, legal_cards, trick_winner
-from whist_env.view import PlayerView
+from whist_env.rules.tricks import NO_SUIT, legal_cards
+from whist_env.rules.tricks import trick_winner as standard_trick_winner
+from whist_env.view import NO_EXTRAS, PlayerView, ViewExtras, view_in_field_order
 
-
-class Phase(IntEnum):
-    """Where a deal stands. ``DEAL_END`` is transient: :meth:`TrickGame.step` deals the next hand."""
-
-    PLAY = 0
-    BIDDING = 1
-    EXCHANGE = 2
-    DEAL_END = 3
-    OVER = 4
-
-
-PHASE_NAMES = {Phase.PLAY: "play", Phase.BIDDING: "bidding", Phase.EXCHANGE: "exchange",
-               Phase.DEAL_END: "deal_end", Phase.OVER: "over"}  # fmt: skip
-
-
-# The phases as plain ints, for comparisons on hot paths (views, legal masks, step): on Python 3.11
-# reading an enum member such as ``Phase.OVER`` costs about 0.1 µs, an int comparison a fifth of that.
-PHASE_PLAY, PHASE_BIDDING, PHASE_EXCHANGE = int(Phase.PLAY), int(Phase.BIDDING), int(Phase.EXCHANGE)
-PHASE_DEAL_END, PHASE_OVER = int(Phase.DEAL_END), int(Phase.OVER)
-_PHASE_BY_INT = [PHASE_NAMES[Phase(i)] for i in range(len(Phase))]
+# Where a deal stands: the one spelling of the phase. Plain ints, because ``state.phase`` is compared
+# on every step, view and legal mask (on Python 3.11 reading an enum member costs about 0.1 µs, an
+# int comparison a fifth of that). ``PHASE_DEAL_END`` is transient: :meth:`TrickGame.step` deals the
+# next hand. A game with more phases numbers them from ``len(PHASE_NAMES)`` on and extends its
+# class's ``phase_names`` (see :class:`TrickGame`).
+PHASE_PLAY, PHASE_BIDDING, PHASE_EXCHANGE, PHASE_DEAL_END, PHASE_OVER = range(5)
+# The phase in words (``PlayerView.phase``, infos, renders), indexed by the phase.
+PHASE_NAMES: tuple[str, ...] = ("play", "bidding", "exchange", "deal_end", "over")
 
 
 def _all_slots(cls: type) -> tuple[str, ...]:
@@ -92,7 +80,7 @@ class State:
         self.num_players = num_players
         self.dealer = dealer
         self.deal_index = 0
-        self.phase = Phase.PLAY
+        self.phase = PHASE_PLAY
         self.to_act = -1
         self.hands = [0] * num_players
         self.dealt = tuple([0] * num_players)
@@ -115,7 +103,7 @@ class State:
         self.returns = [0.0] * num_players
         self.deal_summary: tuple[tuple[str, Any], ...] = ()
 
-    def copy(self) -> State:
+    def copy(self) -> Self:
         """An independent copy (lists are copied; everything inside them is immutable)."""
         new = object.__new__(type(self))
         for name in _all_slots(type(self)):
@@ -128,7 +116,10 @@ class State:
     @property
     def done(self) -> bool:
         """Whether the episode is over."""
-        return self.phase == 4  # Phase.OVER
+        return self.phase == PHASE_OVER
+
+
+S = TypeVar("S", bound=State)
 
 
 def check_deck(deck: Any, game_id: str) -> list[int]:
@@ -172,17 +163,24 @@ def check_deck(deck: Any, game_id: str) -> list[int]:
     return cards
 
 
-class TrickGame:
+class TrickGame(Generic[S]):
     """Base of every game's rules. Pure Python: no gymnasium, pettingzoo or torch.
 
+    Generic over the game's state class ``S``: a game with its own state fields subclasses
+    ``TrickGame[MyState]`` and sets ``state_cls = MyState``, so that its hooks take a ``MyState``
+    (checked by mypy, no downcasts); a game without them subclasses ``TrickGame[State]``.
+
     Subclasses set ``game_id``, ``config_cls`` (and ``state_cls`` if they add fields) and
-    implement :meth:`start_deal` and :meth:`end_deal`; games with a bidding or exchange phase
-    also implement :meth:`legal_other` and :meth:`apply_other`.
+    implement :meth:`start_deal` and :meth:`end_deal`. A game with phases beyond card play (a
+    bidding, an exchange, ...) declares each in :attr:`phase_rules` with the methods that give its
+    legal actions and apply one, so that no hook switches on the phase. A game whose tricks are won
+    otherwise than RULES.md §0.5 (a no-trump "low card wins" contract) overrides :meth:`trick_winner`.
     """
 
     game_id: ClassVar[str] = ""
     config_cls: ClassVar[type[GameConfig]] = GameConfig
-    state_cls: ClassVar[type[State]] = State
+    # the class of the states it makes (a class attribute; ClassVar cannot hold the type variable)
+    state_cls: type[S]
     num_actions: int = NUM_CARDS
     extra_reset_options: ClassVar[tuple[str, ...]] = ()
     # Whether a visible turn-up card lies where every seat can place it (on the table, on the stock).
@@ -190,11 +188,28 @@ class TrickGame:
     turn_up_on_table: ClassVar[bool] = True
     # Whether :meth:`info` is the same for every seat (then :meth:`infos` builds it once and copies it).
     info_same_for_every_seat: ClassVar[bool] = False
+    # The phase in words, indexed by ``state.phase``; a game with more phases appends its own names.
+    phase_names: ClassVar[tuple[str, ...]] = PHASE_NAMES
+    # The phases beyond card play: phase -> (name of the method giving its legal actions as a mask,
+    # name of the method applying one). Names, so that a subclass's override of either counts.
+    phase_rules: ClassVar[Mapping[int, tuple[str, str]]] = {}
+    # Whether tricks are won as RULES.md §0.5 says (the double-dummy solver assumes it). Set for
+    # each subclass: False when it overrides :meth:`trick_winner`, unless it sets the flag itself.
+    standard_trick_winner: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "standard_trick_winner" not in cls.__dict__:
+            cls.standard_trick_winner = cls.trick_winner is TrickGame.trick_winner
 
     def __init__(self, **options: Any) -> None:
         self.config = self.config_cls.from_options(self.game_id, options)
         # step() may call play_card directly unless a game overrides apply() (hot path).
         self._plain_apply = type(self).apply is TrickGame.apply
+        self._phase_text = self.phase_names  # read on every view: an instance attribute is the quickest
+        # phase_rules as bound methods, looked up once
+        self._legal_in = {phase: getattr(self, legal) for phase, (legal, _) in self.phase_rules.items()}
+        self._apply_in = {phase: getattr(self, apply) for phase, (_, apply) in self.phase_rules.items()}
         self.num_players = 2
         self.recall = True
 
@@ -205,7 +220,7 @@ class TrickGame:
         deck: Sequence[int | str] | None = None,
         dealer: int | None = None,
         **extra: Any,
-    ) -> State:
+    ) -> S:
         """Start an episode: choose the first dealer, then deal (RULES.md §0.3 draw order).
 
         Args:
@@ -248,28 +263,28 @@ class TrickGame:
             raise OptionError(f"{self.game_id}: 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
         return (check_deck(deck, self.game_id) if deck is not None else None), (None if dealer is None else int(dealer))
 
-    def begin_episode(self, state: State) -> None:
+    def begin_episode(self, state: S) -> None:
         """Hook: initialise the game's own episode-level fields."""
 
-    def draw_deck(self, rng: np.random.Generator, state: State) -> list[int]:
+    def draw_deck(self, rng: np.random.Generator, state: S) -> list[int]:
         """Shuffle for the next deal: ``rng.permutation(52)`` (RULES.md §0.3)."""
         return rng.permutation(NUM_CARDS).tolist()
 
-    def next_dealer(self, state: State) -> int:
+    def next_dealer(self, state: S) -> int:
         """Dealer of the next deal: the deal passes to the left (two players: it alternates)."""
         return (state.dealer + 1) % state.num_players
 
-    def next_deal(self, state: State, rng: np.random.Generator) -> None:
+    def next_deal(self, state: S, rng: np.random.Generator) -> None:
         """Deal the next hand of the episode (after a deal ended with the episode going on)."""
         state.deal_index += 1
         state.dealer = self.next_dealer(state)
         self.start_deal(state, self.draw_deck(rng, state))
 
-    def start_deal(self, state: State, deck: list[int]) -> None:
+    def start_deal(self, state: S, deck: list[int]) -> None:
         """Deal ``deck`` and set the phase, trump and first player. Implemented by each game."""
         raise NotImplementedError
 
-    def reset_deal(self, state: State, hands: list[int], deal_tricks: int) -> None:
+    def reset_deal(self, state: S, hands: list[int], deal_tricks: int) -> None:
         """Reset the per-deal fields for a new deal with ``hands``."""
         n = state.num_players
         state.hands = list(hands)
@@ -289,7 +304,7 @@ class TrickGame:
         state.voids = [0] * n
         state.history = []
 
-    def step(self, state: State, action: int, rng: np.random.Generator) -> list[float] | None:
+    def step(self, state: S, action: int, rng: np.random.Generator) -> list[float] | None:
         """Apply ``action`` for ``state.to_act``; deal the next hand when a deal ends mid-episode.
 
         Returns:
@@ -307,7 +322,7 @@ class TrickGame:
         return rewards
 
     # ----------------------------------------------------------------- actions
-    def legal_mask(self, state: State) -> int:
+    def legal_mask(self, state: S) -> int:
         """Legal actions of ``state.to_act`` as a bit mask over the action space."""
         if state.phase == PHASE_PLAY:
             led = state.led_suit
@@ -316,40 +331,66 @@ class TrickGame:
             return legal_cards(state.hands[state.to_act], led)
         if state.phase == PHASE_OVER:
             return 0
+        rule = self._legal_in.get(state.phase)  # phase_rules, called here directly: one call less per decision
+        if rule is not None:
+            mask: int = rule(state)
+            return mask
         return self.legal_other(state)
 
-    def legal_actions(self, state: State) -> list[int]:
+    def legal_actions(self, state: S) -> list[int]:
         """Legal actions of ``state.to_act``, ascending."""
         return bits_of(self.legal_mask(state))
 
-    def apply(self, state: State, action: int) -> list[float] | None:
+    def apply(self, state: S, action: int) -> list[float] | None:
         """Apply ``action`` for ``state.to_act`` (no next deal; see :meth:`step`)."""
         if state.phase == PHASE_PLAY:
             return self.play_card(state, action)
         if state.phase == PHASE_OVER:
             raise IllegalActionError(f"{self.game_id}: the episode is over; call reset()", -1, action)
+        rule = self._apply_in.get(state.phase)
+        if rule is not None:
+            rewards: list[float] | None = rule(state, action)
+            return rewards
         return self.apply_other(state, action)
 
-    def must_follow(self, state: State) -> bool:
+    def must_follow(self, state: S) -> bool:
         """Whether a follower must follow suit now (RULES.md §0.4): always, unless a game lifts it.
 
         Where it returns False any card may be played, and playing off-suit proves no void.
         """
         return True
 
-    def legal_other(self, state: State) -> int:
-        """Legal actions in a phase other than card play (bidding, exchange)."""
-        raise NotImplementedError
+    def legal_other(self, state: S) -> int:
+        """Legal actions in a phase that has no entry in :attr:`phase_rules` (and is not play or over)."""
+        if state.phase == PHASE_DEAL_END:  # between deals (after apply(), before step() deals): nobody acts
+            return 0
+        raise self._no_phase_rules(state)
 
-    def apply_other(self, state: State, action: int) -> list[float] | None:
-        """Apply an action in a phase other than card play."""
-        raise NotImplementedError
+    def apply_other(self, state: S, action: int) -> list[float] | None:
+        """Apply an action in a phase that has no entry in :attr:`phase_rules` (and is not play or over)."""
+        raise self._no_phase_rules(state)
+
+    def _no_phase_rules(self, state: S) -> NotImplementedError:
+        phase = self.phase_names[state.phase] if 0 <= state.phase < len(self.phase_names) else str(state.phase)
+        known = ", ".join(self.phase_names[p] for p in self.phase_rules) or "none"
+        return NotImplementedError(
+            f"{self.game_id}: no rules for phase {phase!r}; declare them in {type(self).__name__}.phase_rules "
+            f"(phases beyond card play with rules: {known})"
+        )
+
+    def trick_winner(self, plays: Sequence[tuple[int, int]], trump: int | None) -> int:
+        """Seat that wins a completed trick of ``(seat, card)`` plays (``plays[0]`` led): RULES.md §0.5.
+
+        The rule hook a variant overrides (then :attr:`standard_trick_winner` becomes False and the
+        double-dummy solver refuses the game).
+        """
+        return standard_trick_winner(plays, trump)
 
     def describe_action(self, action: int) -> str:
         """An action in words (``"TS"``, ``"bid 3"``, ``"KEEP"``)."""
         return card_str(action) if 0 <= action < NUM_CARDS else f"action {action}"
 
-    def illegal(self, state: State, action: int, reason: str) -> IllegalActionError:
+    def illegal(self, state: S, action: int, reason: str) -> IllegalActionError:
         """An :class:`IllegalActionError` naming the seat, the action, why, and the legal actions."""
         legal = tuple(self.legal_actions(state))
         names = " ".join(self.describe_action(a) for a in legal)
@@ -360,7 +401,7 @@ class TrickGame:
             legal,
         )
 
-    def play_card(self, state: State, card: int) -> list[float] | None:
+    def play_card(self, state: S, card: int) -> list[float] | None:
         """Play ``card`` for ``state.to_act``: RULES.md §0.4 following suit, §0.5 trick winner."""
         seat = state.to_act
         hand = state.hands[seat]
@@ -391,7 +432,7 @@ class TrickGame:
         if len(trick) < n:
             state.to_act = (seat + 1) % n  # RULES.md §0.2: play goes clockwise
             return None
-        winner = trick_winner(trick, state.trump)
+        winner = self.trick_winner(trick, state.trump)
         state.tricks_won[winner] += 1
         state.last_trick = tuple(trick)
         state.last_winner = winner
@@ -402,29 +443,29 @@ class TrickGame:
         state.to_act = winner  # RULES.md §0.5: the winner leads the next trick
         return self.on_trick_complete(state, winner)
 
-    def on_trick_complete(self, state: State, winner: int) -> list[float] | None:
+    def on_trick_complete(self, state: S, winner: int) -> list[float] | None:
         """Hook after each trick; by default ends the deal after its last trick."""
         if state.trick_number == state.deal_tricks:
             return self.end_deal(state)
         return None
 
-    def end_deal(self, state: State) -> list[float] | None:
+    def end_deal(self, state: S) -> list[float] | None:
         """Score the finished deal, set ``phase`` to ``DEAL_END`` or ``OVER``, return the rewards."""
         raise NotImplementedError
 
-    def finish(self, state: State, rewards: list[float] | None, episode_over: bool) -> list[float] | None:
+    def finish(self, state: S, rewards: list[float] | None, episode_over: bool) -> list[float] | None:
         """Record rewards and move to ``OVER`` or ``DEAL_END``."""
         if rewards is not None:
             ret = state.returns
             for i, r in enumerate(rewards):
                 ret[i] += r
-        state.phase = Phase.OVER if episode_over else Phase.DEAL_END
+        state.phase = PHASE_OVER if episode_over else PHASE_DEAL_END
         if episode_over:
             state.to_act = -1
         return rewards
 
     # ----------------------------------------------------------------- what a seat knows
-    def known_cards(self, state: State, seat: int) -> list[int]:
+    def known_cards(self, state: S, seat: int) -> list[int]:
         """Per seat, the cards ``seat`` knows to be in that hand now (own entry = own hand).
 
         The base rule: the turn-up card is known to be in the dealer's hand while it is public, and
@@ -439,27 +480,27 @@ class TrickGame:
                 known[d] |= 1 << t
         return known
 
-    def known_out_of_play(self, state: State, seat: int) -> int:
+    def known_out_of_play(self, state: S, seat: int) -> int:
         """Cards ``seat`` knows to be out of play this deal (a hand it put away, ...). Default none."""
         return 0
 
-    def recall_for(self, state: State, seat: int) -> bool:
+    def recall_for(self, state: S, seat: int) -> bool:
         """Whether ``seat`` remembers the cards played (the game's history setting)."""
         return self.recall
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
-        """Game-specific knowledge of ``seat`` for :attr:`PlayerView.extra`."""
-        return {}
+    def view_extra(self, state: S, seat: int) -> ViewExtras:
+        """Game-specific knowledge of ``seat`` for :attr:`PlayerView.extra` (the game's own ``ViewExtras``)."""
+        return NO_EXTRAS
 
-    def turn_up_visible(self, state: State, seat: int) -> int:
+    def turn_up_visible(self, state: S, seat: int) -> int:
         """The turn-up card if ``seat`` can see it now, else -1."""
         return state.turn_up if state.turn_up_public else -1
 
-    def trump_visible(self, state: State, seat: int) -> int | None:
+    def trump_visible(self, state: S, seat: int) -> int | None:
         """The trump suit as ``seat`` knows it now."""
         return state.trump
 
-    def view(self, state: State, seat: int) -> PlayerView:
+    def view(self, state: S, seat: int) -> PlayerView:
         """Everything ``seat`` may know now (see :class:`PlayerView`)."""
         n = state.num_players
         hand = state.hands[seat]
@@ -484,17 +525,18 @@ class TrickGame:
             played = voids = (0,) * n
         phase = state.phase
         active = state.to_act == seat and phase != PHASE_OVER
-        return PlayerView(
-            self.game_id,
+        # positional (see view_in_field_order): this runs on every observation
+        return view_in_field_order(
+            self.game_id,  # game
             seat,
-            n,
-            _PHASE_BY_INT[phase],
+            n,  # num_players
+            self._phase_text[phase],
             state.to_act,
             state.dealer,
             state.leader,
             hand,
-            self.legal_mask(state) if active else 0,
-            self.trump_visible(state, seat),
+            self.legal_mask(state) if active else 0,  # legal
+            self.trump_visible(state, seat),  # trump
             turn_up,
             tuple(state.trick),
             state.last_trick,
@@ -502,18 +544,18 @@ class TrickGame:
             played,
             tuple(known),
             voids,
-            FULL_DECK & ~seen,
+            FULL_DECK & ~seen,  # unseen
             tuple(state.tricks_won),
             tuple(state.scores),
             state.deal_index,
-            self.view_extra(state, seat),
+            self.view_extra(state, seat),  # extra
         )
 
-    def info(self, state: State, seat: int) -> dict[str, Any]:
+    def info(self, state: S, seat: int) -> dict[str, Any]:
         """Public per-seat information for ``infos``: trick counts, scores, the last deal's summary."""
         info: dict[str, Any] = {
             "deal": state.deal_index,
-            "phase": _PHASE_BY_INT[state.phase],
+            "phase": self.phase_names[state.phase],
             "tricks": tuple(state.tricks_won),
             "scores": tuple(state.scores),
         }
@@ -526,7 +568,7 @@ class TrickGame:
         of single deals); None when the game's fixed description applies."""
         return None
 
-    def infos(self, state: State) -> list[dict[str, Any]]:
+    def infos(self, state: S) -> list[dict[str, Any]]:
         """:meth:`info` of every seat, in seat order (the environment's ``infos`` after each trick).
 
         Each seat gets its own dicts; with :attr:`info_same_for_every_seat` they are copies of one build.
@@ -541,7 +583,7 @@ class TrickGame:
         return [info] + [{**info, "deal_summary": dict(summary)} for _ in range(1, n)]
 
     # ----------------------------------------------------------------- checks and text
-    def check_invariants(self, state: State) -> None:
+    def check_invariants(self, state: S) -> None:
         """Assert the invariants every game keeps; games extend it. Raises AssertionError."""
         n = state.num_players
         assert len(state.hands) == n and len(state.tricks_won) == n
@@ -559,7 +601,7 @@ class TrickGame:
         assert state.played_all == all_played, "played_all is the union of played"
         assert sum(state.tricks_won) == state.trick_number
         assert len(state.history) == state.trick_number * n + len(state.trick)
-        if state.phase == Phase.PLAY:
+        if state.phase == PHASE_PLAY:
             assert len(state.trick) < state.num_players
             assert (state.led_suit == NO_SUIT) == (not state.trick)
             assert self.legal_mask(state), "no legal action in play"
@@ -568,15 +610,15 @@ class TrickGame:
         """How a seat is named in text."""
         return f"player_{seat}"
 
-    def render_header(self, state: State) -> str:
+    def render_header(self, state: S) -> str:
         """First line of the text render."""
         turn = f", turn-up {card_str(state.turn_up)}" if state.turn_up_public else ""
         return (
             f"{self.game_id} · deal {state.deal_index + 1} · dealer {self.seat_name(state.dealer)} · "
-            f"trump {suit_str(state.trump)}{turn} · phase {_PHASE_BY_INT[state.phase]}"
+            f"trump {suit_str(state.trump)}{turn} · phase {self.phase_names[state.phase]}"
         )
 
-    def render(self, state: State, seat: int | None = None) -> str:
+    def render(self, state: S, seat: int | None = None) -> str:
         """Text picture of the table: every hand, or only what ``seat`` may see (from its view)."""
         lines = [self.render_header(state)]
         view = self.view(state, seat) if seat is not None else None
@@ -600,6 +642,6 @@ class TrickGame:
             lines.append(extra)
         return "\n".join(lines)
 
-    def render_extra(self, state: State, seat: int | None) -> str:
+    def render_extra(self, state: S, seat: int | None) -> str:
         """Extra game-specific lines for :meth:`render` (must respect ``seat``'s view when given)."""
         return ""

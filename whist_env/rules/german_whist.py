@@ -16,8 +16,9 @@ from typing import Any
 
 from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, format_cards
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import PHASE_OVER, Phase, State, TrickGame
+from whist_env.rules.core import PHASE_DEAL_END, PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
+from whist_env.view import ViewExtras
 
 NUM_PLAYERS = 2
 HAND_SIZE = 13
@@ -35,6 +36,22 @@ class GermanWhistConfig(GameConfig):
     reward: str = option("win", choices=("win", "trick_diff"), doc="±1 per deal (0: draw), or the trick difference")
     num_deals: int = option(1, kind=int, minimum=1, maximum=10_000, doc="deals in the episode (a series)")
     include_history: bool = option(True, doc="observations remember every card played and drawn (perfect recall)")
+
+
+@dataclass(frozen=True, kw_only=True, init=False)
+class GermanWhistExtras(ViewExtras):
+    """What a German Whist seat knows beyond the common view (RULES.md §5.6); ``stock_size`` is the common field.
+
+    Pairs indexed by seat are absolute (seat 0, seat 1).
+    """
+
+    stage: int  # 1 while the stock lasts (tricks 1–13), then 2
+    phase1_tricks: tuple[int, int]  # (2,) tricks won in phase 1 per seat; phase-2 tricks: tricks_won minus these
+    prizes: tuple[int, int]  # (2,) masks: face-up cards each seat took (all of them with recall, else the last)
+    my_draws: int  # mask: the cards this seat drew face down (that it remembers)
+    opponent_draws: int  # how many cards the opponent drew face down (public: one sees the draw, not what)
+    opponent_hand_size: int
+    deals_left: int  # deals left in the series, this one included
 
 
 class GermanWhistState(State):
@@ -74,7 +91,7 @@ def deal_reward(counted: tuple[int, int], reward: str) -> float:
     return float((diff > 0) - (diff < 0))
 
 
-class GermanWhist(TrickGame):
+class GermanWhist(TrickGame[GermanWhistState]):
     """Rules of ``german_whist_v0``."""
 
     game_id = "german_whist_v0"
@@ -89,9 +106,8 @@ class GermanWhist(TrickGame):
         self.free_phase1 = not self.config.phase1_follow_suit
 
     # ----------------------------------------------------------------- deal and play
-    def start_deal(self, state: State, deck: list[int]) -> None:
+    def start_deal(self, state: GermanWhistState, deck: list[int]) -> None:
         """RULES.md §5.1: 13 each from the non-dealer; ``deck[26]`` turned face up sets trump."""
-        assert isinstance(state, GermanWhistState)
         d = state.dealer
         n = 1 - d
         # non_dealer = deck[0:26:2], dealer = deck[1:26:2]
@@ -104,16 +120,15 @@ class GermanWhist(TrickGame):
         state.prizes = [0, 0]
         state.draws = [0, 0]
         state.phase1_won = [0, 0]
-        state.phase = Phase.PLAY
+        state.phase = PHASE_PLAY
         state.leader = state.to_act = n  # §5.2: the non-dealer leads trick 1
 
-    def must_follow(self, state: State) -> bool:
+    def must_follow(self, state: GermanWhistState) -> bool:
         # RULES.md §5.5 phase1_follow_suit=False: any card in tricks 1–13; phase 2 always follows.
         return not self.free_phase1 or state.trick_number >= PHASE1_TRICKS
 
-    def on_trick_complete(self, state: State, winner: int) -> list[float] | None:
+    def on_trick_complete(self, state: GermanWhistState, winner: int) -> list[float] | None:
         """RULES.md §5.2: after tricks 1–13 the winner takes the face-up card, the loser the next one."""
-        assert isinstance(state, GermanWhistState)
         k = state.trick_number
         if k <= PHASE1_TRICKS:
             stock = state.stock
@@ -139,13 +154,12 @@ class GermanWhist(TrickGame):
             return self.end_deal(state)
         return None
 
-    def phase_tricks(self, state: State) -> tuple[tuple[int, int], tuple[int, int]]:
+    def phase_tricks(self, state: GermanWhistState) -> tuple[tuple[int, int], tuple[int, int]]:
         """(phase-1 tricks, phase-2 tricks) per seat this deal."""
-        assert isinstance(state, GermanWhistState)
         p1, t = state.phase1_won, state.tricks_won
         return (p1[0], p1[1]), (t[0] - p1[0], t[1] - p1[1])
 
-    def end_deal(self, state: State) -> list[float] | None:
+    def end_deal(self, state: GermanWhistState) -> list[float] | None:
         """RULES.md §5.4 result and reward, §5.5 ``count_all_tricks``; each deal is paid at its end."""
         cfg = self.config
         phase1, phase2 = self.phase_tricks(state)
@@ -165,25 +179,23 @@ class GermanWhist(TrickGame):
         return self.finish(state, [r, -r] if r else None, over)
 
     # ----------------------------------------------------------------- what a seat knows
-    def stock_size(self, state: State) -> int:
+    def stock_size(self, state: GermanWhistState) -> int:
         """Cards still in the stock (the face-up card included)."""
         k = state.trick_number
         return STOCK_SIZE - 2 * k if k < PHASE1_TRICKS else 0
 
-    def last_exchange(self, state: State) -> tuple[int, int, int]:
+    def last_exchange(self, state: GermanWhistState) -> tuple[int, int, int]:
         """``(winner, prize, hidden draw)`` of the phase-1 trick still visible as the last trick, else -1s.
 
         Without recall this is all a seat knows of the draws: what happened while the trick is on the table.
         """
-        assert isinstance(state, GermanWhistState)
         k = state.trick_number
         if state.last_trick and 1 <= k <= PHASE1_TRICKS:
             return state.last_winner, state.stock[2 * k - 2], state.stock[2 * k - 1]
         return -1, -1, -1
 
-    def seen_draws(self, state: State, seat: int) -> tuple[int, int, int]:
+    def seen_draws(self, state: GermanWhistState, seat: int) -> tuple[int, int, int]:
         """What ``seat`` knows of the drawing: (prizes of seat 0, prizes of seat 1, own hidden draws)."""
-        assert isinstance(state, GermanWhistState)
         if self.recall:
             return state.prizes[0], state.prizes[1], state.draws[seat]
         winner, prize, hidden = self.last_exchange(state)
@@ -192,7 +204,7 @@ class GermanWhist(TrickGame):
         own = 0 if winner == seat else 1 << hidden
         return (1 << prize, 0, own) if winner == 0 else (0, 1 << prize, own)
 
-    def known_cards(self, state: State, seat: int) -> list[int]:
+    def known_cards(self, state: GermanWhistState, seat: int) -> list[int]:
         """Own hand, and the opponent's prize cards not yet played (RULES.md §5.6).
 
         With perfect recall the opponent's whole hand is known once the stock is empty: it is what
@@ -207,19 +219,17 @@ class GermanWhist(TrickGame):
             if state.trick_number >= PHASE1_TRICKS:
                 known[opp] = state.hands[opp]
             else:
-                assert isinstance(state, GermanWhistState)
                 known[opp] = state.hands[opp] & state.prizes[opp]
         else:
             p = self.seen_draws(state, seat)[opp]
             known[opp] = state.hands[opp] & p
         return known
 
-    def turn_up_visible(self, state: State, seat: int) -> int:
+    def turn_up_visible(self, state: GermanWhistState, seat: int) -> int:
         # RULES.md §5.6: the face-up stock card is public while the stock is not empty.
         return state.turn_up
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
-        assert isinstance(state, GermanWhistState)
+    def view_extra(self, state: GermanWhistState, seat: int) -> GermanWhistExtras:
         if self.recall:
             prizes, own = (state.prizes[0], state.prizes[1]), state.draws[seat]
         else:
@@ -227,20 +237,19 @@ class GermanWhist(TrickGame):
             prizes = (p0, p1_)
         k = state.trick_number
         p1 = state.phase1_won
-        return {
-            "stage": 1 if k < PHASE1_TRICKS else 2,
-            "stock_size": STOCK_SIZE - 2 * k if k < PHASE1_TRICKS else 0,
-            "phase1_tricks": (p1[0], p1[1]),  # phase-2 tricks: view.tricks_won minus these
-            "prizes": prizes,
-            "my_draws": own,
+        return GermanWhistExtras(
+            stage=1 if k < PHASE1_TRICKS else 2,
+            stock_size=STOCK_SIZE - 2 * k if k < PHASE1_TRICKS else 0,
+            phase1_tricks=(p1[0], p1[1]),
+            prizes=prizes,
+            my_draws=own,
             # public: one sees the opponent draw, not what (§5.6, GW-6)
-            "opponent_draws": p1[seat],
-            "opponent_hand_size": state.hands[1 - seat].bit_count(),
-            "deals_left": self.config.num_deals - state.deal_index,
-        }
+            opponent_draws=p1[seat],
+            opponent_hand_size=state.hands[1 - seat].bit_count(),
+            deals_left=self.config.num_deals - state.deal_index,
+        )
 
-    def info(self, state: State, seat: int) -> dict[str, Any]:
-        assert isinstance(state, GermanWhistState)
+    def info(self, state: GermanWhistState, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)
         p1, t = state.phase1_won, state.tricks_won
         k = state.trick_number
@@ -259,9 +268,8 @@ class GermanWhist(TrickGame):
         draw = ", 0 for 13–13" if self.config.count_all_tricks else ""
         return f"one deal: ±1 for the majority of {counted}{draw}"
 
-    def check_invariants(self, state: State) -> None:
+    def check_invariants(self, state: GermanWhistState) -> None:
         super().check_invariants(state)
-        assert isinstance(state, GermanWhistState)
         k = state.trick_number
         hands, played = state.hands, state.played
         in_stock = 0
@@ -274,7 +282,7 @@ class GermanWhist(TrickGame):
             assert not total & m, "a card is in two places"
             total |= m
         assert total == FULL_DECK, "a card went missing"
-        if state.phase == Phase.PLAY and not state.trick:
+        if state.phase == PHASE_PLAY and not state.trick:
             size = HAND_SIZE if k <= PHASE1_TRICKS else TRICKS - k
             assert hands[0].bit_count() == hands[1].bit_count() == size, "13 cards each before every phase-1 trick"
         drawn = state.prizes[0] | state.prizes[1] | state.draws[0] | state.draws[1]
@@ -290,19 +298,18 @@ class GermanWhist(TrickGame):
                     assert not hands[s] & SUIT_MASKS[suit], f"seat {s} is marked void in a suit it holds"
             known = self.known_cards(state, s)
             assert not known[1 - s] & ~hands[1 - s], "a card marked known is not in that hand"
-        if state.phase == Phase.OVER or (state.phase == Phase.DEAL_END):
+        if state.phase == PHASE_OVER or (state.phase == PHASE_DEAL_END):
             assert (played[0] | played[1]) == FULL_DECK and len(state.history) == 52
             phase1, phase2 = self.phase_tricks(state)
             assert sum(phase2) == TRICKS - PHASE1_TRICKS
         assert state.scores[0] == -state.scores[1]
 
-    def render_header(self, state: State) -> str:
+    def render_header(self, state: GermanWhistState) -> str:
         k = state.trick_number
         stage = 1 if k < PHASE1_TRICKS else 2
         return super().render_header(state) + f" · stage {stage} (trick {min(k + 1, TRICKS)})"
 
-    def render_extra(self, state: State, seat: int | None) -> str:
-        assert isinstance(state, GermanWhistState)
+    def render_extra(self, state: GermanWhistState, seat: int | None) -> str:
         size = self.stock_size(state)
         face = f", face-up {card_str(state.turn_up)}" if state.turn_up >= 0 else ""
         phase1, phase2 = self.phase_tricks(state)

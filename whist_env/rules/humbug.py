@@ -14,8 +14,9 @@ from typing import Any
 
 from whist_env.errors import OptionError
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, Phase, State, TrickGame
+from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
+from whist_env.view import ViewExtras
 
 NUM_PLAYERS = 2
 TRICKS = 26
@@ -39,11 +40,22 @@ class HumbugConfig(GameConfig):
             )
 
 
-class Humbug(TrickGame):
+@dataclass(frozen=True, kw_only=True, init=False)
+class HumbugExtras(ViewExtras):
+    """What a Humbug seat knows beyond the common view (RULES.md §3.3)."""
+
+    mode: str  # the ``mode`` option: "open_table" or "hidden_hand"
+    deals_left: int  # deals left in the series, this one included
+    # (my hand as dealt, the opponent's hand as dealt) while this seat is at its study step, else None
+    initial_layout: tuple[int, int] | None = None
+
+
+class Humbug(TrickGame[State]):
     """Rules of ``humbug_v0``."""
 
     game_id = "humbug_v0"
     config_cls = HumbugConfig
+    state_cls = State
     config: HumbugConfig
     turn_up_on_table = False  # the turn-up is in the dealer's hand: shown by id, not placed (§3.3)
 
@@ -64,7 +76,7 @@ class Humbug(TrickGame):
         # The turn-up is an ordinary card of the dealer's hand from the start (§3.1); its id stays in
         # every observation through turn_up_visible.
         state.turn_up_public = False
-        state.phase = Phase.PLAY
+        state.phase = PHASE_PLAY
         state.leader = state.to_act = n  # §3.2 the non-dealer leads
 
     def end_deal(self, state: State) -> list[float] | None:
@@ -91,11 +103,12 @@ class Humbug(TrickGame):
         # §3.3: the turn-up card id is part of every observation in both modes.
         return state.turn_up
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
-        extra: dict[str, Any] = {"mode": self.config.mode, "deals_left": self.config.num_deals - state.deal_index}
-        if self.studying(state, seat):
-            extra["initial_layout"] = (state.dealt[seat], state.dealt[1 - seat])
-        return extra
+    def view_extra(self, state: State, seat: int) -> HumbugExtras:
+        return HumbugExtras(
+            mode=self.config.mode,
+            deals_left=self.config.num_deals - state.deal_index,
+            initial_layout=(state.dealt[seat], state.dealt[1 - seat]) if self.studying(state, seat) else None,
+        )
 
     def info(self, state: State, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)
@@ -108,7 +121,7 @@ class Humbug(TrickGame):
 
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)
-        if state.phase == Phase.PLAY:
+        if state.phase == PHASE_PLAY:
             assert sum(h.bit_count() for h in state.hands) + len(state.history) == 52
             assert abs(state.hands[0].bit_count() - state.hands[1].bit_count()) <= 1
         assert state.scores[0] == -state.scores[1]

@@ -16,7 +16,7 @@ from typing import Any
 
 from whist_env.cards import FULL_DECK, card_str, format_hand
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import PHASE_EXCHANGE, Phase, State, TrickGame
+from whist_env.rules.core import PHASE_EXCHANGE, PHASE_PLAY, State, TrickGame
 from whist_env.rules.scoring import (
     GAMES_TO_WIN_RUBBER,
     RUBBER_BONUS,
@@ -27,6 +27,7 @@ from whist_env.rules.scoring import (
     trick_points,
 )
 from whist_env.rules.tricks import deal_round_robin
+from whist_env.view import ViewExtras
 
 NUM_PLAYERS = 2
 TRICKS = 13
@@ -53,6 +54,23 @@ class HumbugWhistConfig(GameConfig):
     )
     episode: str = option("rubber", choices=("rubber", "game", "deal"), doc="one rubber, one game or one deal")
     include_history: bool = option(True, doc="observations remember every card played and the hand put away")
+
+
+@dataclass(frozen=True, kw_only=True, init=False)
+class HumbugWhistExtras(ViewExtras):
+    """What a Humbug Whist seat knows beyond the common view (RULES.md §1.4, §1.8).
+
+    Pairs are (mine, the opponent's).
+    """
+
+    exchange: tuple[int, int]  # (2,) exchange decisions (-1 undecided / not yet public, 0 keep, 1 exchange)
+    turn_up_status: str  # "face_up", "taken_up" or "discarded"
+    put_away: int  # mask: the hand this seat put away (0 without recall)
+    discarded_turn_up: int  # the turn-up card discarded with the dealer's hand (with recall), else -1
+    game_points: tuple[int, int]  # (2,)
+    trick_points: tuple[int, int]  # (2,)
+    games_won: tuple[int, int]  # (2,)
+    rubber_points: tuple[int, int]  # (2,)
 
 
 class HumbugWhistState(State):
@@ -143,12 +161,13 @@ def score_deal(
     return DealScore((scored[0], scored[1]), (honours[0], honours[1]), (gp[0], gp[1]), (tp[0], tp[1]), winner, value)
 
 
-class HumbugWhist(TrickGame):
+class HumbugWhist(TrickGame[HumbugWhistState]):
     """Rules of ``humbug_whist_v0``."""
 
     game_id = "humbug_whist_v0"
     config_cls = HumbugWhistConfig
     state_cls = HumbugWhistState
+    phase_rules = {PHASE_EXCHANGE: ("legal_exchange", "apply_exchange")}
     info_same_for_every_seat = True
     config: HumbugWhistConfig
     num_actions = 54  # 52 cards, KEEP, EXCHANGE (§0.6)
@@ -160,9 +179,8 @@ class HumbugWhist(TrickGame):
         self.simultaneous = self.config.exchange_order == "simultaneous"
 
     # ----------------------------------------------------------------- deal and exchange
-    def start_deal(self, state: State, deck: list[int]) -> None:
+    def start_deal(self, state: HumbugWhistState, deck: list[int]) -> None:
         """RULES.md §1.3: ``deck[i]`` → ``[L, N, R, D][i % 4]``; ``deck[51]`` (the dealer's) is turned up."""
-        assert isinstance(state, HumbugWhistState)
         d = state.dealer
         n = 1 - d
         left, non_dealer, right, dealer = deal_round_robin(deck, (0, 1, 2, 3), 4)
@@ -177,12 +195,13 @@ class HumbugWhist(TrickGame):
         state.turn_up = deck[51]
         state.turn_up_public = True
         state.trump = deck[51] // 13
-        state.phase = Phase.EXCHANGE
+        state.phase = PHASE_EXCHANGE
         state.to_act = n  # §1.4 the non-dealer decides first
         state.leader = d  # §1.5 the dealer leads the first trick
 
-    def legal_other(self, state: State) -> int:
-        return EXCHANGE_ACTIONS if state.phase == PHASE_EXCHANGE else 0
+    def legal_exchange(self, state: HumbugWhistState) -> int:
+        """RULES.md §1.4: KEEP or EXCHANGE."""
+        return EXCHANGE_ACTIONS
 
     def describe_action(self, action: int) -> str:
         if action == KEEP:
@@ -191,9 +210,8 @@ class HumbugWhist(TrickGame):
             return "EXCHANGE"
         return super().describe_action(action)
 
-    def apply_other(self, state: State, action: int) -> list[float] | None:
+    def apply_exchange(self, state: HumbugWhistState, action: int) -> list[float] | None:
         """RULES.md §1.4: KEEP or EXCHANGE, the non-dealer first, then the dealer; then the dealer leads."""
-        assert isinstance(state, HumbugWhistState)
         if action != KEEP and action != EXCHANGE:
             raise self.illegal(state, action, "in the exchange phase choose KEEP (52) or EXCHANGE (53)")
         seat = state.to_act
@@ -207,7 +225,7 @@ class HumbugWhist(TrickGame):
         if self.simultaneous:
             self._exchange(state, 1 - d)  # §1.4 option: both applied once both decided
         self._exchange(state, d)
-        state.phase = Phase.PLAY
+        state.phase = PHASE_PLAY
         state.leader = state.to_act = d  # §1.5 the dealer leads
         return None
 
@@ -222,9 +240,9 @@ class HumbugWhist(TrickGame):
             state.turn_up_public = False  # §1.4 the turn-up goes out with the old hand; trump stays
 
     # ----------------------------------------------------------------- scoring
-    def end_deal(self, state: State) -> list[float] | None:
+    def end_deal(self, state: HumbugWhistState) -> list[float] | None:
         """RULES.md §1.6 scoring, §1.7 game value, rubber and episode rewards."""
-        assert isinstance(state, HumbugWhistState) and state.trump is not None
+        assert state.trump is not None
         tricks = (state.tricks_won[0], state.tricks_won[1])
         # §1.6 step 3: the hand actually played is exactly the 13 cards each seat played this deal.
         held = (honours_in(state.played[0], state.trump), honours_in(state.played[1], state.trump))
@@ -274,9 +292,8 @@ class HumbugWhist(TrickGame):
         return self.finish(state, rewards, over)
 
     # ----------------------------------------------------------------- what a seat knows
-    def known_out_of_play(self, state: State, seat: int) -> int:
+    def known_out_of_play(self, state: HumbugWhistState, seat: int) -> int:
         """§1.4 the hand ``seat`` put away stays in its memory; the discarded turn-up is public."""
-        assert isinstance(state, HumbugWhistState)
         if not self.recall:
             return 0
         out = state.put_away[seat]
@@ -284,8 +301,7 @@ class HumbugWhist(TrickGame):
             out |= 1 << state.turn_up
         return out
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
-        assert isinstance(state, HumbugWhistState)
+    def view_extra(self, state: HumbugWhistState, seat: int) -> HumbugWhistExtras:
         opp = 1 - seat
         decisions = state.decisions
         # §1.4: the opponent's decision is public once made; with the simultaneous option the dealer
@@ -293,19 +309,18 @@ class HumbugWhist(TrickGame):
         theirs = decisions[opp] if not self.simultaneous or state.phase != PHASE_EXCHANGE else UNDECIDED
         discarded = decisions[state.dealer] == 1  # §1.8 turn_up_status
         gp, tp, gw, rp = state.game_points, state.trick_points, state.games_won, state.rubber_points
-        return {
-            "exchange": (decisions[seat], theirs),
-            "turn_up_status": "discarded" if discarded else ("face_up" if state.turn_up_public else "taken_up"),
-            "put_away": state.put_away[seat] if self.recall else 0,
-            "discarded_turn_up": state.turn_up if discarded and self.recall else -1,
-            "game_points": (gp[seat], gp[opp]),
-            "trick_points": (tp[seat], tp[opp]),
-            "games_won": (gw[seat], gw[opp]),
-            "rubber_points": (rp[seat], rp[opp]),
-        }
+        return HumbugWhistExtras(
+            exchange=(decisions[seat], theirs),
+            turn_up_status="discarded" if discarded else ("face_up" if state.turn_up_public else "taken_up"),
+            put_away=state.put_away[seat] if self.recall else 0,
+            discarded_turn_up=state.turn_up if discarded and self.recall else -1,
+            game_points=(gp[seat], gp[opp]),
+            trick_points=(tp[seat], tp[opp]),
+            games_won=(gw[seat], gw[opp]),
+            rubber_points=(rp[seat], rp[opp]),
+        )
 
-    def info(self, state: State, seat: int) -> dict[str, Any]:
-        assert isinstance(state, HumbugWhistState)
+    def info(self, state: HumbugWhistState, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)
         info["game_points"] = tuple(state.game_points)
         info["trick_points"] = tuple(state.trick_points)
@@ -318,9 +333,8 @@ class HumbugWhist(TrickGame):
         """One deal's reward in words (the reward of ``episode="deal"``)."""
         return "one deal after the exchange: ±(trick difference)"
 
-    def check_invariants(self, state: State) -> None:
+    def check_invariants(self, state: HumbugWhistState) -> None:
         super().check_invariants(state)
-        assert isinstance(state, HumbugWhistState)
         d = state.dealer
         hands, blinds, put_away = state.hands, state.blinds, state.put_away
         parts = [*hands, *blinds, *put_away, *state.played]
@@ -330,7 +344,7 @@ class HumbugWhist(TrickGame):
             union |= p
         assert union == FULL_DECK, "the four dealt hands must account for all 52 cards"
         assert state.trump == state.turn_up // 13, "trump is the turn-up's suit (it stays after a discard)"
-        pending = self.simultaneous and state.phase == Phase.EXCHANGE
+        pending = self.simultaneous and state.phase == PHASE_EXCHANGE
         for s in (0, 1):
             decision = state.decisions[s]
             if decision == 1 and not pending:  # §1.4 exactly one blind, the one at the seat's right, per exchange
@@ -338,14 +352,14 @@ class HumbugWhist(TrickGame):
                 assert put_away[s] == state.dealt[s]
             else:
                 assert put_away[s] == 0 and blinds[s].bit_count() == TRICKS
-            if state.phase == Phase.PLAY:
+            if state.phase == PHASE_PLAY:
                 assert decision != UNDECIDED
                 assert hands[s].bit_count() + state.played[s].bit_count() == TRICKS
-        if state.phase == Phase.EXCHANGE:
+        if state.phase == PHASE_EXCHANGE:
             assert not state.history and state.to_act in (0, 1)
             assert state.decisions[d] == UNDECIDED
             assert (state.to_act == d) == (state.decisions[1 - d] != UNDECIDED)
-        if state.phase in (Phase.EXCHANGE, Phase.PLAY):
+        if state.phase in (PHASE_EXCHANGE, PHASE_PLAY):
             if state.decisions[d] == 1:
                 assert not state.turn_up_public and (put_away[d] >> state.turn_up) & 1
             else:
@@ -363,8 +377,7 @@ class HumbugWhist(TrickGame):
         assert state.game_deals < MAX_DEALS_IN_GAME
         assert state.scores == state.game_points
 
-    def render_extra(self, state: State, seat: int | None) -> str:
-        assert isinstance(state, HumbugWhistState)
+    def render_extra(self, state: HumbugWhistState, seat: int | None) -> str:
         name = self.seat_name
         lines = []
         if seat is None:
@@ -377,10 +390,10 @@ class HumbugWhist(TrickGame):
                     lines.append(f"put away by {name(s)}: {format_hand(state.put_away[s])}")
         else:
             extra = self.view_extra(state, seat)
-            mine, theirs = extra["exchange"]
+            mine, theirs = extra.exchange
             lines.append(f"exchange: {name(seat)} {DECISION_NAMES[mine]}, {name(1 - seat)} {DECISION_NAMES[theirs]}")
-            if extra["put_away"]:
-                lines.append(f"put away by me (out of play): {format_hand(extra['put_away'])}")
+            if extra.put_away:
+                lines.append(f"put away by me (out of play): {format_hand(extra.put_away)}")
         if state.decisions[state.dealer] == 1:
             # the card itself is remembered only with history, like the observation's discarded_turn_up
             card = f" {card_str(state.turn_up)}" if seat is None or self.recall else ""

@@ -22,8 +22,9 @@ import numpy as np
 from whist_env.cards import NUM_CARDS, card_str, parse_card, suit_str
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig, option
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_BIDDING, PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
+from whist_env.view import ViewExtras
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -119,6 +120,15 @@ class OhHellConfig(GameConfig):
         return min(caps) if caps else None
 
 
+@dataclass(frozen=True, kw_only=True, init=False)
+class OhHellExtras(ViewExtras):
+    """What an Oh Hell seat knows beyond the common view (RULES.md §4.7): all public."""
+
+    bids: tuple[int, ...]  # (n,) each seat's bid this deal, -1 while it has not bid
+    hand_size: int  # cards dealt to each seat this deal (= tricks in the deal)
+    drawn_card: int  # the card drawn to set trump when it is out of play (§4.3), else -1
+
+
 class OhHellState(State):
     """Adds the bids, the drawn trump card and the cards set aside."""
 
@@ -138,12 +148,13 @@ class OhHellState(State):
 
 
 # ----------------------------------------------------------------------------- the game
-class OhHell(TrickGame):
+class OhHell(TrickGame[OhHellState]):
     """Rules of ``oh_hell_v0``."""
 
     game_id = "oh_hell_v0"
     config_cls = OhHellConfig
     state_cls = OhHellState
+    phase_rules = {PHASE_BIDDING: ("legal_bids", "apply_bid")}
     extra_reset_options = ("trump_card",)
     info_same_for_every_seat = True
     config: OhHellConfig
@@ -170,7 +181,7 @@ class OhHell(TrickGame):
         dealer: int | None = None,
         trump_card: int | str | None = None,
         **extra: Any,
-    ) -> State:
+    ) -> OhHellState:
         """Start an episode (RULES.md §0.3 draw order: first dealer, then per deal trump card and deck).
 
         Args:
@@ -182,7 +193,6 @@ class OhHell(TrickGame):
         """
         card = self._check_trump_card(trump_card)
         state = super().new_episode(rng, deck, dealer, **extra)
-        assert isinstance(state, OhHellState)
         if self.drawn and (card is not None or deck is not None):
             # A given deck skips draw_deck, so the first deal's card is drawn here; a given card replaces it.
             state.drawn_card = card if card is not None else int(rng.integers(NUM_CARDS))
@@ -219,16 +229,14 @@ class OhHell(TrickGame):
             f"{self.game_id}: 'trump_card' must be a card id 0..51 or a name like 'TS', got {trump_card!r}"
         )
 
-    def draw_deck(self, rng: np.random.Generator, state: State) -> list[int]:
+    def draw_deck(self, rng: np.random.Generator, state: OhHellState) -> list[int]:
         """RULES.md §0.3: with a drawn trump, ``trump_card = rng.integers(52)`` comes before the shuffle."""
         if self.drawn:
-            assert isinstance(state, OhHellState)
             state.drawn_card = int(rng.integers(NUM_CARDS))  # §4.3 drawn from the full pack, returned
         return rng.permutation(NUM_CARDS).tolist()
 
-    def start_deal(self, state: State, deck: list[int]) -> None:
+    def start_deal(self, state: OhHellState, deck: list[int]) -> None:
         """RULES.md §4.2: ``deck[i]`` to seat ``(dealer+1+i) % n`` for ``i < n*k``; the rest set aside."""
-        assert isinstance(state, OhHellState)
         n = state.num_players
         k = self.schedule[state.deal_index]
         d = state.dealer
@@ -249,12 +257,12 @@ class OhHell(TrickGame):
         state.set_aside = aside
         state.bids = [-1] * n
         state.num_bids = 0
-        state.phase = Phase.BIDDING
+        state.phase = PHASE_BIDDING
         state.leader = state.to_act = (d + 1) % n  # §4.4 förhand bids first; §4.5 and leads
 
     # ------------------------------------------------------------------ bidding
-    def legal_other(self, state: State) -> int:
-        assert isinstance(state, OhHellState)
+    def legal_bids(self, state: OhHellState) -> int:
+        """RULES.md §4.4: bids 0..k as actions ``BID_BASE + bid``, less the one the hook rule forbids."""
         k = state.deal_tricks
         mask = self._bid_masks[k]
         if state.num_bids == state.num_players - 1:
@@ -264,9 +272,9 @@ class OhHell(TrickGame):
                 mask &= ~(1 << (BID_BASE + f))
         return mask
 
-    def apply_other(self, state: State, action: int) -> list[float] | None:
-        assert isinstance(state, OhHellState)
-        if not (self.legal_other(state) >> action) & 1:
+    def apply_bid(self, state: OhHellState, action: int) -> list[float] | None:
+        """RULES.md §4.4: record the bid; after the last one the player left of the dealer leads."""
+        if not (self.legal_bids(state) >> action) & 1:
             k = state.deal_tricks
             if action < BID_BASE:
                 reason = f"this is the bidding phase; bid with actions {BID_BASE}..{BID_BASE + k} (bid 0..{k})"
@@ -283,14 +291,14 @@ class OhHell(TrickGame):
         state.num_bids += 1
         n = state.num_players
         if state.num_bids == n:
-            state.phase = Phase.PLAY
+            state.phase = PHASE_PLAY
             state.to_act = (state.dealer + 1) % n  # RULES.md §4.5 förhand leads
         else:
             state.to_act = (seat + 1) % n
         return None
 
-    def illegal(self, state: State, action: int, reason: str) -> IllegalActionError:
-        if action >= BID_BASE and state.phase == Phase.PLAY:
+    def illegal(self, state: OhHellState, action: int, reason: str) -> IllegalActionError:
+        if action >= BID_BASE and state.phase == PHASE_PLAY:
             reason = "the bidding is over; play a card"  # rather than the card play's "not in the hand"
         return super().illegal(state, action, reason)
 
@@ -298,9 +306,8 @@ class OhHell(TrickGame):
         return f"bid {action - BID_BASE}" if action >= BID_BASE else super().describe_action(action)
 
     # ------------------------------------------------------------------ scoring
-    def end_deal(self, state: State) -> list[float] | None:
+    def end_deal(self, state: OhHellState) -> list[float] | None:
         """RULES.md §4.6: exact bids score, misses score 0 (or per trick); paid to each seat per deal."""
-        assert isinstance(state, OhHellState)
         cfg = self.config
         deal = [
             deal_score(b, t, cfg.exact_score_mode, cfg.miss_points)
@@ -319,25 +326,24 @@ class OhHell(TrickGame):
         return self.finish(state, [float(s) for s in deal] if any(deal) else None, over)
 
     # ------------------------------------------------------------------ what a seat knows
-    def known_cards(self, state: State, seat: int) -> list[int]:
+    def known_cards(self, state: OhHellState, seat: int) -> list[int]:
         # §4.7: only the own hand; the turn-up is out of play and the drawn card's place is unknown.
         known = [0] * state.num_players
         known[seat] = state.hands[seat]
         return known
 
-    def turn_up_visible(self, state: State, seat: int) -> int:
+    def turn_up_visible(self, state: OhHellState, seat: int) -> int:
         # §4.3 turn_up: the turned card stays face up, out of play, for the whole deal.
         return state.turn_up
 
-    def view_extra(self, state: State, seat: int) -> dict[str, Any]:
-        assert isinstance(state, OhHellState)
-        return {"bids": tuple(state.bids), "hand_size": state.deal_tricks, "drawn_card": state.drawn_card}
+    def view_extra(self, state: OhHellState, seat: int) -> OhHellExtras:
+        return OhHellExtras(bids=tuple(state.bids), hand_size=state.deal_tricks, drawn_card=state.drawn_card)
 
-    def info(self, state: State, seat: int) -> dict[str, Any]:
+    def info(self, state: OhHellState, seat: int) -> dict[str, Any]:
         """Base info (``scores`` are the running totals) plus ``hand_size`` and, at the end, ``winners``."""
         info = super().info(state, seat)
         info["hand_size"] = state.deal_tricks
-        if state.phase == Phase.OVER:
+        if state.phase == PHASE_OVER:
             info["winners"] = winners(state.scores)
         return info
 
@@ -346,9 +352,8 @@ class OhHell(TrickGame):
         """One deal's reward in words, with the number of cards dealt."""
         return f"one deal of {self.schedule[0]} cards: the seat's deal score"
 
-    def check_invariants(self, state: State) -> None:
+    def check_invariants(self, state: OhHellState) -> None:
         super().check_invariants(state)
-        assert isinstance(state, OhHellState)
         n = state.num_players
         k = state.deal_tricks
         bids = state.bids
@@ -363,13 +368,13 @@ class OhHell(TrickGame):
             everything |= 1 << state.turn_up
             count += 1
         assert count == everything.bit_count() == NUM_CARDS, "a card is lost or in two places (§4.2, §4.3)"
-        if state.phase == Phase.BIDDING:
+        if state.phase == PHASE_BIDDING:
             assert not state.history and state.to_act == (state.dealer + 1 + state.num_bids) % n
-            assert self.legal_other(state), "no legal bid"
+            assert self.legal_bids(state), "no legal bid"
         else:
             assert state.num_bids == n
             assert sum(bids) != k, "the hook rule lets the bids add up to k (§4.4)"
-        if state.phase == Phase.PLAY:
+        if state.phase == PHASE_PLAY:
             held = [k - state.trick_number] * n
             for s, _ in state.trick:
                 held[s] -= 1
@@ -384,18 +389,16 @@ class OhHell(TrickGame):
             assert state.trump == (None if state.turn_up < 0 else state.turn_up // 13)
         assert state.returns == state.scores, "returns must equal the totals"
 
-    def render_header(self, state: State) -> str:
-        assert isinstance(state, OhHellState)
+    def render_header(self, state: OhHellState) -> str:
         card = state.drawn_card if state.drawn_card >= 0 else state.turn_up
         shown = f" ({'drawn' if state.drawn_card >= 0 else 'turned'} {card_str(card)})" if card >= 0 else ""
         return (
             f"{self.game_id} · deal {state.deal_index + 1}/{len(self.schedule)} · {state.deal_tricks} cards · "
             f"dealer {self.seat_name(state.dealer)} · trump {suit_str(state.trump)}{shown} · "
-            f"phase {Phase(state.phase).name.lower()}"
+            f"phase {self.phase_names[state.phase]}"
         )
 
-    def render_extra(self, state: State, seat: int | None) -> str:
-        assert isinstance(state, OhHellState)
+    def render_extra(self, state: OhHellState, seat: int | None) -> str:
         bids = ", ".join(f"{self.seat_name(s)} {'-' if b < 0 else b}" for s, b in enumerate(state.bids))
         return f"bids: {bids}"
 

@@ -19,7 +19,7 @@ each step picks its split with an exact integer draw from the generator.
 Hand sizes are public: every hand holds the same number of cards at the start of a trick in all five
 games (German Whist draws back to 13 after each phase-1 trick, Oh Hell deals ``k`` to each), so a seat
 holds ``len(my hand)`` plus one if I have played to the current trick and it has not, minus one if it
-has and I have not. A stock's size comes from the game's spec (``SearchSpec.stock_size``).
+has and I have not. A stock's size (German Whist's) is the common ``view.extra.stock_size``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ import numpy as np
 
 from whist_env.cards import SUIT_MASKS, suits_cards
 from whist_env.cards import cards_of as _cards
-from whist_env.registry import get_spec
 from whist_env.view import PlayerView
 
 
@@ -61,9 +60,8 @@ def hand_sizes(view: PlayerView) -> tuple[int, ...]:
 
 
 def stock_size(view: PlayerView) -> int:
-    """Cards still in the game's stock (German Whist's; the face-up card included); 0 in games without one."""
-    search = get_spec(view.game).search
-    return search.stock_size(view) if search is not None and search.stock_size is not None else 0
+    """Cards still in the stock (German Whist's, the face-up card included); 0 in a game without one."""
+    return view.extra.stock_size
 
 
 def _randbelow(rng: np.random.Generator, m: int) -> int:

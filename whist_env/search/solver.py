@@ -49,7 +49,7 @@ import numpy as np
 
 from whist_env.cards import NUM_RANKS, card_str
 from whist_env.registry import game_ids, get_spec
-from whist_env.rules.core import Phase, State, TrickGame
+from whist_env.rules.core import PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import legal_cards
 
 if TYPE_CHECKING:
@@ -803,16 +803,31 @@ def _search_of(game_id: str) -> SearchSpec:
     return search
 
 
+def check_standard_tricks(game: TrickGame | type[TrickGame]) -> None:
+    """Refuse a game whose tricks are not won as RULES.md §0.5 says: the solver's kernels assume it.
+
+    Raises:
+        ValueError: naming the game and the hook it overrides.
+    """
+    if not game.standard_trick_winner:
+        raise ValueError(
+            f"{game.game_id}: the double-dummy solver assumes the highest trump, else the highest card of the "
+            "led suit, wins a trick; this game overrides TrickGame.trick_winner (standard_trick_winner is False), "
+            "so it cannot be solved; play it with another agent (PIMC falls back to its heuristic)"
+        )
+
+
 def position_from_state(game: TrickGame, state: State) -> Position:
     """The solver's position for a rules state in the card-play phase (the state is not changed).
 
     Raises:
         ValueError: when the game is not covered or the state is not in the card play.
     """
+    check_standard_tricks(game)
     options = dict(game.config.__dict__) if hasattr(game.config, "__dict__") else {}
     search = _search_of(game.game_id)
     sides, counts, follow = search.rules(options)
-    if state.phase != Phase.PLAY:
+    if state.phase != PHASE_PLAY:
         raise ValueError(f"{game.game_id}: the solver needs a card-play position; the state is in its {state.phase}")
     draws: tuple[tuple[int, int], ...] = ()
     if search.draws is not None and search.table_stock is not None:

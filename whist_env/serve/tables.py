@@ -29,7 +29,7 @@ from whist_env.cards import NUM_CARDS, card_pretty
 from whist_env.errors import OptionError
 from whist_env.registry import game_ids, make
 from whist_env.rules.tricks import trick_winner
-from whist_env.view import PlayerView
+from whist_env.view import PlayerView, ViewExtras
 
 HUMAN = "human"
 # What the lobby offers for a seat; every name make_agent accepts works (``pimc:samples=10``, ``model:<path>``).
@@ -57,7 +57,7 @@ def cards_list(mask: int) -> list[int]:
 
 def jsonable(value: Any) -> Any:
     """``value`` with tuples as lists and numpy scalars as Python numbers (what ``json`` can write)."""
-    if isinstance(value, Mapping):
+    if isinstance(value, (Mapping, ViewExtras)):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]

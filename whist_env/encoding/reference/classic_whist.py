@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
 from whist_env.encoding.reference.common import ReferenceTrickEncoder, count_of
+from whist_env.rules.classic_whist import ClassicWhistExtras
 from whist_env.rules.core import TrickGame
 from whist_env.view import PlayerView
 
@@ -24,8 +25,9 @@ class ClassicFacts(NamedTuple):
 
 def read_facts(view: PlayerView) -> ClassicFacts:
     """The game-specific facts of ``view`` (the one place that reads its extras)."""
-    us, them = view.extra["team_points"]
-    games_us, games_them = view.extra["games_won"]
+    x = cast(ClassicWhistExtras, view.extra)
+    us, them = x.team_points
+    games_us, games_them = x.games_won
     return ClassicFacts((us, them), (games_us, games_them))
 
 

@@ -7,12 +7,12 @@ the opponent sees only how many there were.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
 from whist_env.encoding.reference.common import ReferenceTrickEncoder, card_set, count_of, one_hot, scalar_of
-from whist_env.rules.german_whist import GermanWhist
+from whist_env.rules.german_whist import GermanWhist, GermanWhistExtras
 from whist_env.view import PlayerView
 
 STAGES = ("phase1", "phase2")
@@ -35,18 +35,18 @@ class GermanFacts(NamedTuple):
 
 def read_facts(view: PlayerView) -> GermanFacts:
     """The game-specific facts of ``view`` (the one place that reads its extras)."""
-    x = view.extra
-    p1_0, p1_1 = x["phase1_tricks"]
-    prizes_0, prizes_1 = x["prizes"]
+    x = cast(GermanWhistExtras, view.extra)
+    p1_0, p1_1 = x.phase1_tricks
+    prizes_0, prizes_1 = x.prizes
     return GermanFacts(
-        stage=x["stage"],
-        stock_size=x["stock_size"],
+        stage=x.stage,
+        stock_size=x.stock_size,
         phase1_tricks=(p1_0, p1_1),
         prizes=(prizes_0, prizes_1),
-        my_draws=x["my_draws"],
-        opponent_draws=x["opponent_draws"],
-        opponent_hand_size=x["opponent_hand_size"],
-        deals_left=x["deals_left"],
+        my_draws=x.my_draws,
+        opponent_draws=x.opponent_draws,
+        opponent_hand_size=x.opponent_hand_size,
+        deals_left=x.deals_left,
     )
 
 

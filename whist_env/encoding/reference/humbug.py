@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
 from whist_env.encoding.reference.common import ReferenceTrickEncoder, card_set, scalar_of
-from whist_env.rules.humbug import Humbug
+from whist_env.rules.humbug import Humbug, HumbugExtras
 from whist_env.view import PlayerView
 
 TRICKS_PER_DEAL = 26  # RULES.md §3.1: 2 × 26 cards
@@ -22,8 +22,9 @@ class HumbugFacts(NamedTuple):
 
 def read_facts(view: PlayerView) -> HumbugFacts:
     """The game-specific facts of ``view`` (the one place that reads its extras)."""
-    layout = view.extra.get("initial_layout")
-    return HumbugFacts(None if layout is None else (layout[0], layout[1]), view.extra["deals_left"])
+    x = cast(HumbugExtras, view.extra)
+    layout = x.initial_layout
+    return HumbugFacts(None if layout is None else (layout[0], layout[1]), x.deals_left)
 
 
 class HumbugReference(ReferenceTrickEncoder):

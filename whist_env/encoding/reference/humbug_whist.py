@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
 from whist_env.encoding.reference.common import ReferenceTrickEncoder, card_set, count_of, one_card, one_hot
-from whist_env.rules.humbug_whist import TURN_UP_STATUSES, HumbugWhist
+from whist_env.rules.humbug_whist import TURN_UP_STATUSES, HumbugWhist, HumbugWhistExtras
 from whist_env.view import PlayerView
 
 PHASES = ("exchange", "play")
@@ -34,21 +34,21 @@ class HumbugWhistFacts(NamedTuple):
 
 def read_facts(view: PlayerView) -> HumbugWhistFacts:
     """The game-specific facts of ``view`` (the one place that reads its extras)."""
-    x = view.extra
+    x = cast(HumbugWhistExtras, view.extra)
 
-    def pair(key: str) -> tuple[int, int]:
-        mine, theirs = x[key]
+    def pair(value: tuple[int, ...]) -> tuple[int, int]:
+        mine, theirs = value
         return (mine, theirs)
 
     return HumbugWhistFacts(
-        exchange=pair("exchange"),
-        turn_up_status=x["turn_up_status"],
-        put_away=x["put_away"],
-        discarded_turn_up=x["discarded_turn_up"],
-        game_points=pair("game_points"),
-        trick_points=pair("trick_points"),
-        games_won=pair("games_won"),
-        rubber_points=pair("rubber_points"),
+        exchange=pair(x.exchange),
+        turn_up_status=x.turn_up_status,
+        put_away=x.put_away,
+        discarded_turn_up=x.discarded_turn_up,
+        game_points=pair(x.game_points),
+        trick_points=pair(x.trick_points),
+        games_won=pair(x.games_won),
+        rubber_points=pair(x.rubber_points),
     )
 
 

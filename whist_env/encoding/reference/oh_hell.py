@@ -8,12 +8,12 @@ leader, in tens of points) because they are unbounded.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
 from whist_env.encoding.reference.common import ReferenceTrickEncoder, count_of, flag_bits, one_card, one_hot
-from whist_env.rules.oh_hell import OhHell
+from whist_env.rules.oh_hell import OhHell, OhHellExtras
 from whist_env.view import PlayerView
 
 PHASES = ("bidding", "play")
@@ -31,8 +31,8 @@ class OhHellFacts(NamedTuple):
 
 def read_facts(view: PlayerView) -> OhHellFacts:
     """The game-specific facts of ``view`` (the one place that reads its extras)."""
-    x = view.extra
-    return OhHellFacts(tuple(x["bids"]), x["hand_size"], x["drawn_card"])
+    x = cast(OhHellExtras, view.extra)
+    return OhHellFacts(tuple(x.bids), x.hand_size, x.drawn_card)
 
 
 class OhHellReference(ReferenceTrickEncoder):

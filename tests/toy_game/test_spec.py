@@ -1,0 +1,86 @@
+"""The toy through the registry and the GameSpec API, with the conformance suite's own checks (all of them:
+the slow ones in a slow test)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+import test_conformance as conformance
+
+from whist_env import registry
+from whist_env.agents import heuristic_for
+from whist_env.search.pimc import PIMCAgent
+
+from .heuristic import LowWhistHeuristic
+from .rules import LowWhist
+
+
+def _conformance_checks(parameters: list[str], slow: bool = False) -> list[Callable[..., None]]:
+    """The conformance suite's test functions taking exactly ``parameters``: the fast ones, or the slow ones."""
+    checks = []
+    for name, fn in vars(conformance).items():
+        if not name.startswith("test_") or not callable(fn):
+            continue
+        marked_slow = any(mark.name == "slow" for mark in getattr(fn, "pytestmark", []))
+        if marked_slow == slow and list(inspect.signature(fn).parameters) == parameters:
+            checks.append(fn)
+    return checks
+
+
+PER_OPTIONS = _conformance_checks(["game_id", "options"])
+PER_GAME = _conformance_checks(["game_id"])
+SLOW_PER_OPTIONS = _conformance_checks(["game_id", "options"], slow=True)
+SLOW_PER_GAME = _conformance_checks(["game_id"], slow=True)
+
+
+def test_the_registry_knows_the_toy(low_whist_spec: Any) -> None:
+    game_id = low_whist_spec.game_id
+    assert game_id in registry.game_ids() and registry.get_spec(game_id) is low_whist_spec
+    assert low_whist_spec.sides(4) == (0, 1, 2, 3)  # no partnerships
+    assert isinstance(low_whist_spec.make_rules(num_deals=2), LowWhist)
+    assert low_whist_spec.heuristic_cls() is LowWhistHeuristic
+    assert low_whist_spec.search is None
+
+
+def test_the_conformance_checks_pass_over_the_option_grid(low_whist_spec: Any) -> None:
+    game_id = low_whist_spec.game_id
+    assert len(PER_OPTIONS) >= 10 and len(PER_GAME) >= 3, "the conformance suite's checks were not found"
+    for options in low_whist_spec.option_grid:
+        for check in PER_OPTIONS:
+            check(game_id, dict(options))
+    for check in PER_GAME:
+        check(game_id)
+
+
+@pytest.mark.slow
+def test_the_slow_conformance_checks_pass_over_the_option_grid(low_whist_spec: Any) -> None:
+    game_id = low_whist_spec.game_id
+    assert SLOW_PER_OPTIONS or SLOW_PER_GAME, "the conformance suite's slow checks were not found"
+    for options in low_whist_spec.option_grid:
+        for check in SLOW_PER_OPTIONS:
+            check(game_id, dict(options))
+    for check in SLOW_PER_GAME:
+        check(game_id)
+
+
+def test_random_heuristic_and_pimc_agents_play_it(low_whist_spec: Any) -> None:
+    game_id = low_whist_spec.game_id
+    env = registry.make(game_id, raw=True)
+    env.reset(seed=2)
+    heuristic = heuristic_for(game_id)
+    assert isinstance(heuristic, LowWhistHeuristic)
+    pimc = PIMCAgent(game_id, samples=2)  # no search for this game: it plays its fallback, the heuristic
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        view = env.view(agent)
+        action = pimc.act(view, rng)
+        assert action == heuristic.act(view, rng) and obs["action_mask"][action]
+        env.step(action)
