@@ -10,8 +10,9 @@ compiled kernel alternately, medians of ``--repeats`` runs. Only ``act()`` is ti
 ``profile`` trains MaskablePPO on German Whist as ``configs/german_whist.yaml`` does (16 environments,
 the heuristic in 70% of the opponent seats; no evaluation, no checkpoints) for ``--steps`` steps under
 cProfile, once with each solver after a warm-up run, and prints the share of the time spent in the
-heuristic opponents and in their ending, with the steps per second of the same run without the profiler.
-It needs the ``train`` extra (torch, sb3-contrib) and the ``search`` extra (numba).
+heuristic opponents and in their ending, with the steps per CPU second of the same run without the
+profiler (CPU time: the machines here are shared; the profile keeps cProfile's own clock). It needs the
+``train`` extra (torch, sb3-contrib) and the ``search`` extra (numba).
 
 The first ``solve_fast`` compiles the kernel (or loads it from numba's cache): that happens before the
 timings. The plain solve's memo is cleared before each of its runs, as in a fresh process.
@@ -130,13 +131,15 @@ def bench_profile(steps: int) -> None:
     run = _train()
     run(4096)  # warm up: imports, torch's first calls, the kernel's compilation
     print(f"MaskablePPO on configs/german_whist.yaml, {steps} steps per run")
-    print(f"{'ending':<8} {'steps/s':>8} {'profiled s':>11} {'heuristic':>10} {'ending':>8}")
+    print(f"{'ending':<8} {'steps/cpu-s':>11} {'profiled s':>10} {'heuristic':>10} {'ending':>8}")
     for solver in ("plain", "fast"):
         with ending(solver):
-            start = time.perf_counter()
+            start = time.process_time()
             run(steps)
-            rate = steps / (time.perf_counter() - start)
+            rate = steps / (time.process_time() - start)
         with ending(solver):
+            # cProfile's default (wall) clock: a CPU-time clock costs so much per call that it would inflate the
+            # plain solve's many small calls
             profiler = cProfile.Profile()
             profiler.runcall(run, steps)
         stats = pstats.Stats(profiler)
@@ -144,7 +147,7 @@ def bench_profile(steps: int) -> None:
         heuristic = _cumulative(stats, "agents/heuristic.py", ("act",))
         solve = _cumulative(stats, "agents/endgame.py", ("solve_fast",) if solver == "fast" else ("solve",))
         print(
-            f"{solver:<8} {rate:>8.0f} {total:>11.1f} {heuristic / total:>9.1%} {solve / total:>7.1%}",
+            f"{solver:<8} {rate:>11.0f} {total:>10.1f} {heuristic / total:>10.1%} {solve / total:>8.1%}",
             flush=True,
         )
 
