@@ -149,9 +149,9 @@ def compare_decisions(game_id: str, options: dict[str, Any], decisions: int, see
             seat = state.to_act
             view = game.view(state, seat)
             if seat == heuristic_seat:
-                calls = _count_fast_calls()
+                counter = FastCallCounter()
                 action = fast_agent.act(view, rng)
-                solved += calls.stop()
+                solved += counter.stop()
                 with plain_endgame():
                     assert plain_agent.act(view, rng) == action, view.summary()
                 done += 1
@@ -162,8 +162,8 @@ def compare_decisions(game_id: str, options: dict[str, Any], decisions: int, see
     return solved
 
 
-class _count_fast_calls:  # noqa: N801 - used like a function
-    """Counts the calls of ``endgame.solve_fast`` until :meth:`stop`."""
+class FastCallCounter:
+    """Counts the calls of ``endgame.solve_fast`` from its creation until :meth:`stop`."""
 
     def __init__(self) -> None:
         self.calls = 0

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from importlib.util import find_spec
 
 from whist_env.cards import NUM_RANKS, SUIT_MASKS, cards_of
 from whist_env.rules.tricks import beats, legal_cards
@@ -115,14 +114,15 @@ def _find_kernel() -> Callable[[int, int, int, int], tuple[int, int]]:
     """The compiled solve when numba is installed and its JIT is on, else a wrapper of :func:`solve`."""
     global _kernel
     _kernel = _plain_kernel
-    if find_spec("numba") is not None:
+    try:
         import numba
+    except ImportError:  # the ``search`` extra is not installed
+        return _kernel
+    # With NUMBA_DISABLE_JIT the kernel would run as Python, slower than the memoised plain solve.
+    if not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
+        from whist_env.agents import endgame_jit
 
-        # With NUMBA_DISABLE_JIT the kernel would run as Python, slower than the memoised plain solve.
-        if not numba.config.DISABLE_JIT:
-            from whist_env.agents import endgame_jit
-
-            _kernel = endgame_jit.solve
+        _kernel = endgame_jit.solve
     return _kernel
 
 
