@@ -134,8 +134,8 @@ def solve_fast(mine: int, theirs: int, trump: int | None, led: int = -1) -> tupl
     """Exactly :func:`solve` (the same card, the same value), compiled when numba is installed.
 
     The heuristics call it as ``endgame.solve_fast``, so a test or a benchmark can swap in the plain
-    :func:`solve` by setting that attribute. Endings with more cards in
-    play beyond :data:`FAST_MAX_CARDS` (none that the heuristics solve) go to :func:`solve`.
+    :func:`solve` by setting that attribute. Endings with more than :data:`FAST_MAX_CARDS` cards in
+    play (none that the heuristics solve) go to :func:`solve`.
     """
     kernel = _kernel or _find_kernel()
     if (mine | theirs).bit_count() + (led >= 0) > FAST_MAX_CARDS:
