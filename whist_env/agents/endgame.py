@@ -5,10 +5,16 @@ in open-table mode, German Whist's second phase with recall) and few cards are l
 card that takes the most tricks from here against the best defence. Cards that lie next to each other
 in a suit among the cards still in play are interchangeable, so only one of each run is tried; the
 values of positions at trick boundaries are memoised.
+
+Two implementations give the same answers: :func:`solve`, plain Python and the reference, and
+:func:`solve_fast`, which the heuristics call: the same search compiled with numba
+(:mod:`whist_env.agents.endgame_jit`) when numba is installed (the ``search`` extra), else :func:`solve`
+itself. Which one is decided once, at the first ending solved; numba is never imported before that.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from whist_env.cards import NUM_RANKS, SUIT_MASKS, cards_of
@@ -16,6 +22,8 @@ from whist_env.rules.tricks import beats, legal_cards
 
 # Solve exactly once each hand holds at most this many cards (a few milliseconds at most).
 ENDGAME_CARDS = 7
+# The compiled solve memoises 2 << m values for m cards in play: endings larger than this go to the plain one.
+FAST_MAX_CARDS = 20
 
 
 def representatives(choice: int, in_play: int) -> list[int]:
@@ -96,3 +104,40 @@ def solve(mine: int, theirs: int, trump: int | None, led: int = -1) -> tuple[int
         if v > best:
             best_card, best = d, v
     return best_card, best
+
+
+# The compiled solve once looked up (None: not yet); ``solve`` itself where numba is missing or disabled.
+_kernel: Callable[[int, int, int, int], tuple[int, int]] | None = None
+
+
+def _find_kernel() -> Callable[[int, int, int, int], tuple[int, int]]:
+    """The compiled solve when numba is installed and its JIT is on, else a wrapper of :func:`solve`."""
+    global _kernel
+    _kernel = _plain_kernel
+    try:
+        import numba
+    except ImportError:  # the ``search`` extra is not installed
+        return _kernel
+    # With NUMBA_DISABLE_JIT the kernel would run as Python, slower than the memoised plain solve.
+    if not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
+        from whist_env.agents import endgame_jit
+
+        _kernel = endgame_jit.solve
+    return _kernel
+
+
+def _plain_kernel(mine: int, theirs: int, trump: int, led: int) -> tuple[int, int]:
+    return solve(mine, theirs, None if trump < 0 else trump, led)
+
+
+def solve_fast(mine: int, theirs: int, trump: int | None, led: int = -1) -> tuple[int, int]:
+    """Exactly :func:`solve` (the same card, the same value), compiled when numba is installed.
+
+    The heuristics call it as ``endgame.solve_fast``, so a test or a benchmark can swap in the plain
+    :func:`solve` by setting that attribute. Endings with more than :data:`FAST_MAX_CARDS` cards in
+    play (none that the heuristics solve) go to :func:`solve`.
+    """
+    kernel = _kernel or _find_kernel()
+    if (mine | theirs).bit_count() + (led >= 0) > FAST_MAX_CARDS:
+        return solve(mine, theirs, trump, led)
+    return kernel(mine, theirs, -1 if trump is None else trump, led)
