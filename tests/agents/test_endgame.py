@@ -23,7 +23,7 @@ import pytest
 from whist_env.agents import RandomAgent, endgame, heuristic_for
 from whist_env.agents.endgame import ENDGAME_CARDS, solve, solve_fast
 from whist_env.registry import get_spec
-from whist_env.rules.core import Phase
+from whist_env.rules.core import PHASE_PLAY
 
 # (mine, theirs, trump, led): the arguments of ``solve`` (``led`` -1 when I lead).
 Ending = tuple[int, int, int | None, int]
@@ -53,7 +53,7 @@ def game_endings(game_id: str, options: dict[str, Any], count: int, seed: int) -
             seat = state.to_act
             mine = state.hands[seat]
             second_phase = game_id != "german_whist_v0" or state.trick_number >= 13
-            if state.phase == Phase.PLAY and second_phase and mine.bit_count() <= ENDGAME_CARDS:
+            if state.phase == PHASE_PLAY and second_phase and mine.bit_count() <= ENDGAME_CARDS:
                 led = state.trick[0][1] if state.trick else -1
                 out.append((mine, state.hands[1 - seat], state.trump, led))
             legal = game.legal_actions(state)
