@@ -369,6 +369,9 @@ def test_every_shipped_network_has_a_model_card() -> None:
     import importlib.resources
 
     root = importlib.resources.files("whist_env.pretrained")
+    fields = ("Training command", "Time on 2 cores", "Data", "Evaluation", "Fingerprint")
+    template = (Path(__file__).resolve().parents[2] / "docs" / "model_card_template.md").read_text(encoding="utf-8")
+    assert all(f"## {field}" in template for field in fields)  # the template asks for what is checked here
     shipped = shipped_games()
     assert shipped == sorted(g for g in shipped if g in GAMES)  # weights only for known games
     for game_id in shipped:
@@ -376,6 +379,6 @@ def test_every_shipped_network_has_a_model_card() -> None:
         with importlib.resources.as_file(root.joinpath(f"{game_id}.npz")) as path:
             metadata = read_metadata(path)
         assert metadata is not None and metadata.layout_fingerprint in card
-        for field in ("Training command", "Time on 2 cores", "Data", "Evaluation", "Fingerprint"):
+        for field in fields:
             assert field in card, (game_id, field)
     assert (Path(str(root)) / "__init__.py").is_file()  # the package the wheel carries them in
