@@ -241,7 +241,7 @@ def plain_mlp_problem(policy: Any) -> str | None:
                     return f"policy_net layer {i} is {name} with {attr}={getattr(module, attr)}, not {value}"
     if len(modules) % 2:
         return "policy_net ends in a Linear layer without an activation"
-    action_net = getattr(policy, "action_net", None)
+    action_net: Any = getattr(policy, "action_net", None)
     if type(action_net).__name__ != "Linear" or action_net.bias is None:
         return f"its action_net is {type(action_net).__name__}, not a Linear layer with a bias"
     return None
