@@ -9,6 +9,8 @@
   of thumb stated in its docstring.
 * :class:`~whist_env.agents.model.ModelAgent` / ``make_agent("model:<path>", game_id)``: a saved
   sb3-contrib MaskablePPO model (torch is imported only when it is used).
+* :class:`~whist_env.agents.pretrained.PretrainedAgent` / ``make_agent("pretrained(path=policy.npz)", game_id)``:
+  a policy network exported with :func:`~whist_env.agents.pretrained.export_policy`, played with numpy alone.
 * :class:`~whist_env.search.pimc.PIMCAgent` / ``make_agent("pimc", game_id)``: determinized search with
   the double-dummy solver (numba is imported only when it is used).
 """
@@ -34,6 +36,10 @@ def __getattr__(name: str):  # noqa: ANN202
         from whist_env.agents.model import ModelAgent
 
         return ModelAgent
+    if name == "PretrainedAgent":
+        from whist_env.agents.pretrained import PretrainedAgent
+
+        return PretrainedAgent
     if name == "PIMCAgent":
         from whist_env.search.pimc import PIMCAgent
 

@@ -17,23 +17,25 @@ them) and ``parse_agent_spec(format_agent_spec(s)) == s`` for every spec.
 The colon form, the older spelling, is read too:
 
 * ``pimc:samples=10,max_tricks=7``: ``key=value`` pairs after the colon, up to the end of the text;
-* ``model:<path>`` and ``rllib:<checkpoint dir>``: everything after the colon is the path, verbatim
-  (it may hold colons, commas or brackets);
+* ``model:<path>``, ``pretrained:<path>`` and ``rllib:<checkpoint dir>``: everything after the colon is
+  the path, verbatim (it may hold colons, commas or brackets);
 * ``pimc:samples=20,fallback=model:runs/x/model.zip``: a nested colon spec runs to the end of the text,
   so write it as the *last* parameter (or use brackets: ``pimc(fallback=model(path=...), samples=20)``).
 
 Values: integers and numbers as written (``samples=20``, ``time_budget=0.5``), booleans as
 ``true``/``false``, strings as written unless they hold a bracket, comma, quote, ``=`` or surrounding
 blanks; such a string is quoted with ``'...'`` or ``"..."`` (no escapes inside: a Windows path stays as
-typed). An agent with a path (``model``, ``rllib``) also takes it without the key: ``model(runs/m.zip)``.
+typed). An agent with a path (``model``, ``rllib``, ``pretrained``) also takes it without the key:
+``model(runs/m.zip)``.
 
 A list of specs (``whist-play --opponents``) is split at the commas outside brackets and quotes by
 :func:`split_agent_specs`; a piece that starts with ``key=`` continues the colon spec before it, so
 ``pimc:samples=10,max_tricks=7,random`` is two agents.
 
 The names (:data:`AGENT_KINDS`): ``random``, ``heuristic`` (the game's rule-based agent), ``model``
-(a saved MaskablePPO ``.zip``), ``pimc`` (determinized search), ``pretrained`` (the packaged model for
-the game) and ``rllib`` (an RLlib checkpoint). The grammar knows all six; ``make_agent`` says which
+(a saved MaskablePPO ``.zip``), ``pimc`` (determinized search), ``pretrained`` (a policy network played with
+numpy: the weights shipped for the game, or ``pretrained(path=<exported .npz>)``) and ``rllib`` (an RLlib
+checkpoint). The grammar knows all six; ``make_agent`` says which
 ones are not available yet. Every mistake raises :class:`~whist_env.errors.OptionError` naming what
 is wrong and what is allowed. See ``docs/agents.md``.
 """
@@ -94,6 +96,8 @@ class AgentKind:
     def spelling(self) -> str:
         """How the name is written, for lists of the known agents (``model:<path>``, ``pimc[(...)]``)."""
         pos = self.positional
+        if pos is not None and not pos.required:
+            return f"{self.name}[:<{pos.name}>]"
         if pos is not None:
             return f"{self.name}:<{pos.name}>"
         if self.params:
@@ -129,7 +133,19 @@ AGENT_KINDS: dict[str, AgentKind] = {
                 Param("fallback", "agent", "the agent for everything the search does not cover (an agent spec)"),
             ),
         ),
-        AgentKind("pretrained", "the packaged trained model for the game"),
+        AgentKind(
+            "pretrained",
+            "a policy network played with numpy: the weights shipped for the game, or an exported .npz",
+            (
+                Param(
+                    "path",
+                    "str",
+                    f"an exported .npz (export_policy) instead of the shipped weights: {_PATH}",
+                    positional=True,
+                ),
+                Param("deterministic", "bool", "play the most likely action (true) or sample the policy (false)"),
+            ),
+        ),
         AgentKind(
             "rllib",
             "an RLlib checkpoint",

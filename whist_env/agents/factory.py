@@ -2,7 +2,8 @@
 
 Names follow the agent-spec grammar of :mod:`whist_env.agents.agent_spec` (docs/agents.md): ``random``,
 ``heuristic``, ``model:<path>`` (a saved MaskablePPO model), ``pimc`` or ``pimc:samples=K,max_tricks=N`` (numba is
-imported on first use), and nested forms such as ``pimc(samples=20, fallback=model(path=runs/x/model.zip))``.
+imported on first use), ``pretrained`` (the network shipped for the game, played with numpy) or
+``pretrained(path=<exported .npz>)``, and nested forms such as ``pimc(samples=20, fallback=pretrained)``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ AGENT_NAMES = (
     "model:<path>",
     "pimc[:samples=K,max_tricks=N]",
     "pimc(samples=K, fallback=<agent spec>)",
+    "pretrained[(path=<exported .npz>)]",
 )
 
 
@@ -46,14 +48,16 @@ def make_agent(name: str | AgentSpec, game_id: str, **options: Any) -> Agent:
     Args:
         name: an agent spec (:mod:`whist_env.agents.agent_spec`, ``docs/agents.md``): ``"random"``,
             ``"heuristic"``, ``"model:<path to a saved MaskablePPO .zip>"``, ``"pimc:samples=10,max_tricks=7"``,
-            ``"pimc(samples=20, fallback=model(path=runs/x/model.zip))"``, or an already parsed
+            ``"pimc(samples=20, fallback=model(path=runs/x/model.zip))"``, ``"pretrained"``,
+            ``"pretrained(path=policy.npz)"``, or an already parsed
             :class:`~whist_env.agents.agent_spec.AgentSpec`.
         game_id: the environment id.
         **options: the game's options.
 
     Raises:
-        OptionError: for a spec the grammar rejects (naming what is allowed), or an agent the grammar
-            knows that is not available yet (``pretrained``, ``rllib``).
+        OptionError: for a spec the grammar rejects (naming what is allowed), an agent the grammar
+            knows that is not available yet (``rllib``; ``pretrained`` for a game that ships no weights).
+        ModelMismatchError: for a ``pretrained`` network made for other options or another layout.
     """
     spec = parse_agent_spec(name) if isinstance(name, str) else name
     if spec.name == "random":
@@ -65,6 +69,10 @@ def make_agent(name: str | AgentSpec, game_id: str, **options: Any) -> Agent:
         from whist_env.agents.model import ModelAgent
 
         return ModelAgent(**spec.kwargs, game_id=game_id, **options)  # type: ignore[arg-type]
+    if spec.name == "pretrained":
+        from whist_env.agents.pretrained import PretrainedAgent
+
+        return PretrainedAgent(game_id, **spec.kwargs, **options)  # type: ignore[arg-type]
     if spec.name == "pimc":
         from whist_env.search.pimc import make_pimc
 
