@@ -30,7 +30,7 @@ SPECS: dict[str, str] = {
 # The built-in games' PettingZoo faces are ``whist_env/<id>.py``; a registered game names its own (or gets a
 # generic one built from its spec).
 _ENV_ENTRY: dict[str, str | None] = {game_id: f"whist_env.{game_id}:env" for game_id in SPECS}
-_LOADED: dict[str, GameSpec] = {}
+_LOADED: dict[str, GameSpec[Any, Any]] = {}
 _BUILT_IN = frozenset(SPECS)
 _RAW_ENVS: dict[str, type[WhistAECEnv]] = {}
 
@@ -53,7 +53,7 @@ def _unknown(game_id: str) -> OptionError:
     return OptionError(f"unknown game {game_id!r}; available: {', '.join(SPECS)}")
 
 
-def get_spec(game_id: str) -> GameSpec:
+def get_spec(game_id: str) -> GameSpec[Any, Any]:
     """The spec of a game (its module is imported on first use).
 
     Raises:
@@ -75,7 +75,7 @@ def partnership_games() -> list[str]:
     return [game_id for game_id in SPECS if get_spec(game_id).partner_offset is not None]
 
 
-def register(spec: GameSpec, env_entry_point: str | None = None) -> None:
+def register(spec: GameSpec[Any, Any], env_entry_point: str | None = None) -> None:
     """Add a game (a sixth one, or a test's toy game) to the registry and to PettingZoo's.
 
     Args:

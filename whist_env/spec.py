@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from whist_env.errors import OptionError
 
@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from whist_env.agents.heuristic import HeuristicAgent
     from whist_env.encoding.trick import TrickEncoder
     from whist_env.rules.core import State, TrickGame
+
+# A spec is generic over its game's rules class and state class, so that a game's own functions in its spec
+# (encoder factory, hidden masks, stock) take its own types, with no downcasts.
+G = TypeVar("G", bound="TrickGame[Any]")
+S = TypeVar("S", bound="State")
 
 # options -> (side of each seat, whether each trick of the deal counts, whether suit must be followed in it)
 SearchRules = Callable[[Mapping[str, Any]], tuple[tuple[int, ...], tuple[bool, ...], tuple[bool, ...]]]
@@ -43,13 +48,13 @@ def sides_of(num_players: int, partner_offset: int | None) -> tuple[int, ...]:
     return tuple(seat % partner_offset for seat in range(num_players))
 
 
-def _no_hidden_masks(state: State) -> list[int]:
+def _no_hidden_masks(state: Any) -> list[int]:
     """The hidden masks of a game whose ``state()`` holds only the hands."""
     return []
 
 
 @dataclass(frozen=True, kw_only=True)
-class SearchSpec:
+class SearchSpec(Generic[S]):
     """What the double-dummy solver and PIMC need to search a game's card play.
 
     Attributes:
@@ -66,11 +71,11 @@ class SearchSpec:
     max_tricks: int
     rules: SearchRules
     draws: Callable[[Sequence[int], int], tuple[tuple[int, int], ...]] | None = None
-    table_stock: Callable[[State], tuple[int, ...]] | None = None
+    table_stock: Callable[[S], tuple[int, ...]] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
-class GameSpec:
+class GameSpec(Generic[G, S]):
     """Everything a game is, for the layers above its rules.
 
     Attributes:
@@ -89,15 +94,15 @@ class GameSpec:
     """
 
     game_id: str
-    rules_cls: type[TrickGame]
-    make_encoder: Callable[[TrickGame], TrickEncoder]
+    rules_cls: type[G]
+    make_encoder: Callable[[G], TrickEncoder]
     hidden_pieces: tuple[tuple[str, str], ...] = ()
-    hidden_masks: Callable[[State], list[int]] = _no_hidden_masks
+    hidden_masks: Callable[[S], list[int]] = _no_hidden_masks
     heuristic: str
     single_deal: Mapping[str, Any]
     unit: str
     partner_offset: int | None = None
-    search: SearchSpec | None = None
+    search: SearchSpec[S] | None = None
     option_grid: tuple[Mapping[str, Any], ...] = ({},)
 
     def __post_init__(self) -> None:
@@ -113,7 +118,7 @@ class GameSpec:
         """The side index of each seat (partners share one; see :func:`sides_of`)."""
         return sides_of(num_players, self.partner_offset)
 
-    def make_rules(self, **options: Any) -> TrickGame:
+    def make_rules(self, **options: Any) -> G:
         """The rules object for ``options``.
 
         Raises:

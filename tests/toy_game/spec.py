@@ -7,16 +7,15 @@ package is instead one line of ``whist_env/registry.py`` pointing at ``whist_env
 from __future__ import annotations
 
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.rules.core import State, TrickGame
+from whist_env.rules.core import State
 from whist_env.spec import GameSpec
 
 from .encoder import LowWhistEncoder
 from .rules import LowWhist
 
 
-def make_encoder(game: TrickGame[State]) -> TrickEncoder:
+def make_encoder(game: LowWhist) -> TrickEncoder:
     """The observation encoder for a Low Whist rules object (its size depends on ``num_deals``)."""
-    assert isinstance(game, LowWhist)
     return LowWhistEncoder(game.config.num_deals)
 
 
@@ -25,7 +24,7 @@ def hidden_masks(state: State) -> list[int]:
     return []
 
 
-SPEC = GameSpec(
+SPEC: GameSpec[LowWhist, State] = GameSpec(
     game_id="low_whist_v0",
     rules_cls=LowWhist,
     make_encoder=make_encoder,

@@ -7,14 +7,13 @@ from typing import Any
 
 from whist_env.encoding.classic_whist import ClassicWhistEncoder
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.rules.classic_whist import PARTNER_OFFSET, ClassicWhist
-from whist_env.rules.core import TrickGame
+from whist_env.rules.classic_whist import PARTNER_OFFSET, ClassicWhist, ClassicWhistState
 from whist_env.spec import GameSpec, SearchSpec, sides_of
 
 NUM_TRICKS = 13
 
 
-def make_encoder(game: TrickGame) -> TrickEncoder:
+def make_encoder(game: ClassicWhist) -> TrickEncoder:
     """The observation encoder (the same layout for every option)."""
     return ClassicWhistEncoder()
 
@@ -24,7 +23,7 @@ def search_rules(options: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[boo
     return sides_of(4, PARTNER_OFFSET), (True,) * NUM_TRICKS, (True,) * NUM_TRICKS
 
 
-SPEC = GameSpec(
+SPEC: GameSpec[ClassicWhist, ClassicWhistState] = GameSpec(
     game_id=ClassicWhist.game_id,
     rules_cls=ClassicWhist,
     make_encoder=make_encoder,

@@ -7,24 +7,21 @@ from typing import Any
 
 from whist_env.encoding.german_whist import GermanWhistEncoder
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.rules.core import State, TrickGame
 from whist_env.rules.german_whist import PHASE1_TRICKS, GermanWhist, GermanWhistState
 from whist_env.spec import GameSpec, SearchSpec, sides_of
 
 NUM_TRICKS = 2 * PHASE1_TRICKS
 
 
-def make_encoder(game: TrickGame) -> TrickEncoder:
+def make_encoder(game: GermanWhist) -> TrickEncoder:
     """The observation encoder: a series and the reward's span change its layout."""
-    assert isinstance(game, GermanWhist)
     cfg = game.config
     span = 1 if cfg.reward == "win" else (26 if cfg.count_all_tricks else 13)
     return GermanWhistEncoder(cfg.num_deals, span)
 
 
-def hidden_masks(state: State) -> list[int]:
+def hidden_masks(state: GermanWhistState) -> list[int]:
     """The stock (face-up card included), the next face-down draw, then each player's face-down draws."""
-    assert isinstance(state, GermanWhistState)
     k = state.trick_number
     stock = 0
     next_draw = 0
@@ -57,14 +54,13 @@ def stock_draws(stock: Sequence[int], trick_number: int) -> tuple[tuple[int, int
     return tuple(draws)
 
 
-def table_stock(state: State) -> tuple[int, ...]:
+def table_stock(state: GermanWhistState) -> tuple[int, ...]:
     """The stock still on the table in a state, in order, face-up card first (empty in phase 2)."""
-    assert isinstance(state, GermanWhistState)
     k = state.trick_number
     return tuple(state.stock)[2 * k :] if k < PHASE1_TRICKS else ()
 
 
-SPEC = GameSpec(
+SPEC: GameSpec[GermanWhist, GermanWhistState] = GameSpec(
     game_id=GermanWhist.game_id,
     rules_cls=GermanWhist,
     make_encoder=make_encoder,

@@ -7,16 +7,15 @@ from typing import Any
 
 from whist_env.encoding.humbug import HumbugEncoder
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.rules.core import TrickGame
+from whist_env.rules.core import State
 from whist_env.rules.humbug import Humbug
 from whist_env.spec import GameSpec, SearchSpec, sides_of
 
 NUM_TRICKS = 26
 
 
-def make_encoder(game: TrickGame) -> TrickEncoder:
+def make_encoder(game: Humbug) -> TrickEncoder:
     """The observation encoder (a series adds the balance and the deals left)."""
-    assert isinstance(game, Humbug)
     return HumbugEncoder(game.config.num_deals)
 
 
@@ -25,7 +24,7 @@ def search_rules(options: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[boo
     return sides_of(2, None), (True,) * NUM_TRICKS, (True,) * NUM_TRICKS
 
 
-SPEC = GameSpec(
+SPEC: GameSpec[Humbug, State] = GameSpec(
     game_id=Humbug.game_id,
     rules_cls=Humbug,
     make_encoder=make_encoder,

@@ -7,21 +7,19 @@ from typing import Any
 
 from whist_env.encoding.humbug_whist import HumbugWhistEncoder
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.rules.core import State, TrickGame
 from whist_env.rules.humbug_whist import HumbugWhist, HumbugWhistState
 from whist_env.spec import GameSpec, SearchSpec, sides_of
 
 NUM_TRICKS = 13
 
 
-def make_encoder(game: TrickGame) -> TrickEncoder:
+def make_encoder(game: HumbugWhist) -> TrickEncoder:
     """The observation encoder (the same layout for every option)."""
     return HumbugWhistEncoder()
 
 
-def hidden_masks(state: State) -> list[int]:
+def hidden_masks(state: HumbugWhistState) -> list[int]:
     """Both blinds (while untaken), then both hands put away."""
-    assert isinstance(state, HumbugWhistState)
     return [*state.blinds, *state.put_away]
 
 
@@ -30,7 +28,7 @@ def search_rules(options: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[boo
     return sides_of(2, None), (True,) * NUM_TRICKS, (True,) * NUM_TRICKS
 
 
-SPEC = GameSpec(
+SPEC: GameSpec[HumbugWhist, HumbugWhistState] = GameSpec(
     game_id=HumbugWhist.game_id,
     rules_cls=HumbugWhist,
     make_encoder=make_encoder,

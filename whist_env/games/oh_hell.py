@@ -4,24 +4,21 @@ from __future__ import annotations
 
 from whist_env.encoding.oh_hell import OhHellEncoder
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.rules.core import State, TrickGame
 from whist_env.rules.oh_hell import OhHell, OhHellState
 from whist_env.spec import GameSpec
 
 
-def make_encoder(game: TrickGame) -> TrickEncoder:
+def make_encoder(game: OhHell) -> TrickEncoder:
     """The observation encoder: its size follows the seats, the largest bid, the schedule and the trump mode."""
-    assert isinstance(game, OhHell)
     return OhHellEncoder(game.num_players, game.max_bid, len(game.schedule), game.drawn)
 
 
-def hidden_masks(state: State) -> list[int]:
+def hidden_masks(state: OhHellState) -> list[int]:
     """The cards set aside after the deal."""
-    assert isinstance(state, OhHellState)
     return [state.set_aside]
 
 
-SPEC = GameSpec(
+SPEC: GameSpec[OhHell, OhHellState] = GameSpec(
     game_id=OhHell.game_id,
     rules_cls=OhHell,
     make_encoder=make_encoder,
