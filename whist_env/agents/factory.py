@@ -1,7 +1,8 @@
 """Agents by name: ``make_agent("heuristic", "humbug_v0")``, ``heuristic_for(game_id, **options)``.
 
 Names follow the agent-spec grammar of :mod:`whist_env.agents.agent_spec` (docs/agents.md): ``random``,
-``heuristic``, ``model:<path>`` (a saved MaskablePPO model), ``pimc`` or ``pimc:samples=K,max_tricks=N`` (numba is
+``heuristic``, ``model:<path>`` (a saved MaskablePPO model), ``rllib:<checkpoint dir>`` (an RLlib
+checkpoint of ``training/rllib_selfplay.py``; Ray is imported on first use), ``pimc`` or ``pimc:samples=K,max_tricks=N`` (numba is
 imported on first use), and nested forms such as ``pimc(samples=20, fallback=model(path=runs/x/model.zip))``.
 """
 
@@ -21,6 +22,7 @@ AGENT_NAMES = (
     "model:<path>",
     "pimc[:samples=K,max_tricks=N]",
     "pimc(samples=K, fallback=<agent spec>)",
+    "rllib:<checkpoint dir>",
 )
 
 
@@ -53,7 +55,8 @@ def make_agent(name: str | AgentSpec, game_id: str, **options: Any) -> Agent:
 
     Raises:
         OptionError: for a spec the grammar rejects (naming what is allowed), or an agent the grammar
-            knows that is not available yet (``pretrained``, ``rllib``).
+            knows that is not available yet (``pretrained``).
+        ImportError: for ``rllib:<checkpoint dir>`` without Ray installed (naming the extra to install).
     """
     spec = parse_agent_spec(name) if isinstance(name, str) else name
     if spec.name == "random":
@@ -70,6 +73,10 @@ def make_agent(name: str | AgentSpec, game_id: str, **options: Any) -> Agent:
 
         # the fallback is built here, so that the search package never imports this factory
         return make_pimc(spec, game_id, make_fallback=lambda fb: make_agent(fb, game_id, **options), **options)
+    if spec.name == "rllib":
+        from whist_env.rllib.agent import RLlibAgent
+
+        return RLlibAgent(spec.get("path"), game_id, **options)
     raise OptionError(
         f"agent {spec.name!r} is not available yet (the grammar knows it; no loader is implemented); "
         f"use a saved model instead: 'model:<path to the .zip>'"
