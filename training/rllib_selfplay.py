@@ -307,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     config, run_dir = resolve_config(args)
+    if args.address:
+        _use_token_auth()  # before Ray is imported: it reads the mode once
     from whist_env.rllib import require
 
     require("ray.rllib", "training/rllib_selfplay.py")
@@ -348,6 +350,18 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         ray.shutdown()
     return 0
+
+
+def _use_token_auth() -> None:
+    """Join a cluster with the token ``ray start --head`` made (Ray 2.5x enables token authentication).
+
+    A driver that joins with ``ray.init(address=...)`` is refused ("Authentication token is missing") unless
+    ``RAY_AUTH_MODE=token`` is set, even with the token in ``~/.ray/auth_token``; set it when a token is there
+    (copy the head's ``~/.ray/auth_token`` to a machine that joins, or set ``RAY_AUTH_TOKEN``).
+    """
+    has_token = (Path.home() / ".ray" / "auth_token").is_file() or "RAY_AUTH_TOKEN" in os.environ
+    if has_token and "RAY_AUTH_MODE" not in os.environ:
+        os.environ["RAY_AUTH_MODE"] = "token"
 
 
 def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]) -> None:
