@@ -331,7 +331,14 @@ def _run(args: argparse.Namespace) -> int:
         # the local workers import whist_env from this checkout, as the driver does
         runtime_env["env_vars"]["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
         cpus = max(os.cpu_count() or 1, config.num_env_runners + 1)
-        ray.init(num_cpus=cpus, include_dashboard=False, runtime_env=runtime_env, logging_level="WARNING")
+        # address="local": a Ray of its own, even where a stopped `ray start` left its address behind in /tmp/ray
+        ray.init(
+            address="local",
+            num_cpus=cpus,
+            include_dashboard=False,
+            runtime_env=runtime_env,
+            logging_level="WARNING",
+        )
     try:
         resources = ray.cluster_resources()
         where = f"cluster at {args.address}" if args.address else "local Ray"
