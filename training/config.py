@@ -188,10 +188,10 @@ def field_docs(cls: type = TrainConfig) -> dict[str, str]:
     import inspect
 
     tree = ast.parse(inspect.getsource(cls))
-    cls = tree.body[0]
-    assert isinstance(cls, ast.ClassDef)
+    node_cls = tree.body[0]
+    assert isinstance(node_cls, ast.ClassDef)
     docs: dict[str, str] = {}
-    body = cls.body
+    body = node_cls.body
     for node, nxt in zip(body, body[1:], strict=False):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import shutil
 import sys
@@ -102,9 +103,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[RLlibConfig, Path]:
     if args.resume and latest_checkpoint(run_dir) is None:
         raise ConfigError(f"--resume: {run_dir} has no checkpoint to resume from (looked in {run_dir}/checkpoints/)")
     if not args.resume and latest_checkpoint(run_dir) is not None:
-        raise ConfigError(
-            f"{run_dir} already holds checkpoints; continue it with --resume, or pick another --run-name"
-        )
+        raise ConfigError(f"{run_dir} already holds checkpoints; continue it with --resume, or pick another --run-name")
     return config, run_dir
 
 
@@ -147,8 +146,8 @@ def build_algorithm(config: RLlibConfig, snapshots: int = 0) -> Any:
     first = probe.possible_agents[0]
     module_spec = RLModuleSpec(
         module_class=MaskedActorCritic,
-        observation_space=probe.observation_spaces[first],
-        action_space=probe.action_spaces[first],
+        observation_space=probe.get_observation_space(first),
+        action_space=probe.get_action_space(first),
         model_config={"hidden": list(config.net_arch)},
     )
     ids = module_ids(config.snapshot_pool)
@@ -326,10 +325,12 @@ def _run(args: argparse.Namespace) -> int:
     # One thread per process: the env runners' small networks gain nothing from more, and the cores are few.
     runtime_env: dict[str, Any] = {"env_vars": {"OMP_NUM_THREADS": "1"}}
     if args.address:
-        ray.init(address=args.address, runtime_env=runtime_env, logging_level="WARNING")
+        ray.init(address=args.address, runtime_env=runtime_env, logging_level=logging.WARNING)
     else:
         # the local workers import whist_env from this checkout, as the driver does
-        runtime_env["env_vars"]["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
+        runtime_env["env_vars"]["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p
+        )
         cpus = max(os.cpu_count() or 1, config.num_env_runners + 1)
         # address="local": a Ray of its own, even where a stopped `ray start` left its address behind in /tmp/ray
         ray.init(
@@ -337,7 +338,7 @@ def _run(args: argparse.Namespace) -> int:
             num_cpus=cpus,
             include_dashboard=False,
             runtime_env=runtime_env,
-            logging_level="WARNING",
+            logging_level=logging.WARNING,
         )
     try:
         resources = ray.cluster_resources()

@@ -1,9 +1,9 @@
 """Agents by name: ``make_agent("heuristic", "humbug_v0")``, ``heuristic_for(game_id, **options)``.
 
 Names follow the agent-spec grammar of :mod:`whist_env.agents.agent_spec` (docs/agents.md): ``random``,
-``heuristic``, ``model:<path>`` (a saved MaskablePPO model), ``rllib:<checkpoint dir>`` (an RLlib
-checkpoint of ``training/rllib_selfplay.py``; Ray is imported on first use), ``pimc`` or ``pimc:samples=K,max_tricks=N`` (numba is
-imported on first use), and nested forms such as ``pimc(samples=20, fallback=model(path=runs/x/model.zip))``.
+``heuristic``, ``model:<path>`` (a saved MaskablePPO model), ``rllib:<checkpoint dir>`` (an RLlib checkpoint of
+``training/rllib_selfplay.py``; Ray is imported on first use), ``pimc`` or ``pimc:samples=K,max_tricks=N`` (numba
+is imported on first use), and nested forms such as ``pimc(samples=20, fallback=model(path=runs/x/model.zip))``.
 """
 
 from __future__ import annotations

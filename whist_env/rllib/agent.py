@@ -106,7 +106,7 @@ class RLlibAgent:
         require("ray.rllib", "the rllib agent")
         from ray.rllib.core.rl_module.rl_module import RLModule
 
-        module = RLModule.from_checkpoint(str(self._module_dir))
+        module: Any = RLModule.from_checkpoint(str(self._module_dir))
         size = int(module.observation_space["observation"].shape[0])
         if size != self.encoder.size:
             raise OptionError(

@@ -105,7 +105,7 @@ class WhistMultiAgentEnv(MultiAgentEnv):
     # ------------------------------------------------------------------ MultiAgentEnv API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[Any, Any], dict[Any, Any]]:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self.roles = draw_table(self.sides, self.opponents, self.snapshots, self._rng)
@@ -120,9 +120,9 @@ class WhistMultiAgentEnv(MultiAgentEnv):
         self._started = set(obs)
         return obs, {}
 
-    def step(
-        self, action_dict: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, Any]]:
+    def step(  # type: ignore[override]  # gymnasium's single-agent signature, which MultiAgentEnv overrides too
+        self, action_dict: dict[Any, Any]
+    ) -> tuple[dict[Any, Any], dict[Any, Any], dict[Any, Any], dict[Any, Any], dict[Any, Any]]:
         state = self._state
         seat = state.to_act
         agent = self._agent_of_seat[seat]
@@ -138,7 +138,7 @@ class WhistMultiAgentEnv(MultiAgentEnv):
         )
         # A reward waits for an agent that has had no observation yet (RLlib wants none before an agent's
         # first step); every seat plays in the first trick, so in practice none waits.
-        rewards = {}
+        rewards: dict[Any, Any] = {}
         for s, a in enumerate(self._agent_of_seat):
             if a is not None and (a in self._started or over):
                 rewards[a] = self._pending[s]
@@ -167,7 +167,7 @@ class WhistMultiAgentEnv(MultiAgentEnv):
         obs, mask = self.encoder.encode_with_mask(self.game.view(self._state, seat))
         return {"observation": obs, "action_mask": mask}
 
-    def _observe_to_act(self) -> dict[str, Any]:
+    def _observe_to_act(self) -> dict[Any, Any]:
         seat = self._state.to_act
         agent = self._agent_of_seat[seat]
         assert agent is not None
