@@ -74,6 +74,19 @@ def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_res
         assert report.illegal_actions == 0 and report.agent(spec).decisions > 0
     agent = make_agent(f"rllib:{run_dir}", "german_whist_v0")
     assert agent.act is not None
+    # ... in whist-eval and whist-play too
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    evaluated = subprocess.run(
+        [sys.executable, "-m", "whist_env.cli_eval", "german_whist_v0", "--agents", f"rllib:{run_dir}", "random"]
+        + ["--deals", "4", "--quiet"],
+        capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert evaluated.returncode == 0 and "| 0 |" in evaluated.stdout, evaluated.stderr[-2000:]
+    played = subprocess.run(
+        [sys.executable, "-m", "whist_env.play", "--game", "german_whist_v0", "--opponents", f"rllib:{run_dir}"],
+        input="quit\n", capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert played.returncode == 0 and "you quit" in played.stdout, played.stderr[-2000:]
 
     # resume: the league (two snapshots now) and the iteration count carry on
     out = run([*common, "--iterations", "3", "--num-env-runners", "2", "--resume"])
