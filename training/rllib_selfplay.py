@@ -310,7 +310,10 @@ def _run(args: argparse.Namespace) -> int:
         _use_token_auth()  # before Ray is imported: it reads the mode once
     from whist_env.rllib import require
 
-    require("ray.rllib", "training/rllib_selfplay.py")
+    try:
+        require("ray.rllib", "training/rllib_selfplay.py")
+    except ImportError as err:  # one line naming the extra, like a config error
+        raise ConfigError(str(err)) from err
     import ray
     import torch
 
