@@ -227,6 +227,7 @@ def evaluate_main(algo: Any, config: RLlibConfig, iteration: int) -> dict[str, d
     from whist_env.rllib.league import MAIN
 
     module = copy.deepcopy(algo.get_module(MAIN))
+    module.set_state(main_state(algo))  # the learner's weights, whatever the env runners hold now
     module.eval()
     agent = RLlibAgent(None, config.game, module=module, **config.game_options)
     return {
