@@ -153,6 +153,8 @@ def build_algorithm(config: RLlibConfig, snapshots: int = 0) -> Any:
     ids = module_ids(config.snapshot_pool)
     ppo = (
         PPOConfig()
+        # the new API stack (RLModule, Learner, EnvRunner, connectors), said explicitly though it is 2.60's default
+        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         # RLlib's env check steps random unmasked actions, which a card game rejects (only legal cards can be played)
         .environment(ENV_NAME, env_config=env_cfg, disable_env_checking=True)
         .framework("torch")
