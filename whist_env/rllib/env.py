@@ -86,7 +86,7 @@ class WhistMultiAgentEnv(MultiAgentEnv):
         }
         # Every (seat, module) pair is a possible agent, so that the spaces are known for whatever the league draws.
         self.possible_agents = [agent_id(s, m) for s in range(n) for m in module_ids(self.pool)]
-        self.agents = []
+        self.agents: list[Any] = []
         space = observation_space(self.encoder.size, self.game.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(self.game.num_actions))
