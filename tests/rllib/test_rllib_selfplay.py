@@ -67,6 +67,19 @@ def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_res
         assert all(e["illegal_actions"] == 0 and e["deals"] == 10 for e in r["eval"].values())
     assert first[1]["module_steps"]["snapshot_0"] > 0  # the snapshot taken after iteration 1 plays in iteration 2
 
+    # a snapshot is a frozen copy of main: the one taken after iteration 2 holds main's weights of then
+    import torch
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    modules = run_dir / "checkpoints" / "iter_000002" / "learner_group" / "learner" / "rl_module"
+    main, newest, older = (RLModule.from_checkpoint(str(modules / m)) for m in ("main", "snapshot_1", "snapshot_0"))
+
+    def same(a: Any, b: Any) -> bool:
+        left, right = a.state_dict(), b.state_dict()
+        return left.keys() == right.keys() and all(torch.equal(left[k], right[k]) for k in left)
+
+    assert same(main, newest) and not same(main, older)  # policy and value networks alike
+
     # the checkpoint plays as an agent, legal moves only, through the arena
     assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == ["iter_000001", "iter_000002"]
     for spec in (f"rllib:{run_dir}", f"rllib:{run_dir / 'checkpoints' / 'iter_000002'}"):
