@@ -49,6 +49,7 @@ def check_ok(out: subprocess.CompletedProcess[str]) -> None:
 
 def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_resume(tmp_path: Path) -> None:
     from whist_env.agents import make_agent
+    from whist_env.errors import OptionError
     from whist_env.evaluation import evaluate
 
     run_dir = tmp_path / "gw"
@@ -82,11 +83,13 @@ def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_res
 
     # the checkpoint plays as an agent, legal moves only, through the arena
     assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == ["iter_000001", "iter_000002"]
-    for spec in (f"rllib:{run_dir}", f"rllib:{run_dir / 'checkpoints' / 'iter_000002'}"):
+    for spec in (f"rllib:{run_dir}", f"rllib:{run_dir / 'checkpoints' / 'iter_000002'}", f"rllib:{modules / 'main'}"):
         report = evaluate("german_whist_v0", [spec, "heuristic"], num_deals=6, seed=0)
         assert report.illegal_actions == 0 and report.agent(spec).decisions > 0
     agent = make_agent(f"rllib:{run_dir}", "german_whist_v0")
     assert agent.act is not None
+    with pytest.raises(OptionError, match="trained on german_whist_v0, not humbug_v0"):
+        make_agent(f"rllib:{run_dir}", "humbug_v0")
     # ... in whist-eval and whist-play too
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
     evaluated = subprocess.run(

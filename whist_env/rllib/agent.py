@@ -50,7 +50,7 @@ def resolve_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
         if (p / META_FILE).is_file():
             meta = json.loads((p / META_FILE).read_text())
         return module_dir, meta
-    if (p / "module_state.pt").is_file() or (p / "class_and_ctor_args.pkl").is_file():
+    if (p / "module_state.pkl").is_file() and (p / "class_and_ctor_args.pkl").is_file():
         return p, meta  # the module directory itself
     raise OptionError(
         f"rllib: {p} is not an RLlib checkpoint: expected a run directory (with checkpoints/), a checkpoint "
