@@ -11,11 +11,14 @@ import dataclasses
 import types
 import typing
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
 VEC_ENVS = ("dummy", "subproc")
+
+C = TypeVar("C")
+"""A config dataclass read by the loader below (:class:`TrainConfig`, ``training.rllib_config.RLlibConfig``)."""
 
 
 class ConfigError(ValueError):
@@ -174,16 +177,21 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
-def field_docs() -> dict[str, str]:
-    """Field name -> its docstring (read from this module's source, for error messages and ``--help``)."""
+def field_docs(cls: type = TrainConfig) -> dict[str, str]:
+    """Field name -> its docstring (read from the dataclass's source, for error messages and ``--help``).
+
+    Args:
+        cls: the config dataclass (:class:`TrainConfig`, or another one read by the same loader, such as
+            ``training.rllib_config.RLlibConfig``).
+    """
     import ast
     import inspect
 
-    tree = ast.parse(inspect.getsource(TrainConfig))
-    cls = tree.body[0]
-    assert isinstance(cls, ast.ClassDef)
+    tree = ast.parse(inspect.getsource(cls))
+    node_cls = tree.body[0]
+    assert isinstance(node_cls, ast.ClassDef)
     docs: dict[str, str] = {}
-    body = cls.body
+    body = node_cls.body
     for node, nxt in zip(body, body[1:], strict=False):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str):
@@ -191,8 +199,8 @@ def field_docs() -> dict[str, str]:
     return docs
 
 
-def _fields() -> dict[str, dataclasses.Field]:
-    return {f.name: f for f in dataclasses.fields(TrainConfig)}
+def _fields(cls: type = TrainConfig) -> dict[str, dataclasses.Field]:
+    return {f.name: f for f in dataclasses.fields(cls)}
 
 
 def _check_type(name: str, value: Any, hint: Any) -> Any:
@@ -242,9 +250,21 @@ def from_dict(values: dict[str, Any], source: str = "config") -> TrainConfig:
         ConfigError: an unknown key (the message lists every allowed key), a missing ``game``, a wrong type
             or a bad value.
     """
+    config: TrainConfig = config_from_dict(TrainConfig, values, source)
+    return config
+
+
+def config_from_dict(cls: type[C], values: dict[str, Any], source: str = "config") -> C:
+    """A validated config of dataclass ``cls`` (a ``game`` field and a ``validate()`` method) from plain values.
+
+    The loader of :class:`TrainConfig`, for any config dataclass written in the same style.
+
+    Raises:
+        ConfigError: see :func:`from_dict`.
+    """
     if not isinstance(values, dict):
         raise ConfigError(f"{source}: expected a mapping of keys to values, got {type(values).__name__}")
-    fields = _fields()
+    fields = _fields(cls)
     unknown = sorted(k for k in values if k not in fields)
     if unknown:
         raise ConfigError(
@@ -252,10 +272,10 @@ def from_dict(values: dict[str, Any], source: str = "config") -> TrainConfig:
         )
     if "game" not in values:
         raise ConfigError(f"{source}: the key 'game' is required (one of the environment ids)")
-    hints = typing.get_type_hints(TrainConfig)
+    hints = typing.get_type_hints(cls)
     checked = {k: _check_type(k, v, hints[k]) for k, v in values.items()}
-    config = TrainConfig(**checked)
-    config.validate()
+    config = cls(**checked)
+    config.validate()  # type: ignore[attr-defined]
     return config
 
 
@@ -265,6 +285,17 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     Raises:
         ConfigError: see :func:`from_dict`; also when the file does not exist or does not hold a YAML mapping,
             and when an override names no config key (it came from ``--set``, not from the file).
+    """
+    config: TrainConfig = load_config_as(TrainConfig, path, overrides)
+    return config
+
+
+def load_config_as(cls: type[C], path: str | Path, overrides: dict[str, Any] | None = None) -> C:
+    """:func:`load_config` for any config dataclass ``cls`` written like :class:`TrainConfig` (``game``,
+    ``seed``, ``run_name`` fields and a ``validate()`` method).
+
+    Raises:
+        ConfigError: see :func:`load_config`.
     """
     path = Path(path)
     if not path.is_file():
@@ -283,7 +314,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
             f"{path}: the file must be a mapping of config keys to values ('key: value' lines), expected a mapping, "
             f"got a {type(values).__name__}"
         )
-    fields = _fields()
+    fields = _fields(cls)
     unknown = sorted(k for k in overrides or {} if k not in fields)
     if unknown:
         raise ConfigError(
@@ -291,9 +322,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
             f"Allowed keys: {', '.join(fields)}"
         )
     values.update(overrides or {})
-    config = from_dict(values, source=str(path))
-    if not config.run_name:
-        config.run_name = f"{path.stem}_s{config.seed}"
+    config = config_from_dict(cls, values, source=str(path))
+    if not config.run_name:  # type: ignore[attr-defined]
+        config.run_name = f"{path.stem}_s{config.seed}"  # type: ignore[attr-defined]
     return config
 
 
@@ -312,6 +343,7 @@ def parse_set(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def save_config(config: TrainConfig, path: str | Path) -> None:
-    """Write ``config`` as YAML (loadable by :func:`load_config`)."""
-    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+def save_config(config: Any, path: str | Path) -> None:
+    """Write ``config`` (a :class:`TrainConfig` or another config dataclass) as YAML (loadable by
+    :func:`load_config` / :func:`load_config_as`)."""
+    Path(path).write_text(yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))

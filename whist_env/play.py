@@ -183,7 +183,7 @@ class Session:
             load = getattr(agent, "load", None)
             if callable(load):
                 path = Path(str(getattr(agent, "path", "")))
-                if not path.is_file():
+                if not path.exists():  # a model's .zip, or an RLlib checkpoint's directory
                     raise OptionError(f"opponent {self.opponent_names[s]!r}: there is no saved model at {path}")
                 load()  # fail now, not in the middle of the game
         self.seed = seed

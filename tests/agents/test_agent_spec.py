@@ -176,9 +176,16 @@ def test_make_agent_builds_a_nested_fallback_through_the_grammar() -> None:
     assert isinstance(make_agent(AgentSpec("random"), "humbug_v0"), RandomAgent)
 
 
-@pytest.mark.parametrize("text", ["pretrained", "rllib:/ckpt", "pimc:fallback=pretrained", "pimc(fallback=rllib(/c))"])
+@pytest.mark.parametrize("text", ["pretrained", "pimc:fallback=pretrained"])
 def test_agents_the_grammar_knows_but_not_yet_built_say_so(text: str) -> None:
     with pytest.raises(OptionError, match="is not available yet.*model:<path"):
+        make_agent(text, "humbug_v0")
+
+
+@pytest.mark.parametrize("text", ["rllib:/nowhere/ckpt", "pimc(fallback=rllib(/nowhere/c))"])
+def test_rllib_agent_without_a_checkpoint_says_what_it_looked_for(text: str) -> None:
+    # the path is checked before Ray is needed, so this holds with and without the [rllib] extra
+    with pytest.raises(OptionError, match="is not an RLlib checkpoint: expected a run directory"):
         make_agent(text, "humbug_v0")
 
 

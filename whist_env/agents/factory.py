@@ -1,8 +1,9 @@
 """Agents by name: ``make_agent("heuristic", "humbug_v0")``, ``heuristic_for(game_id, **options)``.
 
 Names follow the agent-spec grammar of :mod:`whist_env.agents.agent_spec` (docs/agents.md): ``random``,
-``heuristic``, ``model:<path>`` (a saved MaskablePPO model), ``pimc`` or ``pimc:samples=K,max_tricks=N`` (numba is
-imported on first use), ``pretrained`` (the network shipped for the game, played with numpy) or
+``heuristic``, ``model:<path>`` (a saved MaskablePPO model), ``rllib:<checkpoint dir>`` (an RLlib checkpoint of
+``training/rllib_selfplay.py``; Ray is imported on first use), ``pimc`` or ``pimc:samples=K,max_tricks=N`` (numba
+is imported on first use), ``pretrained`` (the network shipped for the game, played with numpy) or
 ``pretrained(path=<exported .npz>)``, and nested forms such as ``pimc(samples=20, fallback=pretrained)``.
 """
 
@@ -23,6 +24,7 @@ AGENT_NAMES = (
     "pimc[:samples=K,max_tricks=N]",
     "pimc(samples=K, fallback=<agent spec>)",
     "pretrained[(path=<exported .npz>)]",
+    "rllib:<checkpoint dir>",
 )
 
 
@@ -55,9 +57,10 @@ def make_agent(name: str | AgentSpec, game_id: str, **options: Any) -> Agent:
         **options: the game's options.
 
     Raises:
-        OptionError: for a spec the grammar rejects (naming what is allowed), an agent the grammar
-            knows that is not available yet (``rllib``; ``pretrained`` for a game that ships no weights).
+        OptionError: for a spec the grammar rejects (naming what is allowed), or ``pretrained`` for a game that
+            ships no weights.
         ModelMismatchError: for a ``pretrained`` network made for other options or another layout.
+        ImportError: for ``rllib:<checkpoint dir>`` without Ray installed (naming the extra to install).
     """
     spec = parse_agent_spec(name) if isinstance(name, str) else name
     if spec.name == "random":
@@ -78,6 +81,10 @@ def make_agent(name: str | AgentSpec, game_id: str, **options: Any) -> Agent:
 
         # the fallback is built here, so that the search package never imports this factory
         return make_pimc(spec, game_id, make_fallback=lambda fb: make_agent(fb, game_id, **options), **options)
+    if spec.name == "rllib":
+        from whist_env.rllib.agent import RLlibAgent
+
+        return RLlibAgent(spec.get("path"), game_id, **options)
     raise OptionError(
         f"agent {spec.name!r} is not available yet (the grammar knows it; no loader is implemented); "
         f"use a saved model instead: 'model:<path to the .zip>'"

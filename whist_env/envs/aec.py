@@ -121,7 +121,8 @@ class WhistAECEnv(AECEnv):
             )
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        # typed here: gymnasium 1.2 (which the rllib extra pins) leaves Discrete's parameter open to mypy
+        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self.hidden_layout = Layout(
             [cards(f"hand[player_{s}]", f"player_{s}'s hand") for s in range(n)]
             + [cards(name, doc) for name, doc in self.hidden_pieces()]

@@ -313,7 +313,7 @@ class SingleAgentWhistEnv(gym.Env):
         """Legal actions of the learner now (bool, ``(num_actions,)``); all False once the episode is over."""
         return self._mask.copy()
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override]  # text frames; gymnasium 1.2's stubs want RenderFrame
         """What the learner's seat sees, as text."""
         if self.render_mode is None:
             gym.logger.warn("render() without a render_mode; pass render_mode='ansi' or 'human'")

@@ -1,0 +1,83 @@
+"""``training/rllib_config.py`` and the CLI's errors: the same conventions as ``training/train.py``; no Ray needed."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from training.config import ConfigError
+from training.rllib_config import RLlibConfig, load_rllib_config
+from whist_env.registry import game_ids
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "training" / "rllib_selfplay.py"
+CONFIGS = sorted((REPO / "configs").glob("rllib_*.yaml"))
+
+
+def test_one_rllib_config_per_game_and_all_load() -> None:
+    games = set()
+    for path in CONFIGS:
+        config = load_rllib_config(path)
+        assert isinstance(config, RLlibConfig) and config.run_name == f"{path.stem}_s0"
+        games.add(config.game)
+    assert games == set(game_ids())
+
+
+def test_unknown_key_names_the_allowed_keys(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("game: humbug_v0\nnum_env_runner: 2\n")
+    with pytest.raises(ConfigError) as err:
+        load_rllib_config(path)
+    assert "'num_env_runner'" in str(err.value)
+    for field in dataclasses.fields(RLlibConfig):
+        assert field.name in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ({"opponents": {"heuristc": 1.0}}, "opponents: unknown agent 'heuristc'"),
+        ({"opponents": {"main": -1.0}}, "opponents: opponents must map"),
+        ({"snapshot_pool": 0}, "'snapshot' has a weight but snapshot_pool is 0"),
+        ({"minibatch_size": 9000}, "must not exceed train_batch_size"),
+        ({"game_options": {"num_players": 9}}, "game_options:"),
+        ({"iterations": 0}, "iterations must be positive"),
+        ({"num_env_runners": "two"}, "num_env_runners must be int"),
+    ],
+)
+def test_bad_values_are_named(override: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_rllib_config(REPO / "configs" / "rllib_oh_hell.yaml", override)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--set", "bogus=1"], "error: --set: unknown key(s) 'bogus' in the --set override"),
+        (["--set", "opponents={heuristc: 1}"], "error: opponents: unknown agent 'heuristc'"),
+        (["--num-env-runners", "-1"], "error: num_env_runners and snapshot_pool must be 0 or more"),
+        (["--resume"], "has no checkpoint to resume from"),
+    ],
+)
+def test_a_config_error_is_one_clear_line(tmp_path: Path, args: list[str], message: str) -> None:
+    out = cli("--config", str(REPO / "configs" / "rllib_german_whist.yaml"), "--runs-dir", str(tmp_path), *args)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and message in out.stderr and "Traceback" not in out.stderr
+    assert not list(tmp_path.iterdir())  # nothing is written for a refused run
+
+
+def test_missing_config_file_is_one_line(tmp_path: Path) -> None:
+    out = cli("--config", str(tmp_path / "nope.yaml"))
+    assert out.returncode == 2 and out.stderr.startswith("error: config file") and out.stderr.count("\n") == 1

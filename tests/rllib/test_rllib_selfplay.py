@@ -1,0 +1,174 @@
+"""``training/rllib_selfplay.py`` end to end on a local Ray: iterations, the league, checkpoints, resume, clusters.
+
+Every run is tiny (a few hundred env steps per iteration, one epoch, a 32-unit network): these tests check
+that the pieces work together, not that the policy learns (the README's "Scale out" run shows that).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.rllib, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "training" / "rllib_selfplay.py"
+TINY = [
+    "--set", "train_batch_size=400",
+    "--set", "minibatch_size=200",
+    "--set", "num_epochs=1",
+    "--set", "net_arch=[32]",
+    "--set", "eval_deals=10",
+    "--set", "checkpoint_every=1",
+]  # fmt: skip
+
+
+def run(args: list[str], timeout: float = 400) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
+
+
+def rows(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "progress.jsonl").read_text().splitlines()]
+
+
+def check_ok(out: subprocess.CompletedProcess[str]) -> None:
+    assert out.returncode == 0, f"exit {out.returncode}\n{out.stdout[-3000:]}\n{out.stderr[-5000:]}"
+
+
+def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_resume(tmp_path: Path) -> None:
+    from whist_env.agents import make_agent
+    from whist_env.errors import OptionError
+    from whist_env.evaluation import evaluate
+
+    run_dir = tmp_path / "gw"
+    league = ["--set", "opponents={snapshot: 1.0}", "--set", "snapshot_every=1", "--set", "snapshot_pool=2"]
+    common = ["--config", str(REPO / "configs" / "rllib_german_whist.yaml"), "--runs-dir", str(tmp_path)]
+    common += ["--run-name", "gw", *TINY, *league]
+    out = run([*common, "--iterations", "2", "--num-env-runners", "2"])
+    check_ok(out)
+    assert "local Ray" in out.stdout and "2 env runners" in out.stdout
+    assert "iter 1:" in out.stdout and "iter 2:" in out.stdout  # progress every iteration
+    first = rows(run_dir)
+    assert [r["iteration"] for r in first] == [1, 2]
+    for r in first:
+        assert r["iteration_env_steps"] >= 400 and r["seat_return"]["main"] == pytest.approx(r["seat_return"]["main"])
+        assert set(r["eval"]) == {"random", "heuristic"}
+        assert all(e["illegal_actions"] == 0 and e["deals"] == 10 for e in r["eval"].values())
+    assert first[1]["module_steps"]["snapshot_0"] > 0  # the snapshot taken after iteration 1 plays in iteration 2
+
+    # a snapshot is a frozen copy of main: the one taken after iteration 2 holds main's weights of then
+    import torch
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    modules = run_dir / "checkpoints" / "iter_000002" / "learner_group" / "learner" / "rl_module"
+    main, newest, older = (RLModule.from_checkpoint(str(modules / m)) for m in ("main", "snapshot_1", "snapshot_0"))
+
+    def same(a: Any, b: Any) -> bool:
+        left, right = a.state_dict(), b.state_dict()
+        return left.keys() == right.keys() and all(torch.equal(left[k], right[k]) for k in left)
+
+    assert same(main, newest) and not same(main, older)  # policy and value networks alike
+
+    # the checkpoint plays as an agent, legal moves only, through the arena
+    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == ["iter_000001", "iter_000002"]
+    for spec in (f"rllib:{run_dir}", f"rllib:{run_dir / 'checkpoints' / 'iter_000002'}", f"rllib:{modules / 'main'}"):
+        report = evaluate("german_whist_v0", [spec, "heuristic"], num_deals=6, seed=0)
+        assert report.illegal_actions == 0 and report.agent(spec).decisions > 0
+    agent = make_agent(f"rllib:{run_dir}", "german_whist_v0")
+    assert agent.act is not None
+    with pytest.raises(OptionError, match="trained on german_whist_v0, not humbug_v0"):
+        make_agent(f"rllib:{run_dir}", "humbug_v0")
+    # ... in whist-eval and whist-play too
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    evaluated = subprocess.run(
+        [sys.executable, "-m", "whist_env.cli_eval", "german_whist_v0", "--agents", f"rllib:{run_dir}", "random"]
+        + ["--deals", "4", "--quiet"],
+        capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert evaluated.returncode == 0 and "| 0 |" in evaluated.stdout, evaluated.stderr[-2000:]
+    played = subprocess.run(
+        [sys.executable, "-m", "whist_env.play", "--game", "german_whist_v0", "--opponents", f"rllib:{run_dir}"],
+        input="quit\n", capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert played.returncode == 0 and "you quit" in played.stdout, played.stderr[-2000:]
+
+    # resume: the league (two snapshots now) and the iteration count carry on
+    out = run([*common, "--iterations", "3", "--num-env-runners", "2", "--resume"])
+    check_ok(out)
+    assert "resuming from iter_000002 (iteration 2)" in out.stdout and "iter 3:" in out.stdout
+    third = rows(run_dir)[-1]
+    assert third["iteration"] == 3 and third["env_steps"] == sum(r["iteration_env_steps"] for r in rows(run_dir))
+    sampled = {m for m, steps in third["module_steps"].items() if m.startswith("snapshot_") and steps > 0}
+    assert sampled == {"snapshot_0", "snapshot_1"}  # the league samples at least two snapshots
+    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == ["iter_000002", "iter_000003"]
+
+    # a finished run is not started over by accident
+    again = run([*common, "--iterations", "3"])
+    assert again.returncode == 2 and "already holds checkpoints" in again.stderr
+
+
+def test_four_player_partnership_game_two_iterations_two_runners(tmp_path: Path) -> None:
+    out = run(
+        [
+            "--config", str(REPO / "configs" / "rllib_classic_whist.yaml"),
+            "--runs-dir", str(tmp_path), "--run-name", "cw",
+            "--iterations", "2", "--num-env-runners", "2", *TINY,
+            "--set", "snapshot_every=1", "--set", "eval_opponents=[random]",
+        ]
+    )  # fmt: skip
+    check_ok(out)
+    done = rows(tmp_path / "cw")
+    assert [r["iteration"] for r in done] == [1, 2]
+    assert done[-1]["module_steps"]["main"] > 0 and done[-1]["eval"]["random"]["illegal_actions"] == 0
+    # main's seats: in classic whist partners share a role, so main plays two seats at every table
+    assert done[-1]["episodes"]["main"] > 0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_joins_a_cluster_started_with_ray_start(tmp_path: Path) -> None:
+    port = _free_port()
+    ray_cli = Path(sys.executable).with_name("ray")
+    head = subprocess.Popen(
+        [str(ray_cli), "start", "--head", f"--port={port}", "--num-cpus=2", "--include-dashboard=false",
+         "--disable-usage-stats", "--block"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # the head is up once its port accepts connections
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert head.poll() is None, "ray start --head exited"
+            time.sleep(0.5)
+        out = run(
+            [
+                "--config", str(REPO / "configs" / "rllib_german_whist.yaml"),
+                "--runs-dir", str(tmp_path), "--run-name", "cluster",
+                "--iterations", "1", "--num-env-runners", "1", "--address", f"127.0.0.1:{port}", *TINY,
+            ],
+            timeout=300,
+        )  # fmt: skip
+        check_ok(out)
+        assert f"cluster at 127.0.0.1:{port}" in out.stdout and "iter 1:" in out.stdout
+        assert (tmp_path / "cluster" / "checkpoints" / "iter_000001").is_dir()
+    finally:
+        head.send_signal(signal.SIGTERM)  # `ray start --block` stops the processes it started
+        head.wait(timeout=60)

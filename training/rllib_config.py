@@ -1,0 +1,173 @@
+"""The RLlib self-play configuration: ``configs/rllib_<name>.yaml`` loaded into a typed, validated dataclass.
+
+The same conventions as :mod:`training.config` (and its loader, :func:`training.config.load_config_as`):
+every key must be a field of :class:`RLlibConfig`, an unknown key or a wrong type is an error naming the
+allowed keys, ``--set key=value`` overrides any key, and the run lives in ``<runs_dir>/<run_name>/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from training.config import ConfigError, config_from_dict, field_docs, load_config_as
+
+
+@dataclasses.dataclass
+class RLlibConfig:
+    """Everything one RLlib self-play run needs; the saved ``<run>/config.yaml`` reproduces it."""
+
+    game: str
+    """Environment id to train on (``german_whist_v0``, ``classic_whist_v0``, ``humbug_v0``, ``oh_hell_v0``,
+    ``humbug_whist_v0``)."""
+    game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """The game's options, exactly as ``whist_env.make(game, **game_options)`` takes them."""
+    run_name: str = ""
+    """Name of the run directory ``<runs_dir>/<run_name>/``; empty: ``<config file stem>_s<seed>``."""
+    runs_dir: str = "runs"
+    """Where run directories are written."""
+    seed: int = 0
+    """Seeds RLlib (its env runners seed their environments from it) and the evaluations."""
+    iterations: int = 100
+    """Training iterations in all (``--iterations``; a resumed run continues up to this number)."""
+    num_env_runners: int = 2
+    """Ray actors that play episodes (``--num-env-runners``; 0: sample in the driver process)."""
+    num_envs_per_env_runner: int = 1
+    """Environments each env runner steps (vectorised)."""
+    train_batch_size: int = 4000
+    """Env steps sampled per iteration (RLlib's ``train_batch_size_per_learner``)."""
+    minibatch_size: int = 512
+    """Minibatch size of a PPO update."""
+    num_epochs: int = 4
+    """Passes over an iteration's batch."""
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    gamma: float = 1.0
+    """Discount factor; 1.0 for these finite episodes with sparse rewards."""
+    lambda_: float = 0.95
+    """GAE lambda."""
+    clip_param: float = 0.2
+    """PPO clip range."""
+    entropy_coeff: float = 0.01
+    """Entropy bonus."""
+    vf_loss_coeff: float = 0.5
+    """Value loss weight."""
+    grad_clip: float = 0.5
+    """Gradient clipping (global norm)."""
+    net_arch: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and value networks."""
+    opponents: dict[str, float] = dataclasses.field(
+        default_factory=lambda: {"main": 0.4, "snapshot": 0.4, "heuristic": 0.1, "random": 0.1}
+    )
+    """The league: draw weights of the opponents' roles. ``main`` (the learning policy itself), ``snapshot``
+    (a frozen snapshot, drawn uniformly from the pool; ``main`` until the first one) and agent specs
+    (``random``, ``heuristic``, ...: scripted league members). Partners share a role."""
+    snapshot_every: int = 5
+    """Iterations between two snapshots of the main policy."""
+    snapshot_pool: int = 4
+    """Snapshot slots (modules ``snapshot_0`` ...); when all are filled the oldest is overwritten."""
+    eval_every: int = 1
+    """Iterations between two arena evaluations of the main policy."""
+    eval_deals: int = 100
+    """Duplicate deals per opponent in an evaluation."""
+    eval_opponents: list[str] = dataclasses.field(default_factory=lambda: ["random", "heuristic"])
+    """Opponents of the evaluations (agent specs)."""
+    checkpoint_every: int = 5
+    """Iterations between checkpoints (the last iteration is always checkpointed)."""
+    keep_checkpoints: int = 2
+    """Checkpoints kept on disk (the latest ones)."""
+    torch_threads: int = 1
+    """Threads of torch in the learner and the driver (1 is fastest for small networks on few cores)."""
+
+    def validate(self) -> None:
+        """Cross-field checks.
+
+        Raises:
+            ConfigError: naming the field, the bad value and what is allowed.
+        """
+        from whist_env.registry import game_ids
+
+        if self.game not in game_ids():
+            raise ConfigError(f"game: unknown game {self.game!r}; available: {', '.join(game_ids())}")
+        positive = (
+            "iterations",
+            "num_envs_per_env_runner",
+            "train_batch_size",
+            "minibatch_size",
+            "num_epochs",
+            "snapshot_every",
+            "eval_every",
+            "eval_deals",
+            "checkpoint_every",
+            "keep_checkpoints",
+            "torch_threads",
+        )
+        for name in positive:
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.num_env_runners < 0 or self.snapshot_pool < 0:
+            raise ConfigError(
+                f"num_env_runners and snapshot_pool must be 0 or more, got {self.num_env_runners} and "
+                f"{self.snapshot_pool}"
+            )
+        if self.minibatch_size > self.train_batch_size:
+            raise ConfigError(
+                f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size ({self.train_batch_size})"
+            )
+        if not self.net_arch or any(h <= 0 for h in self.net_arch):
+            raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
+        if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
+            raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
+        self._validate_game_and_league()
+
+    def _validate_game_and_league(self) -> None:
+        from whist_env.agents import make_agent
+        from whist_env.errors import OptionError
+        from whist_env.registry import get_spec
+        from whist_env.rllib.league import SNAPSHOT, check_opponents, scripted_names
+
+        try:
+            get_spec(self.game).make_rules(**self.game_options)
+        except OptionError as err:
+            raise ConfigError(f"game_options: {err}") from err
+        try:
+            check_opponents(self.opponents)
+        except OptionError as err:
+            raise ConfigError(f"opponents: {err}") from err
+        if self.opponents.get(SNAPSHOT, 0) > 0 and self.snapshot_pool == 0:
+            raise ConfigError("opponents: 'snapshot' has a weight but snapshot_pool is 0; give the pool a slot or more")
+        names = [("opponents", k) for k in scripted_names(self.opponents)]
+        names += [("eval_opponents", k) for k in self.eval_opponents]
+        for key, name in names:
+            try:
+                make_agent(name, self.game, **self.game_options)
+            except OptionError as err:
+                raise ConfigError(f"{key}: {err}") from err
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values, for ``config.yaml``."""
+        return dataclasses.asdict(self)
+
+
+def rllib_field_docs() -> dict[str, str]:
+    """Field name -> its docstring (for ``--help``)."""
+    return field_docs(RLlibConfig)
+
+
+def load_rllib_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RLlibConfig:
+    """Read ``path`` (YAML) into an :class:`RLlibConfig`, apply ``overrides``, validate.
+
+    Raises:
+        ConfigError: an unknown key (naming the allowed ones), a wrong type, a bad value, a missing file.
+    """
+    return load_config_as(RLlibConfig, path, overrides)
+
+
+def rllib_config_from_dict(values: dict[str, Any], source: str = "config") -> RLlibConfig:
+    """A validated :class:`RLlibConfig` from plain values (a saved ``config.yaml``).
+
+    Raises:
+        ConfigError: see :func:`load_rllib_config`.
+    """
+    return config_from_dict(RLlibConfig, values, source)

@@ -1,0 +1,419 @@
+"""Multi-agent self-play with action masks on Ray RLlib (new API stack), from one machine to a cluster.
+
+    python training/rllib_selfplay.py --config configs/rllib_german_whist.yaml --iterations 20 --num-env-runners 2
+    python training/rllib_selfplay.py --config configs/rllib_german_whist.yaml --resume      # after an interruption
+    python training/rllib_selfplay.py --config configs/rllib_oh_hell.yaml --address 10.0.0.1:6379   # join a cluster
+
+Needs the extra: ``pip install -e ".[rllib]"``. What it does:
+
+1. reads ``configs/rllib_<name>.yaml`` into a typed :class:`~training.rllib_config.RLlibConfig` (same
+   conventions as ``training/train.py``: an unknown key is an error naming the allowed ones, ``--set key=value``
+   overrides any key, the run lives in ``<runs_dir>/<run_name>/``);
+2. starts Ray on this machine (or joins the cluster at ``--address``) and builds RLlib's PPO with one RLModule
+   per league member: ``main`` (learns; every seat it plays feeds its updates) and ``snapshot_<k>`` (frozen
+   copies of main, refreshed every ``snapshot_every`` iterations); scripted agents (``random``, ``heuristic``)
+   are league members played inside the environment (:mod:`whist_env.rllib.env`); the policy mapping reads
+   the module from the agent id (:mod:`whist_env.rllib.league`), for any seat count and for partnerships;
+3. each iteration prints progress: env steps and their rate, the mean return per seat of every module (not
+   RLlib's ``episode_return_mean``, which sums all seats of a zero-sum game to 0), main's return per kind of
+   opponent, and the arena's evaluation of main against ``eval_opponents`` (duplicate deals, 95% intervals);
+4. checkpoints to ``<run>/checkpoints/iter_<n>/``, from which ``--resume`` continues, and which play as an
+   agent: ``make_agent("rllib:<run>/checkpoints/iter_<n>", game)`` (or the run directory: its newest one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # run as a script: make the `training` package importable
+    sys.path.insert(0, str(REPO))
+
+from training.config import ConfigError, parse_set, save_config  # noqa: E402
+from training.rllib_config import (  # noqa: E402
+    RLlibConfig,
+    load_rllib_config,
+    rllib_config_from_dict,
+    rllib_field_docs,
+)
+
+LEAGUE_FILE = "league.json"
+"""In every checkpoint: the iteration, the filled snapshot slots and the next one to overwrite."""
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description="Multi-agent self-play on Ray RLlib for a whist_env game (see the module docstring).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Config keys (--set key=value):\n" + "\n".join(f"  {k}: {v}" for k, v in rllib_field_docs().items()),
+    )
+    p.add_argument("--config", type=Path, help="configs/rllib_<name>.yaml (not needed with --resume --run-name)")
+    p.add_argument("--iterations", type=int, help="override iterations (with --resume: continue up to this number)")
+    p.add_argument("--num-env-runners", type=int, help="override num_env_runners")
+    p.add_argument("--address", help="join the Ray cluster at this address (host:port or ray://host:10001)")
+    p.add_argument("--seed", type=int, help="override seed")
+    p.add_argument("--run-name", help="override run_name (default <config stem>_s<seed>)")
+    p.add_argument("--runs-dir", help="override runs_dir (default runs)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override any config key")
+    p.add_argument("--resume", action="store_true", help="continue the run from its newest checkpoint")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    return p.parse_args(argv)
+
+
+def resolve_config(args: argparse.Namespace) -> tuple[RLlibConfig, Path]:
+    """The run's config (the file plus flags, or with ``--resume`` the saved one plus flags) and its directory.
+
+    Raises:
+        ConfigError: for a bad config or flag, or ``--resume`` without a run to resume.
+    """
+    overrides = parse_set(args.set)
+    for flag, key in (
+        ("iterations", "iterations"),
+        ("num_env_runners", "num_env_runners"),
+        ("seed", "seed"),
+        ("run_name", "run_name"),
+        ("runs_dir", "runs_dir"),
+    ):
+        if getattr(args, flag) is not None:
+            overrides[key] = getattr(args, flag)
+    if args.config is None:
+        if not (args.resume and args.run_name):
+            raise ConfigError("give --config configs/rllib_<name>.yaml (or --resume --run-name <run>)")
+        run_dir = Path(overrides.get("runs_dir", "runs")) / args.run_name
+        saved = run_dir / "config.yaml"
+        if not saved.is_file():
+            raise ConfigError(f"--resume: {saved} does not exist; is {run_dir} a run directory?")
+        import yaml
+
+        values = yaml.safe_load(saved.read_text())
+        values.update(overrides)
+        config = rllib_config_from_dict(values, source=str(saved))
+    else:
+        config = load_rllib_config(args.config, overrides)
+    run_dir = Path(config.runs_dir) / config.run_name
+    if args.resume and latest_checkpoint(run_dir) is None:
+        raise ConfigError(f"--resume: {run_dir} has no checkpoint to resume from (looked in {run_dir}/checkpoints/)")
+    if not args.resume and latest_checkpoint(run_dir) is not None:
+        raise ConfigError(f"{run_dir} already holds checkpoints; continue it with --resume, or pick another --run-name")
+    return config, run_dir
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The newest complete checkpoint of a run (one with its league file), or None."""
+    from whist_env.rllib.agent import checkpoints_of
+
+    found = [p for p in checkpoints_of(run_dir) if (p / LEAGUE_FILE).is_file()]
+    return found[-1] if found else None
+
+
+# ----------------------------------------------------------------------------- building the algorithm
+def env_config(config: RLlibConfig, snapshots: int) -> dict[str, Any]:
+    """The environment's config (:class:`whist_env.rllib.env.WhistMultiAgentEnv`)."""
+    return {
+        "game": config.game,
+        "game_options": dict(config.game_options),
+        "opponents": dict(config.opponents),
+        "snapshot_pool": config.snapshot_pool,
+        "snapshots": snapshots,
+        "seed": config.seed,
+    }
+
+
+def build_algorithm(config: RLlibConfig, snapshots: int = 0) -> Any:
+    """RLlib's PPO on the new API stack, one :class:`~whist_env.rllib.module.MaskedActorCritic` per league module."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    from whist_env.rllib.callbacks import LeagueMetrics
+    from whist_env.rllib.env import ENV_NAME, WhistMultiAgentEnv
+    from whist_env.rllib.league import MAIN, module_for_agent, module_ids
+    from whist_env.rllib.module import MaskedActorCritic
+
+    register_env(ENV_NAME, lambda cfg: WhistMultiAgentEnv(cfg))
+    env_cfg = env_config(config, snapshots)
+    probe = WhistMultiAgentEnv(env_cfg)
+    first = probe.possible_agents[0]
+    module_spec = RLModuleSpec(
+        module_class=MaskedActorCritic,
+        observation_space=probe.get_observation_space(first),
+        action_space=probe.get_action_space(first),
+        model_config={"hidden": list(config.net_arch)},
+    )
+    ids = module_ids(config.snapshot_pool)
+    ppo = (
+        PPOConfig()
+        # the new API stack (RLModule, Learner, EnvRunner, connectors), said explicitly though it is 2.60's default
+        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+        # RLlib's env check steps random unmasked actions, which a card game rejects (only legal cards can be played)
+        .environment(ENV_NAME, env_config=env_cfg, disable_env_checking=True)
+        .framework("torch")
+        .env_runners(
+            num_env_runners=config.num_env_runners,
+            num_envs_per_env_runner=config.num_envs_per_env_runner,
+            num_cpus_per_env_runner=1,
+        )
+        .learners(num_learners=0)
+        .training(
+            lr=config.learning_rate,
+            gamma=config.gamma,
+            lambda_=config.lambda_,
+            clip_param=config.clip_param,
+            entropy_coeff=config.entropy_coeff,
+            vf_loss_coeff=config.vf_loss_coeff,
+            grad_clip=config.grad_clip,
+            grad_clip_by="global_norm",
+            train_batch_size_per_learner=config.train_batch_size,
+            minibatch_size=config.minibatch_size,
+            num_epochs=config.num_epochs,
+        )
+        .multi_agent(policies=set(ids), policy_mapping_fn=module_for_agent, policies_to_train=[MAIN])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(ids, module_spec)))
+        .callbacks(LeagueMetrics)
+        .debugging(seed=config.seed)
+    )
+    return ppo.build_algo()
+
+
+def set_env_snapshots(algo: Any, count: int) -> None:
+    """Tell every environment on every env runner how many snapshot slots the league may draw from."""
+
+    def apply(runner: Any) -> int:
+        if runner.env is None:  # the driver's local runner holds no environment when remote ones sample
+            return 0
+        envs = getattr(runner.env, "envs", None) or [runner.env]
+        for env in envs:
+            env.unwrapped.set_snapshots(count)
+        return len(envs)
+
+    algo.env_runner_group.foreach_env_runner(apply, local_env_runner=True)
+
+
+def main_state(algo: Any) -> Any:
+    """The main module's full state (policy and value networks) from the learner."""
+    from whist_env.rllib.league import MAIN
+
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{MAIN}")
+    return state["learner"]["rl_module"][MAIN]
+
+
+def take_snapshot(algo: Any, league: dict[str, Any], pool: int) -> str:
+    """Copy main's weights into the next snapshot slot (the oldest once all are filled); returns its id."""
+    from whist_env.rllib.league import snapshot_id
+
+    slot = snapshot_id(league["next_slot"])
+    algo.set_state({"learner_group": {"learner": {"rl_module": {slot: main_state(algo)}}}})
+    league["snapshots"] = min(league["snapshots"] + 1, pool)
+    league["next_slot"] = (league["next_slot"] + 1) % pool
+    set_env_snapshots(algo, league["snapshots"])
+    return slot
+
+
+# ----------------------------------------------------------------------------- evaluation and reporting
+def evaluate_main(algo: Any, config: RLlibConfig, iteration: int) -> dict[str, dict[str, Any]]:
+    """Main against every ``eval_opponents`` in the arena (duplicate deals), keyed by opponent."""
+    import copy
+
+    from training.evaluation import evaluate_learner
+    from whist_env.rllib.agent import RLlibAgent
+    from whist_env.rllib.league import MAIN
+
+    module = copy.deepcopy(algo.get_module(MAIN))
+    module.set_state(main_state(algo))  # the learner's weights, whatever the env runners hold now
+    module.eval()
+    agent = RLlibAgent(None, config.game, module=module, **config.game_options)
+    return {
+        opponent: evaluate_learner(
+            config.game, config.game_options, agent, opponent, config.eval_deals, seed=config.seed + 7919 * iteration
+        )
+        for opponent in config.eval_opponents
+    }
+
+
+def _metric(result: Mapping[str, Any], *path: str, default: Any = None) -> Any:
+    node: Any = result
+    for key in path:
+        if not isinstance(node, Mapping) or key not in node:
+            return default
+        node = node[key]
+    return node
+
+
+def _builtin(value: Any) -> Any:
+    """A numpy number as a plain one (for ``json.dumps``)."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} {value!r} as JSON")
+
+
+def summary_line(row: dict[str, Any]) -> str:
+    """One iteration in one line."""
+    seats = " ".join(f"{m} {v:+.2f}" for m, v in sorted(row["seat_return"].items()))
+    vs = " ".join(f"{k} {v:+.2f}" for k, v in sorted(row["main_vs"].items()))
+    evals = " ".join(
+        f"vs {opp} {e['diff']:+.2f}±{e['diff_ci95']:.2f} (illegal {e['illegal_actions']})"
+        for opp, e in row["eval"].items()
+    )
+    return (
+        f"iter {row['iteration']}: {row['env_steps']:,} env steps ({row['env_steps_per_s']:,.0f}/s) | "
+        f"return/seat {seats or '-'} | main vs {vs or '-'} | arena {evals or '-'}"
+    )
+
+
+def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]) -> Path:
+    """Write ``checkpoints/iter_<n>/`` (RLlib's checkpoint, the league and the game) and drop old ones."""
+    from whist_env.rllib.agent import META_FILE, checkpoints_of
+
+    path = run_dir / "checkpoints" / f"iter_{league['iteration']:06d}"
+    if path.exists():
+        shutil.rmtree(path)
+    algo.save_to_path(str(path.resolve()))
+    (path / META_FILE).write_text(
+        json.dumps({"game": config.game, "game_options": config.game_options, "net_arch": config.net_arch})
+    )
+    # The league file last: a checkpoint without it is incomplete, and --resume skips it.
+    (path / LEAGUE_FILE).write_text(json.dumps(league))
+    for old in checkpoints_of(run_dir)[: -config.keep_checkpoints]:
+        if old != path:
+            shutil.rmtree(old)
+    return path
+
+
+# ----------------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    """Run the self-play; returns the exit status (0 done, 2 a bad config or command, 130 interrupted)."""
+    args = parse_args(argv)
+    try:
+        return _run(args)
+    except ConfigError as err:
+        if args.debug:
+            raise
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("\ninterrupted: --resume continues from the newest checkpoint", file=sys.stderr, flush=True)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    config, run_dir = resolve_config(args)
+    if args.address:
+        _use_token_auth()  # before Ray is imported: it reads the mode once
+    from whist_env.rllib import require
+
+    try:
+        require("ray.rllib", "training/rllib_selfplay.py")
+    except ImportError as err:  # one line naming the extra, like a config error
+        raise ConfigError(str(err)) from err
+    import ray
+    import torch
+
+    torch.set_num_threads(config.torch_threads)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(config, run_dir / "config.yaml")
+    found = latest_checkpoint(run_dir) if args.resume else None
+    league: dict[str, Any] = {"iteration": 0, "snapshots": 0, "next_slot": 0, "env_steps": 0}
+    if found is not None:
+        league.update(json.loads((found / LEAGUE_FILE).read_text()))
+
+    # One thread per process: the env runners' small networks gain nothing from more, and the cores are few.
+    runtime_env: dict[str, Any] = {"env_vars": {"OMP_NUM_THREADS": "1"}}
+    if args.address:
+        ray.init(address=args.address, runtime_env=runtime_env, logging_level=logging.WARNING)
+    else:
+        # the local workers import whist_env from this checkout, as the driver does
+        runtime_env["env_vars"]["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p
+        )
+        cpus = max(os.cpu_count() or 1, config.num_env_runners + 1)
+        # address="local": a Ray of its own, even where a stopped `ray start` left its address behind in /tmp/ray
+        ray.init(
+            address="local",
+            num_cpus=cpus,
+            include_dashboard=False,
+            runtime_env=runtime_env,
+            logging_level=logging.WARNING,
+        )
+    try:
+        resources = ray.cluster_resources()
+        where = f"cluster at {args.address}" if args.address else "local Ray"
+        print(
+            f"[{config.run_name}] {config.game}: {where} ({resources.get('CPU', 0):.0f} CPUs), "
+            f"{config.num_env_runners} env runners -> {run_dir}",
+            flush=True,
+        )
+        algo = build_algorithm(config, snapshots=league["snapshots"])
+        if found is not None:
+            algo.restore_from_path(str(found.resolve()))
+            set_env_snapshots(algo, league["snapshots"])
+            print(f"[{config.run_name}] resuming from {found.name} (iteration {league['iteration']})", flush=True)
+        _train(algo, config, run_dir, league)
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return 0
+
+
+def _use_token_auth() -> None:
+    """Join a cluster with the token ``ray start --head`` made (Ray 2.5x enables token authentication).
+
+    A driver that joins with ``ray.init(address=...)`` is refused ("Authentication token is missing") unless
+    ``RAY_AUTH_MODE=token`` is set, even with the token in ``~/.ray/auth_token``; set it when a token is there
+    (copy the head's ``~/.ray/auth_token`` to a machine that joins, or set ``RAY_AUTH_TOKEN``).
+    """
+    has_token = (Path.home() / ".ray" / "auth_token").is_file() or "RAY_AUTH_TOKEN" in os.environ
+    if has_token and "RAY_AUTH_MODE" not in os.environ:
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
+def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]) -> None:
+    progress = run_dir / "progress.jsonl"
+    while league["iteration"] < config.iterations:
+        start = time.perf_counter()
+        result = algo.train()
+        train_s = time.perf_counter() - start
+        league["iteration"] += 1
+        it = league["iteration"]
+        steps = int(_metric(result, "env_runners", "num_env_steps_sampled", default=0) or 0)
+        league["env_steps"] += steps
+        row: dict[str, Any] = {
+            "iteration": it,
+            "env_steps": league["env_steps"],
+            "iteration_env_steps": steps,
+            "train_s": round(train_s, 3),
+            "env_steps_per_s": steps / train_s if train_s > 0 else 0.0,
+            "seat_return": dict(_metric(result, "env_runners", "league", "seat_return", default={}) or {}),
+            "episodes": dict(_metric(result, "env_runners", "league", "episodes", default={}) or {}),
+            "main_vs": dict(_metric(result, "env_runners", "league", "main_vs", default={}) or {}),
+            "module_steps": {
+                k: int(v)
+                for k, v in (_metric(result, "env_runners", "num_module_steps_sampled", default={}) or {}).items()
+            },
+            "eval": {},
+        }
+        if config.snapshot_pool and it % config.snapshot_every == 0:
+            row["snapshot"] = take_snapshot(algo, league, config.snapshot_pool)
+        row["snapshots"] = league["snapshots"]
+        if it % config.eval_every == 0 or it == config.iterations:
+            row["eval"] = evaluate_main(algo, config, it)
+        if it % config.checkpoint_every == 0 or it == config.iterations:
+            row["checkpoint"] = str(save_checkpoint(algo, config, run_dir, league))
+        with progress.open("a") as f:
+            f.write(json.dumps(row, default=_builtin) + "\n")
+        print(f"[{config.run_name}] {summary_line(row)}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
