@@ -339,6 +339,8 @@ class _RecordingRng:
         return value
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # copy and pickle probe for their hooks: the plain attributes are copied
+            raise AttributeError(name)
         raise RecordError(
             f"the rules drew with rng.{name}(), which a game record does not keep; "
             "rules draw with rng.integers() and rng.permutation() only"
@@ -384,4 +386,6 @@ class _ReplayRng:
             )
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # copy and pickle probe for their hooks
+            raise AttributeError(name)
         raise self._error(f"the rules drew with rng.{name}(), which a game record does not keep")

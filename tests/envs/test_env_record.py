@@ -3,12 +3,14 @@ exactly (issue 15, item 6)."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 from typing import Any
 
 import numpy as np
 import pytest
 
-from whist_env.errors import CallOrderError, IllegalActionError, OptionError
+from whist_env.errors import CallOrderError, IllegalActionError, OptionError, RecordError
 from whist_env.record import GameRecord
 from whist_env.registry import get_spec, make
 from whist_env.rules.core import State, TrickGame, _all_slots
@@ -167,3 +169,31 @@ def test_a_rejected_reset_keeps_the_record_of_the_episode_in_progress() -> None:
     with pytest.raises(OptionError, match="deck"):
         env.reset(options={"deck": [0] * 52})
     assert env.game_record() == before
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copied_env_keeps_its_own_record(how: str) -> None:
+    env = make("oh_hell_v0", num_players=3, trump_mode="drawn_card", max_cards=2)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    twin = copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
+    before = env.game_record()
+    assert twin.game_record() == before
+    play(twin, np.random.default_rng(1))  # through several deals: later decks and drawn trump cards
+    assert env.game_record() == before  # the original's record is not the copy's
+    record = twin.game_record()
+    assert record.actions[:3] == before.actions and len(record.later_decks) > 0
+    assert snapshot(record.replay()[1]) == snapshot(twin.unwrapped.game_state)
+
+
+def test_illegal_action_is_checked_when_a_record_is_read() -> None:
+    env = make("humbug_v0", raw=True)
+    env.reset(seed=0)
+    data = env.game_record().to_dict()
+    assert GameRecord.from_dict({**data, "illegal_action": None}).illegal_action is None
+    assert GameRecord.from_dict({**data, "illegal_action": 7}).illegal_action == 7
+    for bad in ("7", 7.0, True):
+        with pytest.raises(RecordError, match="illegal_action must be an integer"):
+            GameRecord.from_dict({**data, "illegal_action": bad})

@@ -10,7 +10,6 @@ and call-order errors in one thin layer instead of three stock wrappers.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -135,7 +134,7 @@ class WhistAECEnv(AECEnv):
         self._state: State | None = None
         self._recorder: Recorder | None = None
         self._play_rng: np.random.Generator | None = None
-        self._record_action: Callable[[int], None] = self._no_record
+        self._played: list[int] = []  # the recorder's list of actions (the list, not its bound append: copyable)
         self._record_options = given_options(self.game)
         self.agents: list[str] = []
         self.rewards: dict[str, float] = {}
@@ -145,10 +144,6 @@ class WhistAECEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {}
         self._rewarded = False
         self._info_key = (-1, -1, -1)
-
-    @staticmethod
-    def _no_record(action: int) -> None:
-        """Stands for the record's ``append`` before the first ``reset()`` (when ``step()`` refuses anyway)."""
 
     # ------------------------------------------------------------------ the game's spec
     @classmethod
@@ -194,7 +189,7 @@ class WhistAECEnv(AECEnv):
         self._recorder = Recorder(self.game, rng, self._record_options, **start)
         self._state = self._recorder.state
         self._play_rng = self._recorder.rng
-        self._record_action = self._recorder.actions.append
+        self._played = self._recorder.actions
         self._rng = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
@@ -272,7 +267,7 @@ class WhistAECEnv(AECEnv):
             else as_action(action, self._num_actions, self.metadata["name"])
         )
         rewards = self.game.step(state, a, self._play_rng)  # type: ignore[arg-type]
-        self._record_action(a)  # the game record (Recorder.step's work, without a call on the hot path)
+        self._played.append(a)  # the game record (Recorder.step's work, without a call on the hot path)
         self._cumulative_rewards[agent] = 0
         if rewards is not None:
             rw = self.rewards
