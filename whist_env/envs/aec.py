@@ -10,7 +10,7 @@ and call-order errors in one thin layer instead of three stock wrappers.
 from __future__ import annotations
 
 import warnings
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -355,6 +355,13 @@ class WhistAECEnv(AECEnv):
         self._require_state("game_record()")
         assert self._recorder is not None
         return self._recorder.record()
+
+
+def raw_env_for(spec: GameSpec[Any, Any]) -> type[WhistAECEnv]:
+    """The raw environment class of a game registered without a PettingZoo face of its own
+    (:func:`whist_env.registry.register`): :class:`WhistAECEnv` with the game's spec."""
+    attrs = {"game_spec": spec, "__doc__": spec.rules_cls.__doc__}
+    return cast("type[WhistAECEnv]", type(f"{spec.game_id}_raw_env", (WhistAECEnv,), attrs))
 
 
 class WhistWrapper(BaseWrapper):
