@@ -3,6 +3,11 @@
     whist-eval humbug_v0 --agents heuristic random --deals 2000 --seed 0
     whist-eval all --agents heuristic random --deals 2000 --seed 0 --workers 2 --markdown results.md
     whist-eval oh_hell_v0 --option num_players=5 --option trump_mode=drawn_card --json report.json
+    whist-eval german_whist_v0 --agents pimc heuristic --deals 200 --records worst/ --worst 5
+
+``--records DIR`` writes the game records (JSON, :class:`~whist_env.record.GameRecord`) of every table of the
+``--worst`` deals for the first agent (lowest margin over the best other agent), so a surprising result can be
+replayed: ``GameRecord.from_json(text).replay()`` rebuilds any position.
 
 The method (duplicate deals, seat rotation, the unit compared per game, the intervals) is described
 in :mod:`whist_env.evaluation.arena`. The exit status is 2 when any agent played an illegal action.
@@ -69,6 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--full-episodes", action="store_true", help="play whole episodes instead of single deals")
     p.add_argument("--json", type=Path, help="write the report(s) as JSON to this file")
     p.add_argument("--markdown", type=Path, help="write the report(s) as markdown to this file")
+    p.add_argument(
+        "--records",
+        type=Path,
+        metavar="DIR",
+        help="write the game records (JSON) of the worst deals for the first agent to this folder, to replay them",
+    )
+    p.add_argument("--worst", type=at_least(1), default=5, help="how many deals --records writes per game (default 5)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     return p
@@ -94,7 +106,7 @@ def _run(argv: Sequence[str]) -> int:
     """Parse the arguments, play, print and write the reports; returns the exit status."""
     import json
 
-    from whist_env.evaluation.arena import evaluate
+    from whist_env.evaluation.arena import ArenaConfig, play_deals, summarise
     from whist_env.evaluation.report import summary_table
     from whist_env.registry import game_ids
 
@@ -103,30 +115,27 @@ def _run(argv: Sequence[str]) -> int:
     games = known if args.games == ["all"] else args.games
     options = dict(args.option)
     reports = []
+    status = 0
     try:
         for game_id in games:
             if game_id not in known:
                 raise OptionError(f"unknown game {game_id!r}; available: {', '.join(known)} (or 'all')")
-            report = evaluate(
-                game_id,
-                args.agents,
-                args.deals,
-                args.seed,
-                options,
-                workers=args.workers,
-                single_deal=not args.full_episodes,
-                lineup=args.lineup,
-                progress=not args.quiet,
+            # evaluate(), with the per-deal results kept for --records
+            config = ArenaConfig(
+                game_id, tuple(args.agents), args.deals, args.seed, options, not args.full_episodes, args.lineup
             )
+            results, wall = play_deals(config, workers=args.workers, progress=not args.quiet)
+            report = summarise(config, results, wall, args.workers)
             reports.append(report)
             print(report.to_markdown(), end="\n\n", flush=True)
+            if args.records:
+                status |= _write_records(args.records, config, results, args.worst)
     except OptionError as err:
         if args.debug:
             raise
         return report_error("whist-eval", err)
     if len(reports) > 1 and len(args.agents) == 2:
         print(summary_table(reports))
-    status = 0
     if args.json:
         data = [r.to_dict() for r in reports]
         text = json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n"
@@ -156,6 +165,32 @@ def _write(flag: str, path: Path, text: str, suffix: str) -> int:
         print(f"whist-eval: error: cannot write {flag} {path} ({reason}); the report was written to {spare}",
               file=sys.stderr)  # fmt: skip
         return 2
+
+
+def _write_records(folder: Path, config: Any, results: Sequence[Any], count: int) -> int:
+    """Replay the ``count`` worst deals for the first agent and write each table's game record to ``folder``
+    (``<game>-deal<index>-table<k>.json``); returns 2 when the folder cannot be written (said on stderr)."""
+    from whist_env.evaluation.arena import Arena, worst_deals
+
+    arena = Arena(config)
+    label = config.labels()[0]
+    lines = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for index, margin in worst_deals(results, count, len(config.agents)):
+            records = arena.records(index)  # the deal played again, recorded: the same seeds give the same play
+            for k, record in enumerate(records):
+                (folder / f"{config.game_id}-deal{index}-table{k}.json").write_text(
+                    record.to_json(indent=1) + "\n", encoding="utf-8"
+                )
+            lines.append(f"  deal {index}: margin {margin:+.3g} ({len(records)} tables)")
+    except OSError as err:
+        reason = err.strerror or type(err).__name__
+        print(f"whist-eval: error: cannot write --records {folder} ({reason})", file=sys.stderr)
+        return 2
+    print(f"{config.game_id}: the records of the {len(lines)} worst deals for {label} (its return minus the best "
+          f"other agent's) are in {folder}:", *lines, sep="\n", end="\n\n", flush=True)  # fmt: skip
+    return 0
 
 
 def main_entry() -> None:

@@ -9,7 +9,9 @@ legal cards marked, the trick, the scores and the bids. Type a card as ``TS``, `
 its number in the list of choices; a bid as ``3`` or ``bid 3``; the exchange as ``keep`` or ``exchange``
 (``k``/``e``). ``help`` explains, ``table`` shows the table again, ``quit`` (or end of input) stops.
 Anything else is answered with a message and a new prompt. The same ``--seed`` deals the same cards, and
-with the same answers the agents play the same cards.
+with the same answers the agents play the same cards. ``--record FILE`` writes the game's
+:class:`~whist_env.record.GameRecord` (JSON) when it ends, also when you quit early (what was played so
+far): attach it to a bug report; ``GameRecord.from_json(text).replay()`` rebuilds the position.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 from whist_env.cards import NUM_CARDS, SPADES, SUIT_MASKS, SUIT_SYMBOLS, card_pretty, cards_of, parse_card
 from whist_env.cli import CliParser, at_least, one_line_warnings, parse_option, report_error
 from whist_env.errors import IllegalActionError, OptionError
+from whist_env.record import Recorder, record_of
 from whist_env.registry import default_game_id, game_ids, get_spec
 from whist_env.rules.core import State, TrickGame
 from whist_env.rules.tricks import trick_winner
@@ -145,6 +148,7 @@ class Session:
             plays every other seat.
         seed: deals (the game's generator) and the agents' choices.
         show_hands: at the end, show every hand as dealt (and what else lay on the table face down).
+        record: where to write the game record (JSON) when the game ends or stops; None: nowhere.
         stdin: where answers are read.
         stdout: where the game is written.
     """
@@ -159,6 +163,7 @@ class Session:
         show_hands: bool = False,
         stdin: TextIO | None = None,
         stdout: TextIO | None = None,
+        record: Path | None = None,
     ) -> None:
         from whist_env.agents.factory import make_agent
 
@@ -194,6 +199,8 @@ class Session:
         self.rng = np.random.default_rng(seed)
         self.agent_rngs = {s: np.random.default_rng([seed, 1, s]) for s in self.agents}
         self.deals: list[State] = []
+        self.record_path = record
+        self.recorder: Recorder | None = None
 
     # ------------------------------------------------------------------ output
     def say(self, text: str = "") -> None:
@@ -216,14 +223,37 @@ class Session:
 
     # ------------------------------------------------------------------ the game
     def run(self) -> int:
-        """Play the episode; returns the exit status (0, also when the player quits)."""
+        """Play the episode; returns the exit status (0, also when the player quits; 2 when the record
+        cannot be written). The record is written however the game stops (an error or Ctrl-C too)."""
+        try:
+            status = self._run()
+        finally:
+            written = self.write_record()
+        return status if written else 2
+
+    def write_record(self) -> bool:
+        """Write the game record to ``record`` (when given); False when it cannot be written (said on stderr)."""
+        if self.record_path is None or self.recorder is None:
+            return True
+        record = self.recorder.record()
+        try:
+            self.record_path.write_text(record.to_json(indent=1) + "\n", encoding="utf-8")
+        except OSError as err:
+            reason = err.strerror or type(err).__name__
+            print(f"whist-play: error: cannot write --record {self.record_path} ({reason})", file=sys.stderr)
+            return False
+        self.say(f"game record ({len(record.actions)} actions) written to {self.record_path}")
+        return True
+
+    def _run(self) -> int:
         game = self.game
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         others = ", ".join(f"{game.seat_name(s)} {name}" for s, name in sorted(self.opponent_names.items()))
         self.say(f"whist-play: {self.game_id}{f' ({opts})' if opts else ''}")
         self.say(f"you are {game.seat_name(self.seat)}; {others}")
         self.say(f"seed {self.seed} (--seed {self.seed} deals these cards again); 'help' explains how to answer")
-        state = game.new_episode(self.rng)
+        self.recorder = record_of(game, self.rng)  # the same draws as game.new_episode(self.rng)
+        state = self.recorder.state
         self.deals.append(state.copy())
         try:
             while not state.done:
@@ -283,7 +313,10 @@ class Session:
         key = (state.deal_index, state.trick_number)
         played = [*state.trick, (seat, action)]
         trump = state.trump
-        game.step(state, action, self.rng)
+        if self.recorder is not None and state is self.recorder.state:
+            self.recorder.step(action)  # game.step, recorded
+        else:
+            game.step(state, action, self.rng)
         if action >= NUM_CARDS:
             if seat != self.seat:
                 # Whether another seat's decision is public is the game's business: show what this seat sees.
@@ -380,6 +413,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=at_least(0), default=None, help="seed of the deal (default: a new one, printed)")
     p.add_argument("--show-hands", action="store_true", help="at the end show every hand as dealt")
+    p.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="write the game record (JSON: the deal and every action) to FILE when the game ends or you quit; "
+        "attach it to a bug report",
+    )
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     return p
 
@@ -406,7 +446,7 @@ def _play(argv: list[str] | None = None) -> int:
     _safe_output(sys.stdout)
     try:
         opponents = split_agent_specs(args.opponents)  # commas inside a spec (pimc:samples=10,max_tricks=7) stay
-        session = Session(args.game, dict(args.option), args.seat, opponents, seed, args.show_hands)
+        session = Session(args.game, dict(args.option), args.seat, opponents, seed, args.show_hands, record=args.record)
     except (OptionError, ValueError, ImportError, OSError) as err:
         print(f"whist-play: error: {err}", file=sys.stderr)
         return 2

@@ -51,6 +51,10 @@ class GameRecord:
         draws: the other numbers the rules drew from the game's generator, in order (Oh Hell's drawn
             trump card of each deal when it was not given in ``start``).
         later_decks: the decks of the second and later deals, in order.
+        illegal_action: an illegal action that ended the episode, or None. PettingZoo's wrapped
+            environment (``env()``) ends a game when an agent tries an illegal action; the record then holds
+            the legal actions played, and this field the one that was refused: the seat to act after
+            ``actions`` tried it. It was never applied: :meth:`states` and :meth:`replay` ignore it.
     """
 
     game_id: str
@@ -61,11 +65,12 @@ class GameRecord:
     start: Mapping[str, Any] = field(default_factory=dict)
     draws: tuple[int, ...] = ()
     later_decks: tuple[tuple[int, ...], ...] = ()
+    illegal_action: int | None = None
 
     # ----------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values, with the ``"format"`` number first."""
-        return {
+        """Plain JSON values, with the ``"format"`` number first (``illegal_action`` only when there is one)."""
+        data = {
             "format": FORMAT,
             "game_id": self.game_id,
             "options": dict(self.options),
@@ -76,6 +81,9 @@ class GameRecord:
             "later_decks": [list(d) for d in self.later_decks],
             "actions": list(self.actions),
         }
+        if self.illegal_action is not None:
+            data["illegal_action"] = self.illegal_action
+        return data
 
     def to_json(self, indent: int | None = None) -> str:
         """The record as JSON text (:meth:`from_json` reads it back)."""
@@ -113,6 +121,7 @@ class GameRecord:
             start=dict(data.get("start", {})),
             draws=_ints(data.get("draws", ()), "draws"),
             later_decks=tuple(_ints(d, f"later_decks[{i}]") for i, d in enumerate(_list(data, "later_decks"))),
+            illegal_action=_optional_int(data.get("illegal_action"), "illegal_action"),
         )
 
     @classmethod
@@ -193,6 +202,10 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
+def _optional_int(value: Any, what: str) -> int | None:
+    return None if value is None else _int(value, what)
+
+
 def _ints(value: Any, what: str) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)):
         raise RecordError(f"game record: {what} must be a list of integers, got {value!r}")
@@ -213,9 +226,18 @@ def _make_rules(game_id: str, options: Mapping[str, Any]) -> TrickGame:
 class Recorder:
     """Records an episode as it is played; made by :func:`record_of`.
 
+    Recording costs one list append per action (and a copy of each deck drawn), so an environment can
+    record every episode it plays.
+
     Attributes:
         game: the rules.
         state: the episode (advance it with :meth:`step` only, so that every action is recorded).
+        rng: the stand-in for the generator that records the rules' draws. A caller on a hot path may apply
+            an action itself as :meth:`step` does: ``game.step(state, action, rng)``, then
+            ``actions.append(action)`` (an int) once it was applied.
+        actions: the actions applied so far.
+        illegal_action: set by a caller that ends the episode on an illegal action (see
+            :attr:`GameRecord.illegal_action`); None otherwise.
     """
 
     def __init__(
@@ -228,21 +250,27 @@ class Recorder:
         **start: Any,
     ) -> None:
         self.game = game
-        self.options = dict(options) if options is not None else _given_options(game)
-        self._rng = _RecordingRng(rng)
-        self.state = game.new_episode(cast(np.random.Generator, self._rng), deck, dealer, **start)
-        numbers, decks = self._rng.numbers, self._rng.decks
+        self.options = dict(options) if options is not None else given_options(game)
+        self.rng = cast(np.random.Generator, _RecordingRng(rng))
+        self._draws = cast(_RecordingRng, self.rng)
+        self.state = game.new_episode(self.rng, deck, dealer, **start)
+        numbers, decks = self._draws.numbers, self._draws.decks
         if dealer is None and numbers:
             numbers.pop(0)  # the rules draw the first dealer before anything else (RULES.md §0.3)
         self._deck = tuple(check_deck(deck, game.game_id)) if deck is not None else tuple(decks.pop(0))
         self._start = dict(start)
         self._dealer = self.state.dealer
-        self._actions: list[int] = []
+        self.actions: list[int] = []
+        self.illegal_action: int | None = None
 
     def step(self, action: int) -> list[float] | None:
-        """Apply ``action`` for the seat to act (``game.step``) and record it; returns the rewards."""
-        rewards = self.game.step(self.state, action, cast(np.random.Generator, self._rng))
-        self._actions.append(int(action))
+        """Apply ``action`` for the seat to act (``game.step``) and record it; returns the rewards.
+
+        Raises:
+            IllegalActionError: for an illegal action (nothing is recorded, the state is unchanged).
+        """
+        rewards = self.game.step(self.state, action, self.rng)
+        self.actions.append(int(action))  # recorded once applied
         return rewards
 
     def record(self) -> GameRecord:
@@ -252,10 +280,11 @@ class Recorder:
             options=dict(self.options),
             deck=self._deck,
             dealer=self._dealer,
-            actions=tuple(self._actions),
+            actions=tuple(self.actions),
             start=dict(self._start),
-            draws=tuple(self._rng.numbers),
-            later_decks=tuple(tuple(d) for d in self._rng.decks),
+            draws=tuple(self._draws.numbers),
+            later_decks=tuple(tuple(d) for d in self._draws.decks),
+            illegal_action=self.illegal_action,
         )
 
 
@@ -285,7 +314,8 @@ def record_of(
     return Recorder(game, rng, options, deck, dealer, **start)
 
 
-def _given_options(game: TrickGame) -> dict[str, Any]:
+def given_options(game: TrickGame) -> dict[str, Any]:
+    """The options ``game`` was built with that differ from their defaults (read back from ``game.config``)."""
     config = game.config
     return {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if getattr(config, f.name) != f.default}
 
@@ -309,6 +339,8 @@ class _RecordingRng:
         return value
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # copy and pickle probe for their hooks: the plain attributes are copied
+            raise AttributeError(name)
         raise RecordError(
             f"the rules drew with rng.{name}(), which a game record does not keep; "
             "rules draw with rng.integers() and rng.permutation() only"
@@ -354,4 +386,6 @@ class _ReplayRng:
             )
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # copy and pickle probe for their hooks
+            raise AttributeError(name)
         raise self._error(f"the rules drew with rng.{name}(), which a game record does not keep")

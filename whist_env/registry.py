@@ -33,6 +33,9 @@ _ENV_ENTRY: dict[str, str | None] = {game_id: f"whist_env.{game_id}:env" for gam
 _LOADED: dict[str, GameSpec[Any, Any]] = {}
 _BUILT_IN = frozenset(SPECS)
 _RAW_ENVS: dict[str, type[WhistAECEnv]] = {}
+# The generic PettingZoo face of a registered game without its own, found by name like the built-in faces: the
+# registry sits below the environments (they reach it through the game record's replay), so it never imports them.
+_GENERIC_FACE = "whist_env.envs.aec"
 
 # environment id -> module of its PettingZoo face (``from whist_env import classic_whist_v0``); the layers
 # below the PettingZoo face read a game through :func:`get_spec`, never through these modules.
@@ -126,9 +129,7 @@ def raw_env_class(game_id: str) -> type[WhistAECEnv]:
     if entry is not None:
         cls = importlib.import_module(entry.split(":")[0]).raw_env
     else:
-        from whist_env.envs.aec import WhistAECEnv
-
-        cls = type(f"{game_id}_raw_env", (WhistAECEnv,), {"game_spec": spec, "__doc__": spec.rules_cls.__doc__})
+        cls = importlib.import_module(_GENERIC_FACE).raw_env_for(spec)
     _RAW_ENVS[game_id] = cls
     return cls
 

@@ -239,3 +239,30 @@ def test_the_unit_names_the_reward_the_run_used() -> None:
     assert hand.unit.startswith("one deal of 3 cards")
     honours = evaluate("classic_whist_v0", ["heuristic", "random"], num_deals=1, seed=0, options={"honours": True})
     assert honours.unit.endswith("+ honours") and "when on" not in honours.unit
+
+
+def test_cli_writes_the_records_of_the_worst_deals_for_the_first_agent(tmp_path: Path, capsys: Any) -> None:
+    from whist_env.cli_eval import main
+    from whist_env.evaluation.arena import play_deals, worst_deals
+    from whist_env.record import GameRecord
+
+    folder = tmp_path / "worst"
+    argv = ["humbug_v0", "--agents", "random", "heuristic", "--deals", "6", "--seed", "3", "--quiet"]
+    assert main([*argv, "--records", str(folder), "--worst", "2"]) == 0
+    assert "the records of the 2 worst deals for random" in capsys.readouterr().out
+    config = ArenaConfig("humbug_v0", ("random", "heuristic"), 6, seed=3)
+    results, _ = play_deals(config)
+    worst = worst_deals(results, 2, 2)
+    margins = sorted(s[0] - s[1] for s in (r.scores(2) for r in results))
+    assert [m for _, m in worst] == margins[:2]  # the first agent's two lowest margins, worst first
+    files = sorted(folder.iterdir())
+    assert [f.name for f in files] == sorted(f"humbug_v0-deal{i}-table{k}.json" for i, _ in worst for k in range(2))
+    for index, _ in worst:
+        for k, table in enumerate(results[index].tables):
+            record = GameRecord.from_json((folder / f"humbug_v0-deal{index}-table{k}.json").read_text())
+            _, state = record.replay()
+            assert state.done and tuple(float(r) for r in state.returns) == table.returns  # the deal as it was played
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert main([*argv, "--records", str(blocked / "sub")]) == 2
+    assert "cannot write --records" in capsys.readouterr().err

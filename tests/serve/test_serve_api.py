@@ -307,3 +307,41 @@ def test_a_failing_agent_stops_its_table_with_a_message_that_shows_no_cards(monk
         assert "RuntimeError" in msg["table"]["failure"] and "secret" not in msg["table"]["failure"]
         made_again = _create(client, game="german_whist_v0", seats=["human", "human"])
         assert made_again["table_id"] != made["table_id"]  # the server goes on
+
+
+def test_the_game_record_is_refused_while_the_game_runs_and_replays_the_game_at_its_end() -> None:
+    from whist_env.record import GameRecord
+    from whist_env.rules.core import _all_slots
+
+    with _client() as client:
+        made = _create(client, game="classic_whist_v0", options={"episode": "deal"}, seats=["human"] * 4, seed=9)
+        tid, tokens = made["table_id"], [_token(s["url"]) for s in made["seats"]]
+        url = f"/api/tables/{tid}/record"
+        running = client.get(url, params={"token": tokens[2]})
+        assert running.status_code == 409 and "still running" in running.json()["error"]
+        assert "hand" in running.json()["error"] and "deck" not in running.json()
+        assert client.get(url, params={"token": "forged"}).status_code == 404
+        assert client.get("/api/tables/nope/record", params={"token": tokens[0]}).status_code == 404
+        msg = client.get(f"/api/tables/{tid}/view", params={"token": tokens[0]}).json()
+        played = 0
+        while msg["phase"] != "over":
+            actor = msg["to_act"]
+            legal = client.get(f"/api/tables/{tid}/view", params={"token": tokens[actor]}).json()["legal"]
+            response = client.post(
+                f"/api/tables/{tid}/action", json={"token": tokens[actor], "action": legal[-1]["action"]}
+            )
+            assert response.status_code == 200, response.text
+            msg, played = response.json(), played + 1
+            if played == 30:  # mid-game: still refused
+                assert client.get(url, params={"token": tokens[actor]}).status_code == 409
+        answers = [client.get(url, params={"token": t}) for t in tokens]
+        assert all(a.status_code == 200 for a in answers)
+        assert len({a.text for a in answers}) == 1  # the same record for every seat
+        assert "attachment" in answers[0].headers["content-disposition"]
+        record = GameRecord.from_json(answers[0].text)
+        assert record.game_id == "classic_whist_v0" and record.options == {"episode": "deal"}
+        assert len(record.actions) == played == 52
+        _, state = record.replay()
+        final = client.app.state.lobby.get(tid).env.game_state  # type: ignore[attr-defined]
+        assert state.done and list(state.scores) == msg["scores"]
+        assert all(getattr(state, n) == getattr(final, n) for n in _all_slots(type(state)))

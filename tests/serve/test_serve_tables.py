@@ -199,3 +199,23 @@ def test_a_simultaneous_exchange_stays_hidden_from_the_dealer_until_both_decided
         streams.append(encode(table.message(0)))
         assert table.message(0)["legal"] and table.message(0)["to_act"] == 0
     assert streams[0] == streams[1]
+
+
+def test_the_table_gives_its_game_record_only_once_the_game_is_over() -> None:
+    from whist_env.record import GameRecord
+
+    table = Table("t", "german_whist_v0", {}, ["human", "random"], seed=5)
+    with pytest.raises(TableError, match="still running.*every hand"):
+        table.game_record()
+    while not table.over:
+        if table.agent_to_act() is not None:
+            table.play_agents()
+            continue
+        seat = table.env.game_state.to_act
+        table.act(seat, table.game.view(table.env.game_state, seat).legal_actions()[0])
+    record = GameRecord.from_json(table.game_record().to_json())
+    assert record.replay()[1].scores == table.env.game_state.scores
+    failed = Table("f", "german_whist_v0", {}, ["human", "human"], seed=5)
+    failed.failure = "RuntimeError in seat 1's agent"
+    with pytest.raises(TableError, match="stopped unfinished"):
+        failed.game_record()

@@ -7,12 +7,14 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from whist_env.cards import card_str
 from whist_env.play import Session, interpret, main, ordered_legal
+from whist_env.record import GameRecord
 from whist_env.registry import get_spec
 from whist_env.rules.core import State, TrickGame
 
@@ -332,3 +334,44 @@ def test_simultaneous_exchange_stays_hidden_from_the_dealer() -> None:
     assert status == 0
     assert "dealer player_0" in out  # the human deals, so the opponent decides first
     assert "player_1 has decided: exchange: player_0 ?, player_1 ?" in out
+
+
+# ---------------------------------------------------------------------- --record (bug reports)
+def test_record_writes_the_whole_game_which_replays_to_its_end(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    args = ["--game", "oh_hell_v0", "--option", "num_players=3", "--option", "episode=deal", "--option", "hand_size=4"]
+    proc = run_cli([*args, "--seed", "3", "--record", str(path)], candidate_lines())
+    assert proc.returncode == 0, proc.stderr
+    assert f"written to {path}" in proc.stdout
+    record = GameRecord.from_json(path.read_text(encoding="utf-8"))
+    assert record.game_id == "oh_hell_v0"
+    assert record.options == {"num_players": 3, "episode": "deal", "hand_size": 4}
+    game, state = record.replay()
+    assert state.done and len(record.actions) == 3 + 3 * 4  # the bids, then every card
+    result = re.search(r"^result: (.*)$", proc.stdout, re.M)
+    assert result is not None
+    shown = [float(part.split()[-1]) for part in result.group(1).split(", ")]
+    assert shown == [float(r) for r in state.returns]
+    # the same seed and answers, played again without --record: the same game
+    again = run_cli([*args, "--seed", "3"], candidate_lines())
+    assert again.stdout == proc.stdout.replace(f"game record ({len(record.actions)} actions) written to {path}\n", "")
+
+
+def test_record_keeps_what_was_played_when_the_player_quits(tmp_path: Path) -> None:
+    path = tmp_path / "stopped.json"
+    out = io.StringIO()
+    session = Session("humbug_v0", {}, 1, ["heuristic"], 4, stdin=io.StringIO("1\nquit\n"), stdout=out, record=path)
+    assert session.run() == 0
+    assert "game stopped (you quit)" in out.getvalue()
+    record = GameRecord.from_json(path.read_text(encoding="utf-8"))
+    assert 1 <= len(record.actions) < 52
+    _, state = record.replay()
+    assert not state.done and state.to_act == 1  # the player's turn again, where they quit
+    assert sum(h.bit_count() for h in state.hands) == 52 - len(record.actions)
+
+
+def test_an_unwritable_record_file_gives_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "missing-folder" / "game.json"
+    session = Session("humbug_v0", {}, 0, ["random"], 1, stdin=io.StringIO("quit\n"), stdout=io.StringIO(), record=path)
+    assert session.run() == 2
+    assert f"cannot write --record {path}" in capsys.readouterr().err

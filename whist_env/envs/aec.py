@@ -10,7 +10,7 @@ and call-order errors in one thin layer instead of three stock wrappers.
 from __future__ import annotations
 
 import warnings
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -21,6 +21,7 @@ from whist_env.encoding.layout import Layout, cards
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
 from whist_env.options import finite_number, reset_options
+from whist_env.record import GameRecord, Recorder, given_options
 from whist_env.rules.core import PHASE_OVER, State, TrickGame
 from whist_env.spec import GameSpec
 from whist_env.view import PlayerView
@@ -63,7 +64,7 @@ class WhistAECEnv(AECEnv):
     Agents ``player_0 … player_{n-1}`` are seats 0..n-1. Observations are
     ``{"observation": float32 vector, "action_mask": int8 vector}``; actions are ``Discrete``: card
     ``c`` is action ``c`` (see each game for its other actions). ``state()`` returns the full hidden
-    state for centralised critics.
+    state for centralised critics. Every episode is recorded as it is played: :meth:`game_record`.
 
     Args:
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
@@ -132,6 +133,10 @@ class WhistAECEnv(AECEnv):
         self._num_actions = num_actions
         self._rng: np.random.Generator | None = None
         self._state: State | None = None
+        self._recorder: Recorder | None = None
+        self._play_rng: np.random.Generator | None = None
+        self._played: list[int] = []  # the recorder's list of actions (the list, not its bound append: copyable)
+        self._record_options = given_options(self.game)
         self.agents: list[str] = []
         self.rewards: dict[str, float] = {}
         self._cumulative_rewards: dict[str, float] = {}
@@ -181,7 +186,11 @@ class WhistAECEnv(AECEnv):
         rng = make_rng(seed, name) if seed is not None else self._rng
         if rng is None:
             rng = np.random.default_rng()
-        self._state = self.game.new_episode(rng, **start)
+        # the recorder starts the episode (game.new_episode) and keeps what it draws from the generator
+        self._recorder = Recorder(self.game, rng, self._record_options, **start)
+        self._state = self._recorder.state
+        self._play_rng = self._recorder.rng
+        self._played = self._recorder.actions
         self._rng = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
@@ -258,7 +267,8 @@ class WhistAECEnv(AECEnv):
             if type(action) is int and 0 <= action < self._num_actions
             else as_action(action, self._num_actions, self.metadata["name"])
         )
-        rewards = self.game.step(state, a, self._rng)  # type: ignore[arg-type]
+        rewards = self.game.step(state, a, self._play_rng)  # type: ignore[arg-type]
+        self._played.append(a)  # the game record (Recorder.step's work, without a call on the hot path)
         self._cumulative_rewards[agent] = 0
         if rewards is not None:
             rw = self.rewards
@@ -329,6 +339,30 @@ class WhistAECEnv(AECEnv):
     def view(self, agent: str) -> PlayerView:
         """The :class:`~whist_env.view.PlayerView` of ``agent``."""
         return self.game.view(self._require_state("view()"), self.agent_seat[agent])
+
+    def game_record(self) -> GameRecord:
+        """The :class:`~whist_env.record.GameRecord` of the episode so far (since the last ``reset()``).
+
+        ``game_record().replay()`` rebuilds the current state exactly, and ``game_record().states()`` every
+        position of the episode. It holds every hidden card (the deck): show it to a player only once the
+        game is over. After the wrapped environment (``env()``) ended the game on an illegal action, the
+        record holds the legal actions played and names the refused one in ``illegal_action`` (never
+        applied; a replay ignores it). The raw environment only raises on an illegal action, and records
+        nothing, since the game goes on.
+
+        Raises:
+            CallOrderError: before ``reset()``.
+        """
+        self._require_state("game_record()")
+        assert self._recorder is not None
+        return self._recorder.record()
+
+
+def raw_env_for(spec: GameSpec[Any, Any]) -> type[WhistAECEnv]:
+    """The raw environment class of a game registered without a PettingZoo face of its own
+    (:func:`whist_env.registry.register`): :class:`WhistAECEnv` with the game's spec."""
+    attrs = {"game_spec": spec, "__doc__": spec.rules_cls.__doc__}
+    return cast("type[WhistAECEnv]", type(f"{spec.game_id}_raw_env", (WhistAECEnv,), attrs))
 
 
 class WhistWrapper(BaseWrapper):
@@ -401,11 +435,17 @@ class WhistWrapper(BaseWrapper):
         try:
             self.raw.step(action)
         except IllegalActionError as err:
-            self._terminate_illegal(str(err))
+            self._terminate_illegal(str(err), action)
 
-    def _terminate_illegal(self, reason: str) -> None:
+    def game_record(self) -> GameRecord:
+        """The raw environment's :meth:`WhistAECEnv.game_record`."""
+        return self.raw.game_record()
+
+    def _terminate_illegal(self, reason: str, action: Any) -> None:
         raw = self.raw
         agent = raw.agent_selection
+        if raw._recorder is not None:  # the game record names the action that ended the game
+            raw._recorder.illegal_action = as_action(action, raw._num_actions, raw.metadata["name"])
         raw._cumulative_rewards[agent] = 0
         raw.terminations = dict.fromkeys(raw.agents, True)
         raw.truncations = dict.fromkeys(raw.agents, False)

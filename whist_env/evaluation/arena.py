@@ -459,6 +459,22 @@ def summarise(config: ArenaConfig, results: Sequence[DealResult], wall_s: float,
     )
 
 
+def worst_deals(results: Sequence[DealResult], count: int, num_agents: int, agent: int = 0) -> list[tuple[int, float]]:
+    """The ``count`` deals where agent ``agent`` did worst, as ``(deal index, margin)``, worst first.
+
+    The margin of a deal is the agent's mean return over its replays minus the best other agent's (what the
+    duplicate comparison measures), so a deal that was bad for every agent alike does not count as bad.
+    :meth:`Arena.records` replays a deal with the game record of each table, to study it or
+    attach it to a bug report.
+    """
+    margins = []
+    for r in results:
+        scores = r.scores(num_agents)
+        margins.append((scores[agent] - max(s for j, s in enumerate(scores) if j != agent), r.index))
+    margins.sort()
+    return [(index, margin) for margin, index in margins[:count]]
+
+
 def _table_scores(t: TableResult, j: int, m: int) -> tuple[float, list[float]]:
     """Agent ``j``'s mean return at one table, and those of the other agents seated there."""
     total = [0.0] * m

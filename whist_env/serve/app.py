@@ -9,6 +9,9 @@ Routes (every API answer is JSON; an error is ``{"error": "<what is wrong and wh
   seat's url holds that seat's token (hand them to the players).
 - ``GET /api/tables/{table_id}/view?token=...``: the seat's message (what it may know now).
 - ``POST /api/tables/{table_id}/action`` ``{"token", "action", "seat"?}``: take an action.
+- ``GET /api/tables/{table_id}/record?token=...``: the game's :class:`~whist_env.record.GameRecord` as JSON
+  (``GameRecord.from_json`` reads it; ``replay()`` rebuilds any position), for any seat's token, once the game is
+  over; refused with 409 while it runs, since the record holds every hidden card.
 - ``WS /api/tables/{table_id}/ws?token=...``: the seat's message after every change; send
   ``{"type": "act", "action": id}`` to act. A refused message is answered ``{"type": "error", "message"}``.
 
@@ -252,6 +255,23 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return _error(str(err), 404)
         return Response(encode(table.message(seat)), media_type="application/json")
 
+    async def record(request: Request) -> Response:
+        try:
+            table, _ = _seat(request, request.query_params.get("token"))
+        except TableError as err:
+            return _error(str(err), 404)
+        try:
+            game_record = table.game_record()
+        except TableError as err:
+            return _error(str(err), 409)
+        table.touch()
+        name = f"{table.game_id}-{table.id}.json"
+        return Response(
+            game_record.to_json(indent=1),
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
     async def action(request: Request) -> Response:
         try:
             body = json.loads(await request.body())
@@ -355,6 +375,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Route("/api/tables", create_table, methods=["POST"]),
             Route("/api/tables/{table_id}/view", view),
             Route("/api/tables/{table_id}/action", action, methods=["POST"]),
+            Route("/api/tables/{table_id}/record", record),
             WebSocketRoute("/api/tables/{table_id}/ws", socket),
             Mount("/static", app=StaticFiles(directory=str(STATIC_DIR)), name="static"),
         ],

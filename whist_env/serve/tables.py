@@ -8,7 +8,8 @@ another seat's hand, a blind, the stock or an agent's reasoning reaches a seat, 
 as an open study table (then the agents' hands and reasoning are shown to everyone; human hands never are).
 When a deal ends its record becomes public: every card each seat played (its hand as played; a blind or a
 stock card that nobody played stays hidden), the tricks in order, the bids and exchanges, and the agents'
-choices.
+choices. When the game is over, any seat may have its :class:`~whist_env.record.GameRecord` (every card dealt,
+hidden ones included, and every action), to replay it or attach it to a bug report; never before.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from whist_env.agents.base import Agent
 from whist_env.agents.factory import make_agent
 from whist_env.cards import NUM_CARDS, card_pretty
 from whist_env.errors import OptionError
+from whist_env.record import GameRecord
 from whist_env.registry import game_ids, make
 from whist_env.rules.tricks import trick_winner
 from whist_env.view import PlayerView, ViewExtras
@@ -259,6 +261,21 @@ class Table:
     def touch(self) -> None:
         """Note activity (idle tables are closed by the server)."""
         self.last_activity = time.monotonic()
+
+    def game_record(self) -> GameRecord:
+        """The :class:`~whist_env.record.GameRecord` of the game, once it is over.
+
+        Raises:
+            TableError: while the game runs (the record holds every hidden card), or when it stopped unfinished.
+        """
+        with self.lock:
+            if not self.over:
+                why = f"the table stopped unfinished ({self.failure})" if self.failure else "the game is still running"
+                raise TableError(
+                    f"{why}: the game record holds every hand, so it is given only once the game is over; "
+                    "ask again at the end of the game"
+                )
+            return self.env.game_record()
 
     # ------------------------------------------------------------------ actions
     def check_action(self, seat: int, action: Any) -> int:

@@ -148,6 +148,12 @@ function renderAgents(msg) {
 
 function renderDeals(msg) {
   const p = $("panel-deals"); p.innerHTML = ""; p.appendChild(el("h3", "", "Finished deals"));
+  if (msg.phase === "over") {  // the whole game's record (every card dealt): the server gives it only now
+    const a = el("a", "", "download record (JSON)"); a.id = "record-link";
+    a.href = `/api/tables/${TABLE_ID}/record?token=${encodeURIComponent(TOKEN)}`; a.download = `${msg.table.game}-${TABLE_ID}.json`;
+    a.title = "every hand and action of this game: GameRecord.from_json(text).replay() rebuilds any position";
+    p.appendChild(a);
+  }
   if (!msg.deals.length) { p.appendChild(el("p", "hint", "At the end of a deal every hand as played and a replay of its tricks appear here.")); return; }
   msg.deals.slice().reverse().forEach((d, i) => {
     const box = el("details", "deal"); box.open = i === 0; box.dataset.deal = d.deal;
