@@ -59,6 +59,12 @@ def report_error(prog: str, err: BaseException) -> int:
     return 2
 
 
+def report_interrupt(prog: str) -> int:
+    """Say in one line that Ctrl-C stopped ``prog`` (nothing was written) and return the exit status 130."""
+    print(f"\n{prog}: interrupted; nothing was written", file=sys.stderr)
+    return 130
+
+
 @contextlib.contextmanager
 def one_line_warnings(prog: str) -> Iterator[None]:
     """Show warnings as ``prog: warning: ...`` lines, without the source line Python adds."""
@@ -138,6 +144,10 @@ def demo_main(argv: list[str] | None = None) -> int:
         parser.error(f"--seed must be 0 or more, got {args.seed}")
     try:
         summary = demo(args.game, args.episodes, args.seed, dict(args.option), show=not args.quiet)
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        return report_interrupt("whist-demo")
     except Exception as err:
         if args.debug:
             raise

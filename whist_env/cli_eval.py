@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from whist_env.cli import CliParser, at_least, one_line_warnings, report_error
+from whist_env.cli import CliParser, at_least, one_line_warnings, report_error, report_interrupt
 from whist_env.errors import OptionError
 
 
@@ -90,12 +90,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``whist-eval``; returns the exit status.
 
     Every error is one line on stderr and exit status 2 (``--debug`` shows the traceback): a bad argument,
-    a missing or damaged model, a model of another game or options, a file that cannot be written.
+    a missing or damaged model, a model of another game or options, a file that cannot be written. Ctrl-C
+    stops the run and its workers with one line and exit status 130.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     with one_line_warnings("whist-eval"):
         try:
             return _run(args)
+        except KeyboardInterrupt:
+            if "--debug" in args:
+                raise
+            return report_interrupt("whist-eval")
         except Exception as err:
             if "--debug" in args:
                 raise

@@ -115,3 +115,36 @@ def test_play_with_a_bad_option_or_model(tmp_path: Path, capsys: Any) -> None:
 def test_the_installed_commands_exit_2_with_one_line(argv: list[str]) -> None:
     done = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_ctrl_c_stops_whist_eval_and_its_workers_in_one_line() -> None:
+    """One SIGINT to the process group (what a terminal's Ctrl-C sends): one line, exit 130, no traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = "import sys; from whist_env.cli_eval import main; sys.exit(main(sys.argv[1:]))"
+    args = ["german_whist_v0", "--agents", "heuristic", "random", "--deals", "200000", "--workers", "2"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background shell ignores it
+    )
+    try:
+        deadline = time.monotonic() + 120
+        assert proc.stderr is not None
+        while "deals" not in proc.stderr.readline():  # the progress bar: the workers are playing
+            assert time.monotonic() < deadline and proc.poll() is None, "whist-eval did not start"
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert "whist-eval: interrupted" in err
