@@ -33,7 +33,6 @@ def test_model_name_needs_a_path() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("obs_kind", ["box", "dict"])
 def test_saved_model_plays_legal_actions(tmp_path: Path, obs_kind: str) -> None:
-    pytest.importorskip("sb3_contrib")
     import gymnasium as gym
     from gymnasium import spaces
     from sb3_contrib import MaskablePPO
@@ -61,7 +60,9 @@ def test_saved_model_plays_legal_actions(tmp_path: Path, obs_kind: str) -> None:
     policy = "MlpPolicy" if obs_kind == "box" else "MultiInputPolicy"
     path = tmp_path / "model.zip"
     MaskablePPO(policy, Shapes(), n_steps=8, batch_size=8, device="cpu").save(path)
-    report = evaluate(game_id, [f"model:{path}", "random"], num_deals=2, seed=0)
+    # saved by hand, without whist_env's metadata: it loads, with a warning that it cannot be checked
+    with pytest.warns(UserWarning, match="carries no whist_env metadata"):
+        report = evaluate(game_id, [f"model:{path}", "random"], num_deals=2, seed=0)
     assert report.illegal_actions == 0 and report.agents[0].decisions > 0
     sampler = ModelAgent(path, game_id, deterministic=False)
     from whist_env.registry import get_spec
@@ -69,7 +70,8 @@ def test_saved_model_plays_legal_actions(tmp_path: Path, obs_kind: str) -> None:
     game = get_spec(game_id).make_rules()
     state = game.new_episode(np.random.default_rng(0))
     view = game.view(state, state.to_act)
-    picks = [sampler.act(view, np.random.default_rng(3)) for _ in range(2)]
+    with pytest.warns(UserWarning, match="carries no whist_env metadata"):  # this agent loads it again
+        picks = [sampler.act(view, np.random.default_rng(3)) for _ in range(2)]
     assert picks[0] == picks[1] and (view.legal >> picks[0]) & 1
-    with pytest.raises(ValueError, match="expects observations"):
+    with pytest.raises(ValueError, match="expects observations"), pytest.warns(UserWarning, match="no whist_env"):
         ModelAgent(path, "humbug_v0").act(view, np.random.default_rng(0))

@@ -257,6 +257,7 @@ def _tiny_model(path: Path, game_id: str) -> None:
     from sb3_contrib import MaskablePPO
 
     from whist_env.agents.model import ModelAgent
+    from whist_env.fingerprint import save_model_metadata
 
     probe = ModelAgent("unused.zip", game_id)
 
@@ -265,6 +266,7 @@ def _tiny_model(path: Path, game_id: str) -> None:
         action_space: Any = spaces.Discrete(probe.num_actions)
 
     MaskablePPO("MlpPolicy", Shapes(), n_steps=8, batch_size=8, device="cpu").save(path)
+    save_model_metadata(path, game_id)  # as training does: the table checks it when the seat loads
 
 
 @pytest.mark.slow
