@@ -430,8 +430,8 @@ def behaviour_clone(
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             optimiser.step()
             k = len(idx)
-            sums["policy_loss"] += float(policy_loss) * k
-            sums["value_loss"] += float(value_loss) * k
+            sums["policy_loss"] += float(policy_loss.detach()) * k
+            sums["value_loss"] += float(value_loss.detach()) * k
             sums["accuracy"] += float((logits.argmax(1) == action[idx]).float().sum())
         row = {k: v / n for k, v in sums.items()}
         history.append(row)
