@@ -30,15 +30,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from whist_env.errors import ModelMismatchError, OptionError
 from whist_env.fingerprint import ModelMetadata, check
-
-if TYPE_CHECKING:
-    from torch import nn
 
 __all__ = [
     "Dataset",
@@ -53,6 +50,7 @@ __all__ = [
 ]
 
 DATASET_FORMAT = 1
+Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # obs, mask, action, outcome, seat
 
 
 @dataclass
@@ -106,7 +104,7 @@ def _play_chunk(
     seed: int,
     indices: Sequence[int],
     learner: Any = None,
-) -> tuple[np.ndarray, ...]:
+) -> Arrays:
     """Play episodes ``indices`` and record decisions.
 
     Without ``learner``, every seat is played by the teacher and every decision is recorded. With a learner,
@@ -177,7 +175,7 @@ def _collect(
     progress: bool,
     learner: Any,
     label: str,
-) -> tuple[np.ndarray, ...]:
+) -> Arrays:
     from whist_env.evaluation.arena import Progress
 
     if episodes < 1:
@@ -188,13 +186,15 @@ def _collect(
     size = max(1, min(50, math.ceil(episodes / (4 * workers))))
     chunks = [list(range(i, min(episodes, i + size))) for i in range(0, episodes, size)]
     bar = Progress(episodes, label, enabled=progress)
-    parts: list[tuple[np.ndarray, ...]] = []
+    parts: list[Arrays] = []
     if workers == 1:
         for c in chunks:
             parts.append(_play_chunk(game_id, opts, teacher, seed, c, learner))
             bar.update(len(c))
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker
+        ) as pool:
             futures = [pool.submit(_play_chunk, game_id, opts, teacher, seed, c, learner) for c in chunks]
             try:
                 for f, c in zip(futures, chunks, strict=True):
@@ -203,7 +203,8 @@ def _collect(
             except BaseException:
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise
-    return tuple(np.concatenate([p[k] for p in parts]) for k in range(5))
+    obs, mask, action, outcome, seat = (np.concatenate([p[k] for p in parts]) for k in range(5))
+    return obs, mask, action, outcome, seat
 
 
 def _check_teacher(game_id: str, options: Mapping[str, Any], teacher: str) -> None:
@@ -456,7 +457,7 @@ def _forward(policy: Any, obs: Any) -> tuple[Any, Any]:
     return policy.action_net(latent_pi), policy.value_net(latent_vf).squeeze(-1)
 
 
-def agreement(policy_or_actor: nn.Module | Any, data: Dataset) -> float:
+def agreement(policy_or_actor: Any, data: Dataset) -> float:
     """Share of ``data``'s rows where the masked argmax of the policy is the teacher's action."""
     import torch
 

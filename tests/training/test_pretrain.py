@@ -228,5 +228,11 @@ def test_pretrain_then_fine_tune_runs_end_to_end(tmp_path: Path) -> None:
     assert list((tmp_path / "cache").glob("german_whist_v0_heuristic_*.npz"))
     # The saved config round-trips with its pretrain section.
     assert load_config(run / "config.yaml").pretrain == PretrainConfig(
-        deals=8, epochs=2, relabel_rounds=1, relabel_deals=4, relabel_epochs=1, workers=1, cache_dir=str(tmp_path / "cache")
+        deals=8,
+        epochs=2,
+        relabel_rounds=1,
+        relabel_deals=4,
+        relabel_epochs=1,
+        workers=1,
+        cache_dir=str(tmp_path / "cache"),
     )
