@@ -21,6 +21,15 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process and its finished children (the data workers): a time that a machine shared
+    with other work does not inflate as it does the wall time."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def warm_start(model: Any, config: TrainConfig, encoder: Any, run_dir: Path | None = None) -> list[dict[str, Any]]:
     """Pretrain ``model.policy`` (actor and value network) as ``config.pretrain`` says, in place.
 
@@ -36,6 +45,7 @@ def warm_start(model: Any, config: TrainConfig, encoder: Any, run_dir: Path | No
     p = config.pretrain
     assert p is not None
     start = time.time()
+    cpu_start = _cpu_s()
     name = config.run_name or config.game
     data = load_or_generate(
         p.cache_dir or None,
@@ -90,10 +100,11 @@ def warm_start(model: Any, config: TrainConfig, encoder: Any, run_dir: Path | No
         data = data.extend(extra)
         if p.relabel_epochs:
             fit(p.relabel_epochs, f"dagger {r + 1}")
-    _log(f"[{name}] pretraining done in {time.time() - start:.0f} s")
+    seconds, cpu = round(time.time() - start, 1), round(_cpu_s() - cpu_start, 1)
+    _log(f"[{name}] pretraining done in {seconds:.0f} s ({cpu:.0f} s of CPU time, data workers included)")
     if run_dir is not None:
-        (run_dir / "pretrain.json").write_text(json.dumps({"seconds": round(time.time() - start, 1),
-                                                           "records": records}, indent=1) + "\n")  # fmt: skip
+        record = {"seconds": seconds, "cpu_seconds": cpu, "records": records}
+        (run_dir / "pretrain.json").write_text(json.dumps(record, indent=1) + "\n")
     return records
 
 
