@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -277,7 +278,9 @@ def dataset_path(cache_dir: str | Path, game_id: str, options: Mapping[str, Any]
 
     key = json.dumps([game_id, dict(sorted(options.items())), dict(sorted(recipe.items()))], sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
-    return Path(cache_dir) / f"{game_id}_{recipe.get('teacher', 'teacher')}_{digest}.npz".replace(":", "-")
+    # The teacher's spec may hold a path or punctuation ("model:runs/x/model.zip"): only its plain characters.
+    teacher = re.sub(r"[^A-Za-z0-9_.=-]+", "-", str(recipe.get("teacher", "teacher"))).strip("-.")[:40]
+    return Path(cache_dir) / f"{game_id}_{teacher}_{digest}.npz"
 
 
 def save_dataset(data: Dataset, path: str | Path) -> Path:

@@ -81,6 +81,9 @@ def test_a_cached_dataset_is_reused_and_the_same_after_the_round_trip(tmp_path: 
     for name in ("obs", "mask", "action", "outcome", "seat"):
         np.testing.assert_array_equal(getattr(first, name), getattr(second, name))
         np.testing.assert_array_equal(getattr(small, name), getattr(second, name))
+    # A teacher given by a path stays one file name in the cache directory.
+    odd = dataset_path(tmp_path, GAME, {}, {"teacher": "model:runs/x/model.zip", "deals": 12, "seed": 3})
+    assert odd.parent == tmp_path and odd.name.startswith("german_whist_v0_model-runs-x-model.zip_")
     # Another recipe or other options: another file, never the cached one.
     assert dataset_path(tmp_path, GAME, {}, {"teacher": "heuristic", "deals": 13, "seed": 3}) != dataset_path(
         tmp_path, GAME, {}, {"teacher": "heuristic", "deals": 12, "seed": 3}
