@@ -131,6 +131,7 @@ def _play_chunk(
         state = game.new_episode(rng)
         seat_rngs = [np.random.default_rng([seed, index, 1, s]) for s in range(n)]
         learner_seat = int(rng.integers(n)) if learner is not None else -1
+        learner_rng = np.random.default_rng([seed, index, 2])  # its own stream: the deal's does not depend on it
         start = len(rows_seat)
         while not state.done:
             seat = state.to_act
@@ -144,7 +145,7 @@ def _play_chunk(
                 rows_action.append(label)
                 rows_seat.append(seat)
                 if learner is not None:
-                    action = int(learner.act(view, rng))
+                    action = int(learner.act(view, learner_rng))
             game.step(state, action, rng)
         returns = [float(r) for r in state.returns]
         outcomes.extend(returns[s] for s in rows_seat[start:])
