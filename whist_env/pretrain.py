@@ -7,7 +7,8 @@
 What it holds:
 
 * :class:`Dataset`: one row per decision: the observation, the action mask, the teacher's action, the seat's
-  final outcome (its return over the episode, from its own point of view) and the seat; the metadata of
+  final outcome (its rewards from that decision to the end of the episode, from its own point of view: PPO's
+  return with ``gamma = 1``) and the seat; the metadata of
   :mod:`whist_env.fingerprint` (game, every option, layout fingerprint) and how the rows were made.
 * :func:`generate_dataset`: the teacher's self-play (any agent spec: ``heuristic``, ``pimc:samples=8``, ...),
   in ``workers`` processes with a progress bar; :func:`load_or_generate` caches it on disk (``.npz``) and
@@ -62,7 +63,8 @@ class Dataset:
         obs: ``(n, obs_size)`` float32 observations.
         mask: ``(n, num_actions)`` int8 legal-action masks.
         action: ``(n,)`` the teacher's action.
-        outcome: ``(n,)`` float32, the deciding seat's return over the whole episode (the value target).
+        outcome: ``(n,)`` float32, the deciding seat's rewards from this decision to the end of the episode
+            (the value target; in a one-deal episode, the deal's result for that seat).
         seat: ``(n,)`` the deciding seat.
         metadata: what the observations mean (game, options, layout fingerprint).
         recipe: how the rows were made (teacher, deals, seed, relabel rounds), checked when a cache is reused.
@@ -125,6 +127,7 @@ def _play_chunk(
     rows_mask: list[np.ndarray] = []
     rows_action: list[int] = []
     rows_seat: list[int] = []
+    rows_before: list[float] = []  # the deciding seat's rewards so far: its value target is what comes after
     outcomes: list[float] = []
     for index in indices:
         rng = np.random.default_rng([seed, index])
@@ -133,6 +136,7 @@ def _play_chunk(
         learner_seat = int(rng.integers(n)) if learner is not None else -1
         learner_rng = np.random.default_rng([seed, index, 2])  # its own stream: the deal's does not depend on it
         start = len(rows_seat)
+        total = [0.0] * n
         while not state.done:
             seat = state.to_act
             view = game.view(state, seat)
@@ -144,11 +148,13 @@ def _play_chunk(
                 rows_mask.append(mask)
                 rows_action.append(label)
                 rows_seat.append(seat)
+                rows_before.append(total[seat])
                 if learner is not None:
                     action = int(learner.act(view, learner_rng))
-            game.step(state, action, rng)
-        returns = [float(r) for r in state.returns]
-        outcomes.extend(returns[s] for s in rows_seat[start:])
+            rewards = game.step(state, action, rng)
+            if rewards is not None:
+                total = [t + float(r) for t, r in zip(total, rewards, strict=True)]
+        outcomes.extend(total[s] - b for s, b in zip(rows_seat[start:], rows_before[start:], strict=True))
     size = encoder.layout.size
     return (
         np.asarray(rows_obs, dtype=np.float32).reshape(-1, size),

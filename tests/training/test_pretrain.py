@@ -66,6 +66,36 @@ def test_dataset_rows_are_the_teachers_decisions_with_the_seat_outcome(small: Da
     assert small.recipe == {"teacher": "heuristic", "deals": 12, "seed": 3}
 
 
+def test_the_value_target_is_the_seats_return_from_the_decision_on() -> None:
+    # A series of two deals, each paid at its end: a decision of the second deal is worth that deal only, one of
+    # the first deal both (PPO's return with gamma = 1), from the deciding seat's point of view.
+    options = {"num_deals": 2, "reward": "trick_diff"}
+    data = generate_dataset(GAME, options, teacher="heuristic", deals=3, seed=5)
+    game = get_spec(GAME).make_rules(**options)
+    row = 0
+    for index in range(3):
+        rng = np.random.default_rng([5, index])
+        state = game.new_episode(rng)
+        seat_rngs = [np.random.default_rng([5, index, 1, s]) for s in range(2)]
+        teachers = [make_agent("heuristic", GAME, **options) for _ in range(2)]
+        rows: list[tuple[int, int]] = []  # (seat, deal) of each decision
+        paid = [[0.0, 0.0], [0.0, 0.0]]  # paid[deal][seat]
+        while not state.done:
+            seat, deal = state.to_act, state.deal_index
+            rows.append((seat, deal))
+            rewards = game.step(state, int(teachers[seat].act(game.view(state, seat), seat_rngs[seat])), rng)
+            if rewards is not None:
+                for s in range(2):
+                    paid[deal][s] += rewards[s]
+        assert len(rows) == 104
+        assert paid[0][0] != 0 or paid[1][0] != 0  # something was paid (a draw of both deals would test nothing)
+        for seat, deal in rows:
+            expected = paid[1][seat] + (paid[0][seat] if deal == 0 else 0.0)
+            assert data.seat[row] == seat and data.outcome[row] == pytest.approx(expected)
+            row += 1
+    assert row == len(data)
+
+
 def test_dataset_does_not_depend_on_the_number_of_workers(small: Dataset) -> None:
     again = generate_dataset(GAME, {}, teacher="heuristic", deals=12, seed=3, workers=2)
     for name in ("obs", "mask", "action", "outcome", "seat"):
