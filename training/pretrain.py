@@ -62,12 +62,9 @@ def warm_start(model: Any, config: TrainConfig, encoder: Any, run_dir: Path | No
     records: list[dict[str, Any]] = []
 
     def fit(epochs: int, stage: str) -> None:
-        import torch
-
+        # Cloning runs on the run's torch_threads (1 by default): two threads were measured slower, not faster,
+        # on the 2-core machine (5,500 against 13,500 rows per second; docs/results_training.md, "Warm start").
         t = time.time()
-        threads = torch.get_num_threads()
-        # Nothing else runs while cloning: its matrix products may use the cores the data workers used.
-        torch.set_num_threads(max(threads, p.workers))
         rows = behaviour_clone(
             model.policy,
             data,
@@ -79,7 +76,6 @@ def warm_start(model: Any, config: TrainConfig, encoder: Any, run_dir: Path | No
             seed=config.seed + len(records),
             log=lambda m: _log(f"[{name}] {stage}: {m}"),
         )
-        torch.set_num_threads(threads)
         for i, row in enumerate(rows):
             records.append({"stage": stage, "epoch": i + 1, "rows": len(data), **row})
         records[-1]["seconds"] = round(time.time() - t, 1)
