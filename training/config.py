@@ -26,6 +26,36 @@ class ConfigError(ValueError):
 
 
 @dataclasses.dataclass
+class PretrainConfig:
+    """The warm start (``pretrain:`` in a config): behaviour cloning from a teacher, then DAgger rounds, before
+    PPO; see :mod:`whist_env.pretrain`. Every key is optional; an unknown one is an error."""
+
+    teacher: str = "heuristic"
+    """The agent whose decisions are cloned (any agent spec: ``heuristic``, ``pimc:samples=8``, ...)."""
+    deals: int = 3000
+    """Episodes of the teacher's self-play in the dataset (every seat's decisions are recorded)."""
+    epochs: int = 8
+    """Passes over the dataset in the first behaviour-cloning fit."""
+    batch_size: int = 1024
+    """Rows per gradient step of behaviour cloning."""
+    learning_rate: float = 1e-3
+    """Adam's step size in behaviour cloning (its own optimiser; PPO's starts fresh)."""
+    value_coef: float = 1.0
+    """Weight of the value network's loss (target: the seat's final outcome); 0 leaves the value network alone."""
+    relabel_rounds: int = 1
+    """DAgger rounds: the cloned learner plays, the teacher labels its states, the fit goes on over all rows."""
+    relabel_deals: int = 1000
+    """Episodes the learner plays per DAgger round."""
+    relabel_epochs: int = 4
+    """Passes over the grown dataset after each DAgger round."""
+    workers: int = 2
+    """Processes generating the data."""
+    cache_dir: str = ""
+    """Where the teacher's dataset is cached (``.npz`` with the layout's fingerprint; a cached file whose layout,
+    options or recipe differ is refused); empty: no cache, the data is generated every run."""
+
+
+@dataclasses.dataclass
 class TrainConfig:
     """Everything one training run needs; the saved ``runs/<run_name>/config.yaml`` reproduces it."""
 
@@ -108,6 +138,8 @@ class TrainConfig:
     """Checkpoints kept on disk (the latest ones)."""
     device: str = "cpu"
     """torch device."""
+    pretrain: PretrainConfig | None = None
+    """Warm start before PPO (keys: see ``pretrain.*`` below); absent or null: PPO starts from random weights."""
 
     # ------------------------------------------------------------------ validation
     def validate(self) -> None:
@@ -144,6 +176,8 @@ class TrainConfig:
         if not self.net_arch or any(h <= 0 for h in self.net_arch):
             raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
         self._validate_game_and_agents()
+        if self.pretrain is not None:
+            self._validate_pretrain(self.pretrain)
         if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
             raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
 
@@ -172,6 +206,26 @@ class TrainConfig:
             except OptionError as err:
                 raise ConfigError(f"{key}: {err}") from err
 
+    def _validate_pretrain(self, p: PretrainConfig) -> None:
+        from whist_env.agents import make_agent
+        from whist_env.errors import OptionError
+
+        for name in ("deals", "epochs", "batch_size", "relabel_deals", "workers"):
+            if getattr(p, name) <= 0:
+                raise ConfigError(f"pretrain.{name} must be positive, got {getattr(p, name)}")
+        for name in ("relabel_rounds", "relabel_epochs"):
+            if getattr(p, name) < 0:
+                raise ConfigError(f"pretrain.{name} must be 0 or more, got {getattr(p, name)}")
+        if p.learning_rate <= 0 or p.value_coef < 0:
+            raise ConfigError(
+                f"pretrain.learning_rate must be positive and pretrain.value_coef 0 or more, got "
+                f"{p.learning_rate} and {p.value_coef}"
+            )
+        try:
+            make_agent(p.teacher, self.game, **self.game_options)
+        except OptionError as err:
+            raise ConfigError(f"pretrain.teacher: {err}") from err
+
     def to_dict(self) -> dict[str, Any]:
         """Plain values, for ``config.yaml``."""
         return dataclasses.asdict(self)
@@ -187,15 +241,22 @@ def field_docs(cls: type = TrainConfig) -> dict[str, str]:
     import ast
     import inspect
 
-    tree = ast.parse(inspect.getsource(cls))
-    node_cls = tree.body[0]
-    assert isinstance(node_cls, ast.ClassDef)
     docs: dict[str, str] = {}
-    body = node_cls.body
-    for node, nxt in zip(body, body[1:], strict=False):
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str):
-                docs[node.target.id] = " ".join(nxt.value.value.split())
+    # the class's own fields, then those of its sections (a field whose type is a dataclass, as ``pretrain``)
+    hints = typing.get_type_hints(cls)
+    sections = [(cls, "")] + [
+        (hint, f"{name}.") for name, hint in hints.items() if dataclasses.is_dataclass(hint) and isinstance(hint, type)
+    ]
+    for klass, prefix in sections:
+        tree = ast.parse(inspect.getsource(klass))
+        node_cls = tree.body[0]
+        assert isinstance(node_cls, ast.ClassDef)
+        body = node_cls.body
+        for node, nxt in zip(body, body[1:], strict=False):
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                doc = nxt.value.value if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) else None
+                if isinstance(doc, str):
+                    docs[prefix + node.target.id] = " ".join(doc.split())
     return docs
 
 
@@ -206,8 +267,18 @@ def _fields(cls: type = TrainConfig) -> dict[str, dataclasses.Field]:
 def _check_type(name: str, value: Any, hint: Any) -> Any:
     """``value`` checked (and, for int -> float, converted) against the type ``hint``."""
     origin = typing.get_origin(hint)
-    if origin in (types.UnionType, typing.Union):
+    if hint is type(None):
+        if value is None:
+            return None
+    elif dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        if isinstance(value, hint):
+            return value
+        if isinstance(value, dict):
+            return _nested(name, value, hint)
+    elif origin in (types.UnionType, typing.Union):
         for arm in typing.get_args(hint):
+            if isinstance(value, dict) and dataclasses.is_dataclass(arm):  # its own errors say more than the union's
+                return _check_type(name, value, arm)
             try:
                 return _check_type(name, value, arm)
             except ConfigError:
@@ -234,10 +305,24 @@ def _check_type(name: str, value: Any, hint: Any) -> Any:
     raise ConfigError(f"{name} must be {_type_name(hint)}, got {type(value).__name__} {value!r}")
 
 
+def _nested(name: str, value: dict[str, Any], hint: type) -> Any:
+    """A nested config section (``pretrain:``) from its mapping: unknown keys and wrong types are errors."""
+    allowed = [f.name for f in dataclasses.fields(hint)]
+    unknown = sorted(k for k in value if k not in allowed)
+    if unknown:
+        raise ConfigError(f"{name}: unknown key(s) {', '.join(map(repr, unknown))}. Allowed keys: {', '.join(allowed)}")
+    hints = typing.get_type_hints(hint)
+    return hint(**{k: _check_type(f"{name}.{k}", v, hints[k]) for k, v in value.items()})
+
+
 def _type_name(hint: Any) -> str:
     origin = typing.get_origin(hint)
     if origin in (types.UnionType, typing.Union):
         return " or ".join(_type_name(a) for a in typing.get_args(hint))
+    if hint is type(None):
+        return "null"
+    if dataclasses.is_dataclass(hint):
+        return "a mapping"
     if origin is not None:
         return f"{origin.__name__}[{', '.join(_type_name(a) for a in typing.get_args(hint))}]"
     return getattr(hint, "__name__", str(hint))
@@ -315,13 +400,21 @@ def load_config_as(cls: type[C], path: str | Path, overrides: dict[str, Any] | N
             f"got a {type(values).__name__}"
         )
     fields = _fields(cls)
-    unknown = sorted(k for k in overrides or {} if k not in fields)
+    overrides = dict(overrides or {})
+    for key in [k for k in overrides if "." in k and k.split(".", 1)[0] in fields]:
+        # --set pretrain.epochs=4: one key of a section (the section's other keys stay as the file has them)
+        name, sub = key.split(".", 1)
+        section = values.get(name)
+        merged = dict(section) if isinstance(section, dict) else {}
+        merged[sub] = overrides.pop(key)
+        values[name] = merged
+    unknown = sorted(k for k in overrides if k not in fields)
     if unknown:
         raise ConfigError(
             f"--set: unknown key(s) {', '.join(map(repr, unknown))} in the --set override (not a key of {path}). "
             f"Allowed keys: {', '.join(fields)}"
         )
-    values.update(overrides or {})
+    values.update(overrides)
     config = config_from_dict(cls, values, source=str(path))
     if not config.run_name:  # type: ignore[attr-defined]
         config.run_name = f"{path.stem}_s{config.seed}"  # type: ignore[attr-defined]

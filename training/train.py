@@ -290,6 +290,10 @@ def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]
             max_grad_norm=config.max_grad_norm,
         )
         print(f"[{config.run_name}] {config.game}: {config.total_timesteps:,} steps -> {run_dir}", flush=True)
+        if config.pretrain is not None:  # warm start: the cloned weights are what PPO fine-tunes (not on --resume)
+            from training.pretrain import warm_start
+
+            warm_start(model, config, encoder, run_dir)
     evaluate = make_evaluate(config, encoder)
     callback = TrainingCallback(config, run_dir, evaluate, encoder, schedule)
     callback.attach(model)
