@@ -14,7 +14,8 @@ Variants (names joined by ``+``):
 * ``facts``: :class:`whist_env.features.CardFacts` appended (with ``embed``: as two more card channels).
 * ``canon``: suits renamed so that trump is spades (:class:`whist_env.features.SuitPermuter`), observation,
   mask and label on the learner's side; the agent renames its action back.
-* ``aug``: every training batch gets a random renaming of the three non-trump suits (with ``canon``).
+* ``aug``: every training row gets a random renaming of the suits each time it is drawn: of the three non-trump
+  suits with ``canon`` (trump stays spades), of all four suits without ``canon`` or without trump.
 
 The dataset is the warm-start pipeline's (:func:`whist_env.pretrain.load_or_generate`: the heuristic's self-play,
 cached); the held-out decisions are another seed's self-play. Each run appends one JSON line to
@@ -59,7 +60,10 @@ class Inputs:
             return np.zeros(n, np.int64)
         p = self.permuter.canonical(obs) if self.canon else np.zeros(n, np.int64)
         if self.aug and rng is not None:
-            p = self.permuter.compose(p, KEEP_SPADES[rng.integers(len(KEEP_SPADES), size=n)])
+            # with a canonical trump, rename only the other three suits; without trump, any of the 24 renamings
+            keep = KEEP_SPADES[rng.integers(len(KEEP_SPADES), size=n)]
+            fixed = self.permuter.trump(obs) < NUM_SUITS if self.canon else np.zeros(n, bool)
+            p = self.permuter.compose(p, np.where(fixed, keep, rng.integers(len(PERMUTATIONS), size=n)))
         return p
 
     def __call__(
@@ -257,6 +261,40 @@ def run(args: argparse.Namespace, variant_name: str, seed: int, train: Dataset, 
     return row
 
 
+def table(path: Path) -> str:
+    """The runs of ``results.jsonl`` as a markdown table, and the mean per variant over its seeds."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    lines = [
+        "| game | variant | seed | params | decisions (deals) | epochs | BC CPU s | held-out acc | by phase "
+        "| arena CPU s | learner reward | learner − heuristic | illegal |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        acc = r["held_acc"]
+        by = ", ".join(f"{k} {v:.1%}" for k, v in acc.items() if k != "all")
+        lines.append(
+            f"| {r['game']} | {r['variant']} | {r['seed']} | {r['params']:,} | {r['train_decisions']:,} "
+            f"({r['train_deals']}) | {r['epochs']} | {r['bc_cpu_s']:.0f} | {acc['all']:.1%} | {by} "
+            f"| {r['arena_cpu_s']:.0f} | {r['mean']:+.3f} ± {r['mean_hw']:.3f} "
+            f"| {r['diff_mean']:+.3f} ± {r['diff_hw']:.3f} | {r['illegal']} |"
+        )
+    lines += [
+        "",
+        "| game | variant | seeds | held-out acc (mean) | by phase (mean) | learner − heuristic (mean of seeds) |",
+    ]
+    lines.append("|---|---|---|---|---|---|")
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["game"], r["variant"]), []).append(r)
+    for (game, variant), rs in groups.items():
+        keys = [k for k in rs[0]["held_acc"] if k != "all"]
+        by = ", ".join(f"{k} {np.mean([r['held_acc'][k] for r in rs]):.1%}" for k in keys)
+        acc = np.mean([r["held_acc"]["all"] for r in rs])
+        diff = np.mean([r["diff_mean"] for r in rs])
+        lines.append(f"| {game} | {variant} | {len(rs)} | {acc:.1%} | {by} | {diff:+.3f} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     import torch
 
@@ -273,8 +311,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--arena-deals", type=int, default=500)
     ap.add_argument("--arena-seed", type=int, default=1000)
     ap.add_argument("--out", default="runs/features")
+    ap.add_argument("--table", action="store_true", help="print <out>/results.jsonl as markdown and exit")
     args = ap.parse_args(argv)
     out = Path(args.out)
+    if args.table:
+        print(table(out / "results.jsonl"))
+        return
     out.mkdir(parents=True, exist_ok=True)
     options = dict(get_spec(args.game).single_deal)
     cache = out / "data"
