@@ -63,7 +63,9 @@ class Inputs:
             # with a canonical trump, rename only the other three suits; without trump, any of the 24 renamings
             keep = KEEP_SPADES[rng.integers(len(KEEP_SPADES), size=n)]
             fixed = self.permuter.trump(obs) < NUM_SUITS if self.canon else np.zeros(n, bool)
-            p = self.permuter.compose(p, np.where(fixed, keep, rng.integers(len(PERMUTATIONS), size=n)))
+            if not fixed.all():  # (German Whist always has trump: no extra draw, its runs reproduce bit for bit)
+                keep = np.where(fixed, keep, rng.integers(len(PERMUTATIONS), size=n))
+            p = self.permuter.compose(p, keep)
         return p
 
     def __call__(
