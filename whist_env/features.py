@@ -116,7 +116,7 @@ class CardFacts:
         leader = np.argmax(x[:, self._leader : self._leader + n_seats], axis=1)
         trick_cards = np.stack([piece(at) for at in self._trick], axis=1)  # (n, seats, 52)
         led_card = np.argmax(trick_cards[np.arange(n), leader], axis=1)
-        started = on_table.any(axis=1)
+        started = np.asarray(on_table.any(axis=1))
         led = np.where(started, led_card // NUM_RANKS, -1)
         table = on_table.reshape(n, NUM_SUITS, NUM_RANKS)
         ranks = np.arange(NUM_RANKS)
@@ -207,11 +207,11 @@ class SuitPermuter:
         self._canonical = np.zeros(NUM_SUITS + 1, np.int64)
         for t in range(NUM_SUITS):
             others = [s for s in range(NUM_SUITS) if s != t]
-            sigma = [0] * NUM_SUITS
-            sigma[t] = NUM_SUITS - 1
+            rename = [0] * NUM_SUITS
+            rename[t] = NUM_SUITS - 1
             for new, s in enumerate(others):
-                sigma[s] = new
-            self._canonical[t] = by_perm[tuple(sigma)]
+                rename[s] = new
+            self._canonical[t] = by_perm[tuple(rename)]
 
     def trump(self, obs: np.ndarray) -> np.ndarray:
         """Trump suit per row of ``(n, size)`` observations (4 for no trump or none shown)."""

@@ -111,6 +111,10 @@ def build_net(kind: str, inputs: Inputs, num_actions: int) -> Any:
         identity[c, NUM_RANKS + c // NUM_RANKS] = 1
 
     class CardNet(nn.Module):
+        card_index: torch.Tensor  # buffers (registered below): move with the module, saved in its state
+        other_index: torch.Tensor
+        identity: torch.Tensor
+
         def __init__(self) -> None:
             super().__init__()
             k = len(card_at) + NUM_RANKS + NUM_SUITS
