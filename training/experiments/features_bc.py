@@ -144,11 +144,12 @@ def build_net(kind: str, inputs: Inputs, num_actions: int) -> Any:
     return CardNet()
 
 
-def phases(game_id: str, layout: Any, obs: np.ndarray, action: np.ndarray) -> dict[str, np.ndarray]:
+def phases(layout: Any, obs: np.ndarray, action: np.ndarray) -> dict[str, np.ndarray]:
     """Row selections to report the cloning accuracy on: German Whist's two phases, Oh Hell's bids and play."""
-    if game_id == "german_whist_v0":
+    stage = next((p for p in layout.pieces if p.name == "stage"), None)  # German Whist's phase 1 / phase 2
+    if stage is not None:
         at = layout.offsets["stage"]
-        return {"phase1": obs[:, at] > 0.5, "phase2": obs[:, at + 1] > 0.5}
+        return {label: obs[:, at + i] > 0.5 for i, label in enumerate(stage.labels)}
     if layout.num_actions > NUM_CARDS:
         return {"cards": action < NUM_CARDS, "other": action >= NUM_CARDS}
     return {}
@@ -231,7 +232,7 @@ def run(args: argparse.Namespace, variant_name: str, seed: int, train: Dataset, 
     bc_cpu = time.process_time() - t0
     net.eval()
     held_acc = {"all": accuracy(net, inputs, held)}
-    for k, rows in phases(args.game, encoder.layout, held.obs, held.action).items():
+    for k, rows in phases(encoder.layout, held.obs, held.action).items():
         held_acc[k] = accuracy(net, inputs, held, rows)
     t0 = time.process_time()
     agent = FeatureAgent(net, encoder, inputs, variant_name)
@@ -306,7 +307,7 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.set_num_threads(1)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", default="german_whist_v0")
+    ap.add_argument("--game", required=True, help="the game id, e.g. German Whist's")
     ap.add_argument("--variants", nargs="+", default=["flat"])
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     ap.add_argument("--deals", type=int, default=2000, help="teacher self-play deals for training")
