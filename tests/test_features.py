@@ -1,0 +1,158 @@
+"""whist_env.features: the batched card facts against a plain per-view reference, and suit permutations against
+encoding a view whose suits were renamed."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from whist_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from whist_env.features import PERMUTATIONS, CardFacts, SuitPermuter, card_facts_reference
+from whist_env.registry import game_ids, get_spec
+from whist_env.view import PlayerView
+
+
+def random_views(game_id: str, seed: int, count: int) -> list[PlayerView]:
+    """Views of the seat to act (and of one other seat) at random points of random-play episodes."""
+    spec = get_spec(game_id)
+    game = spec.make_rules(**dict(spec.single_deal))
+    rng = np.random.default_rng(seed)
+    views: list[PlayerView] = []
+    while len(views) < count:
+        state = game.new_episode(rng)
+        while not state.done and len(views) < count:
+            seat = state.to_act
+            view = game.view(state, seat)
+            if rng.random() < 0.3:
+                views.append(view)
+                views.append(game.view(state, (seat + 1) % game.num_players))
+            game.step(state, int(rng.choice(view.legal_actions())), rng)
+    return views
+
+
+def encode(game_id: str, views: list[PlayerView]) -> tuple[np.ndarray, np.ndarray, object]:
+    spec = get_spec(game_id)
+    encoder = spec.make_encoder(spec.make_rules(**dict(spec.single_deal)))
+    pairs = [encoder.encode_with_mask(v) for v in views]
+    return np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs]), encoder
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_card_facts_match_the_reference(game_id: str) -> None:
+    views = random_views(game_id, seed=1, count=300)
+    obs, _, encoder = encode(game_id, views)
+    facts = CardFacts(encoder.layout)  # type: ignore[attr-defined]
+    batched = facts(obs)
+    assert batched.shape == (len(views), facts.size)
+    expected = np.stack([card_facts_reference(v) for v in views])
+    np.testing.assert_array_equal(batched, expected)
+    np.testing.assert_array_equal(facts(obs[7]), expected[7])  # one vector in, one row out
+    # the positions exercise every fact: some tricks in progress with a winning card, some masters in hand
+    assert batched[:, NUM_CARDS : 2 * NUM_CARDS].any()
+    assert (batched[:, :NUM_CARDS] * obs[:, :NUM_CARDS]).any()
+
+
+def test_card_facts_by_hand() -> None:
+    """A hand-made German Whist-like situation: trump hearts, clubs led with the queen, the ace of clubs gone."""
+    spec = get_spec("german_whist_v0")
+    encoder = spec.make_encoder(spec.make_rules())
+    layout = encoder.layout
+    obs = np.zeros(layout.size, np.float32)
+
+    def card(s: int, r: int) -> int:
+        return s * NUM_RANKS + r
+
+    hand = [card(0, 11), card(0, 2), card(2, 0), card(3, 12)]  # K♣ 4♣ 2♥ A♠
+    for c in hand:
+        obs[layout.offsets["hand"] + c] = 1
+    obs[layout.offsets["trump"] + 2] = 1
+    obs[layout.offsets["leader"] + 1] = 1
+    obs[layout.offsets["trick[opponent]"] + card(0, 10)] = 1  # Q♣ led
+    obs[layout.offsets["played[opponent]"] + card(0, 10)] = 1
+    obs[layout.offsets["played[me]"] + card(0, 12)] = 1  # A♣ gone earlier
+    f = CardFacts(layout)(obs)
+    master = set(np.flatnonzero(f[:NUM_CARDS]))
+    assert master == {card(0, 11), card(1, 12), card(2, 12), card(3, 12)}
+    assert set(np.flatnonzero(f[NUM_CARDS : 2 * NUM_CARDS])) == {card(0, 11), card(2, 0)}  # K♣ beats Q♣; a trump
+    out = f[2 * NUM_CARDS :] * NUM_RANKS
+    np.testing.assert_allclose(out, [13 - 2 - 2, 13, 12, 12])
+
+
+def rename_view(view: PlayerView, sigma: tuple[int, ...]) -> PlayerView:
+    """``view`` with suit ``s`` renamed ``sigma[s]`` in every card and suit it holds (classic and German Whist)."""
+
+    def c(card: int) -> int:
+        return sigma[card // NUM_RANKS] * NUM_RANKS + card % NUM_RANKS if card >= 0 else card
+
+    def m(mask: int) -> int:
+        out = 0
+        for x in range(NUM_CARDS):
+            if mask >> x & 1:
+                out |= 1 << c(x)
+        return out
+
+    def v(voids: int) -> int:
+        return sum(1 << sigma[s] for s in range(NUM_SUITS) if voids >> s & 1)
+
+    extra = dict(view.extra)
+    if "prizes" in extra:
+        extra["prizes"] = tuple(m(p) for p in extra["prizes"])
+        extra["my_draws"] = m(extra["my_draws"])
+    return dataclasses.replace(
+        view,
+        hand=m(view.hand),
+        legal=m(view.legal),
+        trump=None if view.trump is None else sigma[view.trump],
+        turn_up=c(view.turn_up),
+        trick=tuple((s, c(x)) for s, x in view.trick),
+        last_trick=tuple((s, c(x)) for s, x in view.last_trick),
+        played=tuple(m(p) for p in view.played),
+        known=tuple(m(k) for k in view.known),
+        voids=tuple(v(x) for x in view.voids),
+        unseen=m(view.unseen),
+        extra=extra,
+    )
+
+
+@pytest.mark.parametrize("game_id", ["classic_whist_v0", "german_whist_v0"])
+def test_suit_permutation_equals_encoding_the_renamed_view(game_id: str) -> None:
+    views = random_views(game_id, seed=2, count=60)
+    obs, mask, encoder = encode(game_id, views)
+    permuter = SuitPermuter(encoder.layout)  # type: ignore[attr-defined]
+    rng = np.random.default_rng(0)
+    perm = rng.integers(len(PERMUTATIONS), size=len(views))
+    renamed = [rename_view(v, PERMUTATIONS[p]) for v, p in zip(views, perm, strict=True)]
+    want_obs, want_mask, _ = encode(game_id, renamed)
+    np.testing.assert_array_equal(permuter.obs(obs, perm), want_obs)
+    np.testing.assert_array_equal(permuter.mask(mask, perm), want_mask)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_actions_round_trip_and_canonical_trump_is_spades(game_id: str) -> None:
+    views = random_views(game_id, seed=3, count=80)
+    obs, mask, encoder = encode(game_id, views)
+    layout = encoder.layout  # type: ignore[attr-defined]
+    permuter = SuitPermuter(layout)
+    perm = permuter.canonical(obs)
+    canon = permuter.obs(obs, perm)
+    trump = permuter.trump(obs)
+    assert set(permuter.trump(canon)[trump < NUM_SUITS]) <= {NUM_SUITS - 1}
+    np.testing.assert_array_equal(canon[trump == NUM_SUITS], obs[trump == NUM_SUITS])  # no trump: unchanged
+    canon_mask = permuter.mask(mask, perm)
+    actions = np.arange(layout.num_actions)
+    for i in range(len(views)):
+        p = np.full(layout.num_actions, perm[i])
+        there = permuter.action(actions, p)
+        np.testing.assert_array_equal(permuter.action_back(there, p), actions)
+        np.testing.assert_array_equal(canon_mask[i, there], mask[i])  # a legal action stays legal once renamed
+        assert (there[NUM_CARDS:] == actions[NUM_CARDS:]).all()  # bids and other non-card actions are kept
+
+
+def test_compose_applies_both_renamings() -> None:
+    first = np.arange(len(PERMUTATIONS))
+    then = np.roll(first, 5)
+    both = SuitPermuter.compose(first, then)
+    for a, b, ab in zip(first, then, both, strict=True):
+        assert PERMUTATIONS[ab] == tuple(PERMUTATIONS[b][PERMUTATIONS[a][s]] for s in range(NUM_SUITS))
