@@ -7,17 +7,20 @@ import dataclasses
 import numpy as np
 import pytest
 
-from whist_env.registry import GAMES, make
-from whist_env.view import NO_EXTRAS, PlayerView, ViewExtras, view_in_field_order
+from whist_env.registry import game_ids, make
+from whist_env.view import NO_EXTRAS, PlayerView, ViewExtras
 
 
-def test_view_in_field_order_sets_every_field_in_order() -> None:
+@pytest.mark.parametrize("game_id", game_ids())
+def test_the_rules_view_sets_every_field(game_id: str) -> None:
+    """TrickGame.view sets the fields one by one on a bare instance (for speed): none may be left out."""
+    game = make(game_id, raw=True).game
+    state = game.new_episode(np.random.default_rng(1))
     names = [f.name for f in dataclasses.fields(PlayerView)]
-    # distinct values, so a swapped or missing field shows
-    values = [f"value of {name}" for name in names]
-    fast = view_in_field_order(*values)  # type: ignore[arg-type]
-    assert fast == PlayerView(**dict(zip(names, values, strict=True)))  # type: ignore[arg-type]
-    assert [getattr(fast, name) for name in names] == values
+    for seat in range(state.num_players):
+        view = game.view(state, seat)
+        values = {name: getattr(view, name) for name in names}  # a field left unset raises AttributeError
+        assert view == PlayerView(**values)
 
 
 def test_player_view_takes_keywords_only() -> None:
@@ -25,7 +28,7 @@ def test_player_view_takes_keywords_only() -> None:
         PlayerView("classic_whist_v0", 0)  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("game_id", list(GAMES))
+@pytest.mark.parametrize("game_id", game_ids())
 def test_extras_equal_the_checked_constructor_along_random_games(game_id: str) -> None:
     game = make(game_id, raw=True).game
     rng = np.random.default_rng(3)

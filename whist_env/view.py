@@ -13,8 +13,6 @@ from typing import Any
 
 from whist_env.cards import bits_of, card_str, format_cards, suit_str
 
-_new = object.__new__
-
 
 # A frozen dataclass on SimpleNamespace, without a dataclass __init__: ``view_extra`` builds one on
 # every observation, and the generated __init__ of a frozen class sets each field through
@@ -144,60 +142,3 @@ class PlayerView:
         for key, value in self.extra.items():
             lines.append(f"{key}: {value}")
         return "\n".join(lines)
-
-
-def view_in_field_order(
-    game: str,
-    seat: int,
-    num_players: int,
-    phase: str,
-    to_act: int,
-    dealer: int,
-    leader: int,
-    hand: int,
-    legal: int,
-    trump: int | None,
-    turn_up: int,
-    trick: tuple[tuple[int, int], ...],
-    last_trick: tuple[tuple[int, int], ...],
-    last_winner: int,
-    played: tuple[int, ...],
-    known: tuple[int, ...],
-    voids: tuple[int, ...],
-    unseen: int,
-    tricks_won: tuple[int, ...],
-    scores: tuple[float, ...],
-    deal_index: int,
-    extra: ViewExtras,
-) -> PlayerView:
-    """A :class:`PlayerView` from its fields in declaration order: for :meth:`TrickGame.view` only.
-
-    Everywhere else build views by keyword. CPython compiles a call with more than 15 keyword
-    arguments into building a dict and unpacking it (``CALL_FUNCTION_EX``), which costs about 1 µs
-    per view on 3.11, a tenth of an observation; this positional path costs what the dataclass's
-    positional ``__init__`` did. ``tests/test_view.py`` checks it sets every field, in order.
-    """
-    view = _new(PlayerView)
-    view.game = game
-    view.seat = seat
-    view.num_players = num_players
-    view.phase = phase
-    view.to_act = to_act
-    view.dealer = dealer
-    view.leader = leader
-    view.hand = hand
-    view.legal = legal
-    view.trump = trump
-    view.turn_up = turn_up
-    view.trick = trick
-    view.last_trick = last_trick
-    view.last_winner = last_winner
-    view.played = played
-    view.known = known
-    view.voids = voids
-    view.unseen = unseen
-    view.tricks_won = tricks_won
-    view.scores = scores
-    view.deal_index = deal_index
-    view.extra = extra
-    return view

@@ -254,11 +254,14 @@ class WhistAECEnv(AECEnv):
             ValueError: when the action is not an int in the action space.
             CallOrderError: before ``reset()`` or after every agent is done.
         """
-        state = self._state
-        if state is None or not self.agents:  # before reset() or after the last agent was done
-            raise self._call_order_error("step()")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        # None only before reset(), when the lookup below raises (no agent has an entry yet)
+        state: State = self._state  # type: ignore[assignment]
+        try:  # before reset() or after the last agent was done, the agent has no entry (free when it has one)
+            agent = self.agent_selection
+            done = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):
+            raise self._call_order_error("step()") from None
+        if done:
             self._was_dead_step(action)
             return
         # the common case (a plain int in range) costs two comparisons; the rest goes to the full parser
