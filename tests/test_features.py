@@ -96,10 +96,13 @@ def rename_view(view: PlayerView, sigma: tuple[int, ...]) -> PlayerView:
     def v(voids: int) -> int:
         return sum(1 << sigma[s] for s in range(NUM_SUITS) if voids >> s & 1)
 
-    extra = dict(view.extra)
-    if "prizes" in extra:
-        extra["prizes"] = tuple(m(p) for p in extra["prizes"])
-        extra["my_draws"] = m(extra["my_draws"])
+    extra = view.extra
+    if hasattr(extra, "prizes"):  # German Whist's extras name cards too
+        extra = dataclasses.replace(
+            extra,
+            prizes=tuple(m(p) for p in extra.prizes),  # type: ignore[attr-defined]
+            my_draws=m(extra.my_draws),  # type: ignore[attr-defined]
+        )
     return dataclasses.replace(
         view,
         hand=m(view.hand),
