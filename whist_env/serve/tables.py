@@ -26,7 +26,7 @@ import numpy as np
 
 from whist_env.agents.base import Agent
 from whist_env.agents.factory import make_agent
-from whist_env.cards import NUM_CARDS, card_pretty
+from whist_env.cards import NUM_CARDS, card_pretty, cards_of
 from whist_env.errors import OptionError
 from whist_env.record import GameRecord
 from whist_env.registry import game_ids, make
@@ -45,16 +45,6 @@ class TableError(Exception):
 def encode(message: Mapping[str, Any]) -> str:
     """The bytes a client receives for ``message`` (one canonical form, so streams can be compared)."""
     return json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def cards_list(mask: int) -> list[int]:
-    """The cards of a mask, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def jsonable(value: Any) -> Any:
@@ -419,8 +409,8 @@ class Table:
             "leader": view.leader,
             "trump": view.trump,
             "turn_up": view.turn_up,
-            "hand": cards_list(view.hand),
-            "known": [cards_list(m) if s != view.seat else [] for s, m in enumerate(view.known)],
+            "hand": cards_of(view.hand),
+            "known": [cards_of(m) if s != view.seat else [] for s, m in enumerate(view.known)],
             "trick": [list(p) for p in view.trick],
             "last_trick": [list(p) for p in view.last_trick],
             "last_winner": view.last_winner,
@@ -443,7 +433,7 @@ class Table:
                 {
                     "seat": seat.index,
                     "agent": seat.kind,
-                    "hand": cards_list(view.hand),
+                    "hand": cards_of(view.hand),
                     "knows": self.env.describe(self.env.observe(self.env.possible_agents[seat.index])),
                     "choice": seat.explanation,
                 }
