@@ -264,12 +264,16 @@ class WhistAECEnv(AECEnv):
         if done:
             self._was_dead_step(action)
             return
-        # the common case (a plain int in range) costs two comparisons; the rest goes to the full parser
-        a = (
-            action
-            if type(action) is int and 0 <= action < self._num_actions
-            else as_action(action, self._num_actions, self.metadata["name"])
-        )
+        # the common cases (a Python int, or a numpy integer as learners pass) inline; the rest, and any action
+        # outside the action space, go to the full parser, which names the problem
+        if type(action) is int:
+            a = action
+        elif isinstance(action, np.integer):
+            a = int(action)
+        else:
+            a = as_action(action, self._num_actions, self.metadata["name"])
+        if not 0 <= a < self._num_actions:
+            a = as_action(a, self._num_actions, self.metadata["name"])  # raises: outside the action space
         rewards = self.game.step(state, a, self._play_rng)  # type: ignore[arg-type]
         self._played.append(a)  # the game record (Recorder.step's work, without a call on the hot path)
         self._cumulative_rewards[agent] = 0
