@@ -38,6 +38,7 @@ import numpy as np
 
 from whist_env.errors import ModelMismatchError, OptionError
 from whist_env.fingerprint import ModelMetadata, check
+from whist_env.workers import sigint_ignored
 
 __all__ = [
     "Dataset",
@@ -203,7 +204,8 @@ def _collect(
         with ProcessPoolExecutor(
             max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker
         ) as pool:
-            futures = [pool.submit(_play_chunk, game_id, opts, teacher, seed, c, learner) for c in chunks]
+            with sigint_ignored():  # the workers start now and inherit it: Ctrl-C stays the parent's
+                futures = [pool.submit(_play_chunk, game_id, opts, teacher, seed, c, learner) for c in chunks]
             try:
                 for f, c in zip(futures, chunks, strict=True):
                     parts.append(f.result())

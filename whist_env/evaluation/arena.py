@@ -35,11 +35,9 @@ from __future__ import annotations
 import copy
 import math
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any, TextIO
@@ -54,6 +52,7 @@ from whist_env.record import GameRecord, record_of
 from whist_env.registry import get_spec
 from whist_env.rules.core import TrickGame
 from whist_env.view import PlayerView
+from whist_env.workers import sigint_ignored
 
 LINEUPS = ("alternate", "one_vs_rest")
 
@@ -295,21 +294,6 @@ def _init_worker() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-@contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored in this process for the block (only from the main thread, where handlers can be set)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    import signal
-
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def _run_chunk(config: ArenaConfig, indices: Sequence[int]) -> list[DealResult]:
     arena = Arena(config)
     return [arena.play_deal(i) for i in indices]
@@ -379,7 +363,7 @@ def play_deals(
         with ProcessPoolExecutor(
             max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker
         ) as pool:
-            with _sigint_ignored():  # the workers start now and inherit it: Ctrl-C stays the parent's
+            with sigint_ignored():  # the workers start now and inherit it: Ctrl-C stays the parent's
                 futures = [pool.submit(_run_chunk, config, c) for c in chunks]
             try:
                 for f in futures:
