@@ -241,3 +241,35 @@ def test_a_tiny_canonical_run_plays_legally_and_records_the_flag(tmp_path: Path)
             action = agent.act(view, rng)
             assert (view.legal >> action) & 1
             game.step(state, action, rng)
+
+
+def test_wrapper_renames_a_dict_observation_with_its_mask() -> None:
+    """With a ``{"observation", "action_mask"}`` space, both entries are renamed together and the space is kept."""
+    import gymnasium as gym
+    from gymnasium import spaces
+
+    inner = make_single_agent("humbug_v0", opponents="random")
+    space = spaces.Dict({"observation": inner.observation_space, "action_mask": spaces.MultiBinary(52)})
+    as_dict = gym.wrappers.TransformObservation(
+        inner, lambda o: {"observation": o, "action_mask": inner.action_masks().astype(np.int8)}, space
+    )
+    env = CanonicalSuitsWrapper(as_dict)
+    assert env.observation_space == space
+    canon = CanonicalSuits(inner.encoder.layout)
+    rng = np.random.default_rng(2)
+    obs, _ = env.reset(seed=0)
+    done = False
+    while not done:
+        want_obs, want_mask, _ = canon.forward(inner._observe(), inner.action_masks())
+        np.testing.assert_array_equal(obs["observation"], want_obs)
+        np.testing.assert_array_equal(obs["action_mask"].astype(bool), want_mask)
+        np.testing.assert_array_equal(env.action_masks(), want_mask)
+        obs, _, done, _, info = env.step(rng.choice(np.flatnonzero(obs["action_mask"])))
+        assert info["illegal_actions"] == 0
+
+
+def test_an_action_outside_the_space_reaches_the_env_unchanged() -> None:
+    env = CanonicalSuitsWrapper(make_single_agent("german_whist_v0", opponents="random"))
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="action 99 is outside the action space 0..51"):
+        env.step(99)
