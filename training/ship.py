@@ -94,61 +94,133 @@ def _training_wall_s(run: Path) -> float | None:
     return float(rows[-1]["wall_s"]) if rows and rows[-1].get("wall_s") else None
 
 
+def _git_commit() -> str:
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return "(not a git checkout)"
+    return out.stdout.strip()
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
 def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval_s: float) -> str:
-    """The markdown model card of a shipped agent."""
+    """The markdown model card of a shipped agent (the fields of docs/model_card_template.md)."""
     from whist_env.fingerprint import read_metadata
 
     config = load_config(run / "config.yaml")
     meta = read_metadata(npz)
+    if meta is None:
+        raise OptionError(f"{npz} has no metadata: export it with whist_env.agents.pretrained.export_policy")
+    game = config.game
     command = (run / "command.txt").read_text().strip() if (run / "command.txt").exists() else "(not recorded)"
     wall = _training_wall_s(run)
     pre = config.pretrain
+    opponents = ", ".join(f"{name} {weight:g}" for name, weight in dict(config.opponents).items())
     lines = [
-        f"# Pretrained agent: {config.game}",
+        f"# Model card: `{game}` pretrained policy",
         "",
-        f'`make_agent("pretrained", "{config.game}")`: the policy network alone (masked argmax of its logits, '
-        "numpy inference; no search, no heuristic, no torch).",
+        "| | |",
+        "|---|---|",
+        f"| Game | `{game}` |",
+        f'| Agent | `make_agent("pretrained", "{game}")`: the network alone (masked argmax, numpy; no search, no '
+        "heuristic, no torch); the hybrid: `pimc:fallback=pretrained` |",
+        f"| Network | MaskablePPO `MlpPolicy` actor, hidden layers `{list(config.net_arch)}`, `Tanh`; "
+        f"{meta.obs_size} observations → {meta.num_actions} actions"
+        + ("; suits renamed so that trump is spades before the network sees them |" if meta.canonical_suits else " |"),
+        f"| File | `whist_env/pretrained/{npz.name}`, {npz.stat().st_size / 1024:.0f} kB (at most 3 MB) |",
+        f"| whist_env version | `{meta.library_version}` |",
         "",
-        "## Training",
+        "## Fingerprint",
         "",
-        f"- Command: `{command}` then `python training/ship.py --run {run.as_posix()}`",
-        "- Wall time of the training run (data, warm start, PPO, final evaluation) on 2 CPU cores: "
-        + (f"{wall / 60:.1f} min" if wall is not None else "not recorded"),
-        f"- PPO: {config.total_timesteps:,} learner steps against {dict(config.opponents)}; network "
-        f"{list(config.net_arch)}; seed {config.seed}",
+        "The metadata stored in the file (`whist_env.fingerprint.read_metadata(path)`); a game played with other",
+        "options or another observation layout refuses it.",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| Layout fingerprint | `{meta.layout_fingerprint}` |",
+        f"| Options | `{dict(meta.options)}` |",
+        f"| Observation size / actions | {meta.obs_size} / {meta.num_actions} |",
+        f"| Canonical suits | {meta.canonical_suits} |",
+        "",
+        "## Training command",
+        "",
+        "```bash",
+        command,
+        f"python training/ship.py --run {run.as_posix()} --deals {rows[0]['deals'] if rows else 0}"
+        + (
+            f" --pimc-deals {next(r['deals'] for r in rows if r['opponent'] == 'pimc')}"
+            if any(r["opponent"] == "pimc" for r in rows)
+            else ""
+        )
+        + f" --seed {seed}",
+        "```",
+        "",
+        f"Git commit: `{_git_commit()}`. Seeds: training seed {config.seed} (the shipped run; every seed run is in "
+        "docs/results_training.md).",
+        "",
+        "## Time on 2 cores",
+        "",
+        (f"{wall / 60:.1f} min" if wall is not None else "(not recorded)")
+        + f" of wall time on 2 CPU cores ({_cpu_model()}) for the whole run: data generation, pretraining, "
+        "fine-tuning and the run's own final evaluation (the machine was shared with other work; see "
+        "docs/results_training.md).",
+        "",
+        "## Data",
+        "",
     ]
     if pre is not None:
-        p = pre.to_dict() if hasattr(pre, "to_dict") else dict(vars(pre))
-        lines.append(f"- Warm start: {p}")
-    if getattr(config, "canonical_suits", False):
-        lines.append("- Suits renamed so that trump is spades before the network sees them (learner side)")
-    assert meta is not None
+        lines.append(
+            f"- Teacher and dataset: {pre.teacher} self-play, {pre.deals:,} deals, cloned for {pre.epochs} epochs; "
+            f"relabelling (DAgger) rounds {pre.relabel_rounds} of {pre.relabel_deals:,} deals, "
+            f"{pre.relabel_epochs} epochs each."
+        )
+    else:
+        lines.append("- No warm start: PPO from random weights.")
     lines += [
-        f"- Game options: {dict(meta.options)}",
-        f"- Observation layout fingerprint: `{meta.layout_fingerprint}` ({meta.obs_size} values, "
-        f"{meta.num_actions} actions); whist_env {meta.library_version}",
-        f"- File: {npz.name}, {npz.stat().st_size / 1e6:.2f} MB",
+        f"- Fine-tuning: {config.total_timesteps:,} environment steps against {opponents}; learning rate "
+        f"{config.learning_rate:g} ({config.lr_schedule}), clip {config.clip_range:g}, minibatches of "
+        f"{config.batch_size}, {config.n_epochs} epochs per rollout of {config.n_envs} × {config.n_steps} steps, "
+        f"entropy bonus {config.ent_coef:g}.",
+        "- Checkpoint choice: none; the run's final weights are shipped, so no deal chose them.",
         "",
         "## Evaluation",
         "",
-        f"Duplicate deals (seats rotated) on seed {seed}, fixed before training; the run's final weights (no "
-        f"checkpoint chosen on these deals). *learner* is its mean reward per deal, *learner − opponent* the paired "
-        f"per-deal difference; 95% Student-t intervals. Evaluation took {eval_s:.0f} s.",
+        f"Duplicate deals (seats rotated), reported deals on seed {seed} fixed before the final runs; mean score per "
+        "deal of the pretrained network and its difference from its opponent's on the same deals (paired), with 95% "
+        f"Student-t intervals (`whist-eval {game} --agents pretrained <opponent> --deals <n> --seed {seed}`). "
+        f"The evaluation took {eval_s / 60:.1f} min.",
         "",
-        "| agent | opponent | deals | learner | learner − opponent | tables won | illegal actions |",
-        "|---|---|---|---|---|---|---|",
+        "| Agent | Opponent | Deals | Agent's score | Agent − opponent | Tables won | Illegal actions |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['agent']} | {r['opponent']} | {r['deals']:,} | {r['mean']:+.3f} ± {r['ci95']:.3f} | "
+            f"| `{r['agent']}` | {r['opponent']} | {r['deals']:,} | {r['mean']:+.3f} ± {r['ci95']:.3f} | "
             f"{r['diff']:+.3f} ± {r['diff_ci95']:.3f} | {r['win']:.1%} | {r['illegal']} |"
         )
+    verdicts = []
+    for r in rows:
+        low, high = r["diff"] - r["diff_ci95"], r["diff"] + r["diff_ci95"]
+        word = "beats" if low > 0 else "loses to" if high < 0 else "is even with (the interval holds 0)"
+        verdicts.append(f"`{r['agent']}` {word} {r['opponent']}")
     lines += [
         "",
-        "Reproduce a row: `whist-eval {g} --agents pretrained heuristic --deals {d} --seed {s} --workers 2` (and "
-        "`random`, `pimc`, `'pimc(fallback=pretrained)' pimc` in place of the agents).".format(
-            g=config.game, d=rows[0]["deals"] if rows else 2000, s=seed
-        ),
+        "## Limitations",
+        "",
+        "- " + "; ".join(verdicts) + ".",
+        "- Trained for the options above only; other options that change the observation are refused. "
+        "Episode-length options (whole games instead of one deal) load with a warning.",
         "",
     ]
     return "\n".join(lines)

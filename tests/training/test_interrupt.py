@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,12 @@ class Run:
             assert time.monotonic() < deadline, f"no {what} within {limit:.0f} s"
             time.sleep(0.05)
 
+    def kill(self) -> None:
+        """Stop the run and its workers for good (a failed test must not leave them training)."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=30)
+
     def ctrl_c(self) -> tuple[int, str, str]:
         os.killpg(self.proc.pid, signal.SIGINT)
         try:
@@ -67,10 +74,24 @@ class Run:
         return code, "".join(self.out), "".join(self.err)
 
 
+@pytest.fixture
+def start() -> Iterator[Callable[[list[str]], Run]]:
+    """Starts runs; whatever a test leaves running (a failed wait, a run that ignored Ctrl-C) is killed after it."""
+    started: list[Run] = []
+
+    def run(args: list[str]) -> Run:
+        started.append(Run(args))
+        return started[-1]
+
+    yield run
+    for r in started:
+        r.kill()
+
+
 @pytest.mark.slow
-def test_ctrl_c_during_training(tmp_path: Path) -> None:
+def test_ctrl_c_during_training(tmp_path: Path, start: Callable[[list[str]], Run]) -> None:
     args = tiny_args(REPO / "configs" / "german_whist.yaml", tmp_path, "c", 10_000_000, "--set", "vec_env=subproc")
-    run = Run(args)
+    run = start(args)
     run.wait_for(lambda: latest_checkpoint(tmp_path / "c") is not None, "checkpoint")
     code, out, err = run.ctrl_c()
     assert code == 130, err
@@ -81,9 +102,11 @@ def test_ctrl_c_during_training(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_before_the_first_checkpoint_says_there_is_none(tmp_path: Path) -> None:
+def test_ctrl_c_before_the_first_checkpoint_says_there_is_none(
+    tmp_path: Path, start: Callable[[list[str]], Run]
+) -> None:
     args = tiny_args(REPO / "configs" / "german_whist.yaml", tmp_path, "n", 10_000_000)
-    run = Run([*args, "--set", "checkpoint_freq=100000000"])
+    run = start([*args, "--set", "checkpoint_freq=100000000"])
     run.wait_for(lambda: any("steps ->" in line for line in run.out), "start of training")
     code, out, err = run.ctrl_c()
     assert code == 130 and "Traceback" not in err, err
@@ -91,10 +114,10 @@ def test_ctrl_c_before_the_first_checkpoint_says_there_is_none(tmp_path: Path) -
 
 
 @pytest.mark.slow
-def test_ctrl_c_during_the_final_evaluation_with_workers(tmp_path: Path) -> None:
+def test_ctrl_c_during_the_final_evaluation_with_workers(tmp_path: Path, start: Callable[[list[str]], Run]) -> None:
     args = tiny_args(REPO / "configs" / "german_whist.yaml", tmp_path, "f", 128)
     args += ["--set", "final_eval_deals=20000", "--set", "eval_workers=2"]
-    run = Run(args)
+    run = start(args)
     # the workers have finished a first chunk of deals: the progress line of the final evaluation
     run.wait_for(lambda: any("/20000 deals" in line for line in run.err), "final evaluation progress")
     code, out, err = run.ctrl_c()

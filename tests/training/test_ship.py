@@ -37,7 +37,9 @@ def test_a_finished_run_ships_with_a_card(tmp_path: Path, capsys: pytest.Capture
     env = make("german_whist_v0")
     assert meta.layout_fingerprint == layout_fingerprint(env.unwrapped.encoder.layout)
     assert meta.layout_fingerprint in card and "python training/train.py" in card
-    table = [line for line in card.splitlines() if line.startswith("| pretrained |")]
+    for field in ("Training command", "Time on 2 cores", "Data", "Evaluation", "Fingerprint"):  # the template's
+        assert f"## {field}" in card
+    table = [line for line in card.splitlines() if line.startswith("| `pretrained` |")]
     assert [line.split(" | ")[1] for line in table] == ["random", "heuristic"]
     assert all(line.rstrip(" |").endswith("| 0") for line in table)  # no illegal action
     # the file plays: legal moves in every seat
