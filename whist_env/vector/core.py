@@ -721,7 +721,7 @@ class VectorEnv:
             wrong_list, rows = [], []
             for i, row in enumerate(arr):
                 try:
-                    rows.append(check_deck(list(row), gid))
+                    rows.append(check_deck(row, gid))
                 except OptionError:
                     wrong_list.append(i)
                     rows.append(list(range(NUM_CARDS)))
@@ -729,10 +729,10 @@ class VectorEnv:
             out = np.array(rows, np.int64)
         if len(wrong):
             try:
-                check_deck(list(arr[wrong[0]]), gid)
+                check_deck(arr[wrong[0]], gid)
                 reason = "not a deck"  # not reached: the row failed the same checks above
             except OptionError as err:
-                reason = str(err)
+                reason = str(err).removeprefix(f"{gid}: ")
             raise OptionError(f"{gid}: bad deck in environment(s) {env_list(wrong)}; environment {wrong[0]}: {reason}")
         return out
 
