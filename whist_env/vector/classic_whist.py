@@ -49,15 +49,18 @@ from whist_env.vector.core import (
     VOIDS,
     WON,
     VectorEnv,
+    check_actions,
     deal_round_robin,
+    expand,
+    expand_mask,
     jit,
     legal_mask,
     play_card,
     put_one,
     rng_below,
+    scratch,
     shuffle_deck,
     write_common,
-    write_mask,
 )
 
 # The game's own columns: team points in the current game, games won in the rubber, the values of those games.
@@ -199,18 +202,20 @@ def end_deal(st: np.ndarray, cfg: np.ndarray, team_rewards: np.ndarray) -> bool:
 
 @jit
 def observe_row(
-    row: np.ndarray,
+    bits: np.ndarray,
+    obs_row: np.ndarray,
     mask_row: np.ndarray,
     st: np.ndarray,
     cfg: np.ndarray,
     offs: np.ndarray,
     lut: np.ndarray,
+    mask_lut: np.ndarray,
     me: int,
     known: np.ndarray,
 ) -> None:
-    """Observation and action mask of seat ``me`` (the rules' ``view`` and the encoder, in one pass)."""
-    row[:] = 0
-    mask_row[:] = 0
+    """Observation and action mask of seat ``me`` (the rules' ``view`` and the encoder, in one pass) into the
+    output rows (uint64 words), built in the scratch ``bits``."""
+    bits[:] = 0
     recall = cfg[CFG_RECALL] != 0
     over = st[PHASE] == PHASE_OVER
     hand = st[HAND + me]
@@ -235,14 +240,14 @@ def observe_row(
                 seen |= 1 << st[LAST + s]
     if turn_up >= 0:
         seen |= 1 << turn_up
-    write_common(row, offs, lut, st, me, known, FULL & ~seen, turn_up, recall)
+    write_common(bits, offs, st, me, known, FULL & ~seen, turn_up, recall)
     us = me % 2
-    put_one(row, offs, SLOT_POINTS_US, st[TEAM_POINTS + us])
-    put_one(row, offs, SLOT_POINTS_THEM, st[TEAM_POINTS + 1 - us])
-    put_one(row, offs, SLOT_GAMES_US, st[GAMES_WON + us])
-    put_one(row, offs, SLOT_GAMES_THEM, st[GAMES_WON + 1 - us])
-    if me == st[TO_ACT] and not over:
-        write_mask(mask_row, legal_mask(st))
+    put_one(bits, offs, SLOT_POINTS_US, st[TEAM_POINTS + us])
+    put_one(bits, offs, SLOT_POINTS_THEM, st[TEAM_POINTS + 1 - us])
+    put_one(bits, offs, SLOT_GAMES_US, st[GAMES_WON + us])
+    put_one(bits, offs, SLOT_GAMES_THEM, st[GAMES_WON + 1 - us])
+    expand(bits, obs_row, lut)
+    expand_mask(legal_mask(st) if me == st[TO_ACT] and not over else 0, mask_row, mask_lut)
 
 
 @jit
@@ -252,6 +257,7 @@ def reset_kernel(
     cfg: np.ndarray,
     offs: np.ndarray,
     lut: np.ndarray,
+    mask_lut: np.ndarray,
     have_decks: bool,
     decks: np.ndarray,
     dealers: np.ndarray,
@@ -263,13 +269,14 @@ def reset_kernel(
     """Start an episode in every environment (the given decks and dealers where given) and observe."""
     rotation = ROTATION
     known = np.zeros(MAX_SEATS, np.int64)
+    bits = scratch(obs, lut)
     none = np.full(1, -1, np.int64)
     for i in range(state.shape[0]):
         st = state[i]
         new_episode(st, rng, i, cfg, rotation, decks[i] if have_decks else none, dealers[i])
         rewards[i, :] = 0
         current[i] = st[TO_ACT]
-        observe_row(obs[i], mask[i], st, cfg, offs, lut, st[TO_ACT], known)
+        observe_row(bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, st[TO_ACT], known)
 
 
 @jit
@@ -279,18 +286,25 @@ def step_kernel(
     cfg: np.ndarray,
     offs: np.ndarray,
     lut: np.ndarray,
+    mask_lut: np.ndarray,
     actions: np.ndarray,
+    bad: np.ndarray,
     current: np.ndarray,
     obs: np.ndarray,
     mask: np.ndarray,
     rewards: np.ndarray,
     terminated: np.ndarray,
-) -> None:
-    """One action in every environment (checked legal beforehand), the next deal or episode where one ended,
-    and the observation of the seat to act: the fused step."""
+) -> int:
+    """The fused step: check every action (none illegal, or nothing changes and the count of refused ones is
+    returned), play them, deal the next hand or end the episode where a deal ended (an ended episode starts
+    anew), and observe the seat to act."""
+    refused = check_actions(state, actions, bad)
+    if refused:
+        return refused
     rotation = ROTATION
     known = np.zeros(MAX_SEATS, np.int64)
     team = np.zeros(2, np.int64)
+    bits = scratch(obs, lut)
     none = np.full(1, -1, np.int64)
     for i in range(state.shape[0]):
         st = state[i]
@@ -314,7 +328,8 @@ def step_kernel(
                 start_deal(st, cfg, rotation)
         seat = st[TO_ACT] if st[PHASE] != PHASE_OVER else st[LAST_ACTOR]
         current[i] = st[TO_ACT]
-        observe_row(obs[i], mask[i], st, cfg, offs, lut, seat, known)
+        observe_row(bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, seat, known)
+    return 0
 
 
 @jit
@@ -323,14 +338,16 @@ def observe_kernel(
     cfg: np.ndarray,
     offs: np.ndarray,
     lut: np.ndarray,
+    mask_lut: np.ndarray,
     seats: np.ndarray,
     obs: np.ndarray,
     mask: np.ndarray,
 ) -> None:
     """The observation and mask of ``seats[i]`` in every environment ``i``."""
     known = np.zeros(MAX_SEATS, np.int64)
+    bits = scratch(obs, lut)
     for i in range(state.shape[0]):
-        observe_row(obs[i], mask[i], state[i], cfg, offs, lut, seats[i], known)
+        observe_row(bits, obs[i], mask[i], state[i], cfg, offs, lut, mask_lut, seats[i], known)
 
 
 class ClassicWhistVector(VectorEnv):

@@ -154,44 +154,90 @@ def piece_table(layout: Layout, names: Sequence[str | None], game_id: str) -> np
     return table
 
 
-# Row b: the 8 bits of byte b, least significant first (observation rows are written a byte of a mask at a time).
+# Row b: the 8 bits of byte b, least significant first. Viewed as uint64 words, a row is what one byte of an
+# observation's bits becomes in the output (8 entries: one word of uint8 or int8, four words of float32), so that a
+# row of the output is written a word at a time, with no branch and no zeroing first.
 BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
 
 
-# ------------------------------------------------------------------------------------------ kernels: helpers
+def byte_table(dtype: np.dtype[Any]) -> np.ndarray:
+    """:data:`BYTE_BITS` in ``dtype`` as uint64 words.  # (256, itemsize)"""
+    return np.ascontiguousarray(BYTE_BITS.astype(dtype)).view(np.uint64)
+
+
+def padded(size: int) -> int:
+    """``size`` rounded up to whole bytes of bits (8 entries): the width of an output row."""
+    return -(-size // 8) * 8
+
+
+# An observation is first built as bits in int64 words of WORD bits each (32: shifts never reach the sign bit),
+# then expanded into its output row by :func:`expand`.
+WORD = 32
+
+
 @jit
-def put_cards(row: np.ndarray, at: int, mask: int, lut: np.ndarray) -> None:
-    """Write a 52-bit card ``mask`` at ``row[at:at + 52]`` (a zeroed row: zero bytes of the mask are skipped)."""
-    if at < 0 or mask == 0:
+def scratch(obs: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """The bit scratch for observations written into ``obs`` (uint64 words per row) through ``lut``."""
+    entries = obs.shape[1] // lut.shape[1] * 8
+    return np.zeros((entries + WORD - 1) // WORD, np.int64)
+
+
+@jit
+def put_bits(bits: np.ndarray, at: int, mask: int) -> None:
+    """OR the bits of ``mask`` (non-negative) into the scratch ``bits`` from bit ``at`` on (nothing when ``at < 0``)."""
+    if at < 0:
         return
-    for b in range(7):
-        byte = (mask >> (8 * b)) & 255
-        if byte:
-            width = 8 if b < 6 else 4  # the last byte holds cards 48..51 only: the next piece starts after them
-            base = at + 8 * b
-            for k in range(width):
-                row[base + k] = lut[byte, k]
+    w = at // WORD
+    shift = at % WORD
+    while mask:
+        room = WORD - shift
+        bits[w] |= (mask & ((1 << room) - 1)) << shift
+        mask >>= room
+        shift = 0
+        w += 1
 
 
 @jit
-def put_one(row: np.ndarray, offs: np.ndarray, slot: int, index: int) -> None:
+def put_one(bits: np.ndarray, offs: np.ndarray, slot: int, index: int) -> None:
     """Set entry ``index`` of the piece in ``slot`` (a one-hot or a count, clipped to the piece's last entry)."""
     at = offs[slot, 0]
-    if at < 0:
-        return
-    size = offs[slot, 1]
-    row[at + (index if index < size else size - 1)] = 1
+    if at >= 0:
+        size = offs[slot, 1]
+        put_bits(bits, at + (index if index < size else size - 1), 1)
 
 
 @jit
-def put_flags(row: np.ndarray, offs: np.ndarray, slot: int, flags: int) -> None:
+def put_flags(bits: np.ndarray, offs: np.ndarray, slot: int, flags: int) -> None:
     """Write the bits of ``flags`` as the entries of the flags piece in ``slot``."""
-    at = offs[slot, 0]
-    if at < 0:
-        return
-    for k in range(offs[slot, 1]):
-        if (flags >> k) & 1:
-            row[at + k] = 1
+    put_bits(bits, offs[slot, 0], flags & ((1 << offs[slot, 1]) - 1))
+
+
+@jit
+def expand(bits: np.ndarray, out: np.ndarray, lut: np.ndarray) -> None:
+    """Write the scratch ``bits`` into an output row ``out`` (uint64 words) through the byte table ``lut``.
+
+    Most of an observation is zero: the row is cleared in one go, then only the non-zero bytes are looked up.
+    """
+    per = lut.shape[1]
+    nbytes = out.shape[0] // per
+    out[:] = 0
+    for w in range((nbytes + 3) // 4):
+        word = bits[w]
+        b = 4 * w
+        while word:
+            byte = word & 255
+            if byte:
+                for q in range(per):
+                    out[b * per + q] = lut[byte, q]
+            word >>= 8
+            b += 1
+
+
+@jit
+def expand_mask(legal: int, out: np.ndarray, lut: np.ndarray) -> None:
+    """Write the legal action mask ``legal`` into an int8 mask row ``out`` (uint64 words)."""
+    for j in range(out.shape[0]):
+        out[j] = lut[(legal >> (8 * j)) & 255, 0]
 
 
 @jit
@@ -319,9 +365,8 @@ def play_card(st: np.ndarray, card: int) -> int:
 
 @jit
 def write_common(
-    row: np.ndarray,
+    bits: np.ndarray,
     offs: np.ndarray,
-    lut: np.ndarray,
     st: np.ndarray,
     me: int,
     known: np.ndarray,
@@ -329,43 +374,43 @@ def write_common(
     turn_up: int,
     recall: bool,
 ) -> None:
-    """Write the pieces every trick game shares (``TrickEncoder``) for observer ``me`` into a zeroed ``row``.
+    """Write the pieces every trick game shares (``TrickEncoder``) for observer ``me`` into the zeroed scratch ``bits``.
 
     ``known`` (n,), ``unseen`` and ``turn_up`` are what the game's view rules let ``me`` know (the game
     computes them); ``recall`` whether ``me`` remembers the cards played.
     """
     n = st[NUM_SEATS]
     hand = st[HAND + me]
-    put_cards(row, offs[SLOT_HAND, 0], hand, lut)
-    put_cards(row, offs[SLOT_UNSEEN, 0], unseen, lut)
+    put_bits(bits, offs[SLOT_HAND, 0], hand)
+    put_bits(bits, offs[SLOT_UNSEEN, 0], unseen)
     if turn_up >= 0:
-        put_one(row, offs, SLOT_TURN_UP, turn_up)
-    put_one(row, offs, SLOT_TRUMP, st[TRUMP])
+        put_one(bits, offs, SLOT_TURN_UP, turn_up)
+    put_one(bits, offs, SLOT_TRUMP, st[TRUMP])
     over = st[PHASE] == PHASE_OVER
     for r in range(n):
         s = (me + r) % n
         if r:
-            put_cards(row, offs[SLOT_KNOWN + r, 0], known[s], lut)
+            put_bits(bits, offs[SLOT_KNOWN + r, 0], known[s])
         if st[TRICK + s] >= 0:
-            put_one(row, offs, SLOT_TRICK + r, st[TRICK + s])
+            put_one(bits, offs, SLOT_TRICK + r, st[TRICK + s])
         if st[LAST + s] >= 0:
-            put_one(row, offs, SLOT_LAST + r, st[LAST + s])
+            put_one(bits, offs, SLOT_LAST + r, st[LAST + s])
         if recall:
-            put_cards(row, offs[SLOT_PLAYED + r, 0], st[PLAYED + s], lut)
-            put_flags(row, offs, SLOT_VOID + r, st[VOIDS + s])
-        put_one(row, offs, SLOT_TRICKS + r, st[WON + s])
+            put_bits(bits, offs[SLOT_PLAYED + r, 0], st[PLAYED + s])
+            put_flags(bits, offs, SLOT_VOID + r, st[VOIDS + s])
+        put_one(bits, offs, SLOT_TRICKS + r, st[WON + s])
     if st[NTRICK] > 0 or not over:
-        put_one(row, offs, SLOT_LEADER, (st[LEADER] - me) % n)
+        put_one(bits, offs, SLOT_LEADER, (st[LEADER] - me) % n)
     if st[LAST_WINNER] >= 0:
-        put_one(row, offs, SLOT_LAST_WINNER, (st[LAST_WINNER] - me) % n)
-    put_one(row, offs, SLOT_DEALER, (st[DEALER] - me) % n)
+        put_one(bits, offs, SLOT_LAST_WINNER, (st[LAST_WINNER] - me) % n)
+    put_one(bits, offs, SLOT_DEALER, (st[DEALER] - me) % n)
     if not over:
-        put_one(row, offs, SLOT_TO_ACT, (st[TO_ACT] - me) % n)
-    write_card_facts(row, offs, lut, st, hand, recall)
+        put_one(bits, offs, SLOT_TO_ACT, (st[TO_ACT] - me) % n)
+    write_card_facts(bits, offs, st, hand, recall)
 
 
 @jit
-def write_card_facts(row: np.ndarray, offs: np.ndarray, lut: np.ndarray, st: np.ndarray, hand: int, recall: bool) -> None:
+def write_card_facts(bits: np.ndarray, offs: np.ndarray, st: np.ndarray, hand: int, recall: bool) -> None:
     """The ``master``, ``winning_now`` and ``out[suit]`` pieces (``features.card_facts_reference``): facts of the
     cards as the view shows them (without recall, only the current trick is known to be gone)."""
     n = st[NUM_SEATS]
@@ -385,8 +430,8 @@ def write_card_facts(row: np.ndarray, offs: np.ndarray, lut: np.ndarray, st: np.
             while not (alive >> top) & 1:
                 top -= 1
             master |= 1 << top
-        put_one(row, offs, SLOT_OUT + suit, _count(alive & ~hand))
-    put_cards(row, offs[SLOT_MASTER, 0], master, lut)
+        put_one(bits, offs, SLOT_OUT + suit, _count(alive & ~hand))
+    put_bits(bits, offs[SLOT_MASTER, 0], master)
     if st[NTRICK] > 0 and offs[SLOT_WINNING_NOW, 0] >= 0:
         trump = st[TRUMP]
         best = st[TRICK + st[LEADER]]
@@ -399,7 +444,7 @@ def write_card_facts(row: np.ndarray, offs: np.ndarray, lut: np.ndarray, st: np.
         for c in range(NUM_CARDS):
             if (rest >> c) & 1 and beats(c, best, trump):
                 winning |= 1 << c
-        put_cards(row, offs[SLOT_WINNING_NOW, 0], winning, lut)
+        put_bits(bits, offs[SLOT_WINNING_NOW, 0], winning)
 
 
 @jit
@@ -413,20 +458,9 @@ def _count(mask: int) -> int:
 
 
 @jit
-def write_mask(mask_row: np.ndarray, legal: int) -> None:
-    """The 0/1 action mask row of the legal card mask ``legal`` (a zeroed row)."""
-    rest = legal
-    c = 0
-    while rest:
-        if rest & 1:
-            mask_row[c] = 1
-        rest >>= 1
-        c += 1
-
-
-@jit
 def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> int:
-    """Mark in ``bad`` each playing environment whose action is not a legal card now; returns how many.
+    """Mark in ``bad`` each playing environment whose action is not a legal card now; returns how many (a step
+    kernel calls it first and changes nothing when it finds any).
 
     Environments whose episode is over are not checked: their action is ignored (they start a new episode).
     """
@@ -540,7 +574,8 @@ class VectorEnv:
         names = common_piece_names(self.encoder.seat_labels) + list(self.game_piece_names)
         self.offsets = piece_table(self.encoder.layout, names, gid)
         self.config = self.config_array()
-        self.lut = BYTE_BITS.astype(self.obs_dtype)
+        # the kernels' tables: piece offsets, and how a byte of bits becomes 8 entries of the observation or mask
+        self._tables = (self.offsets, byte_table(self.obs_dtype), byte_table(np.dtype(np.int8)))
         width = GAME_COLS + sum(w for _, w in self.game_fields.values())
         self._state = np.zeros((self.num_envs, width), np.int64)
         self._state[:, NUM_SEATS] = self.num_players
@@ -595,13 +630,15 @@ class VectorEnv:
         have = decks is not None
         given_decks = decks if decks is not None else np.zeros((1, NUM_CARDS), np.int64)
         given_dealers = dealers if dealers is not None else np.full(self.num_envs, -1, np.int64)
-        out = self._outputs()
+        current, obs, mask, rewards = self._outputs()
         self._rng = rng
         type(self).reset_kernel(
-            self._state, self._rng, self.config, self.offsets, self.lut, have, given_decks, given_dealers, *out
-        )
+            self._state, self._rng, self.config, *self._tables, have, given_decks, given_dealers,
+            current, obs.view(np.uint64), mask.view(np.uint64), rewards,
+        )  # fmt: skip
         self._started = True
-        return TimeStep(*out[:4], np.zeros(self.num_envs, np.bool_), np.zeros(self.num_envs, np.bool_))
+        b = self.num_envs
+        return TimeStep(current, *self._trim(obs, mask), rewards, np.zeros(b, np.bool_), np.zeros(b, np.bool_))
 
     def step(self, actions: Any) -> TimeStep:
         """Apply one action in every environment: ``actions[i]`` is the card the seat to act in env ``i`` plays.
@@ -617,13 +654,16 @@ class VectorEnv:
         """
         if not self._started:
             raise CallOrderError(f"{self.game_id}: call reset() before step(): no episode has started")
-        acts = self._check_action_array(actions)
-        if self._check_kernel(self._state, acts, self._bad):
-            raise self._illegal(acts)
-        out = self._outputs()
+        acts = self._int_array(actions, "actions")
+        current, obs, mask, rewards = self._outputs()
         term = np.zeros(self.num_envs, np.bool_)
-        type(self).step_kernel(self._state, self._rng, self.config, self.offsets, self.lut, acts, *out, term)
-        return TimeStep(*out[:4], term, np.zeros(self.num_envs, np.bool_))
+        refused = type(self).step_kernel(
+            self._state, self._rng, self.config, *self._tables, acts, self._bad,
+            current, obs.view(np.uint64), mask.view(np.uint64), rewards, term,
+        )  # fmt: skip
+        if refused:
+            raise self._illegal(acts)
+        return TimeStep(current, *self._trim(obs, mask), rewards, term, np.zeros(self.num_envs, np.bool_))
 
     def observe(self, seats: Any) -> tuple[np.ndarray, np.ndarray]:
         """The observation and action mask of ``seats[i]`` in environment ``i`` (any seat, not only the one to act).
@@ -643,10 +683,11 @@ class VectorEnv:
                 f"{self.game_id}: seats must be 0..{self.num_players - 1}; environment(s) {env_list(wrong)} "
                 f"got {env_list(seat_arr[wrong])}"
             )
-        obs = np.empty((self.num_envs, self.observation_size), self.obs_dtype)
-        mask = np.empty((self.num_envs, self.num_actions), np.int8)
-        type(self).observe_kernel(self._state, self.config, self.offsets, self.lut, seat_arr, obs, mask)
-        return obs, mask
+        _, obs, mask, _ = self._outputs()
+        type(self).observe_kernel(
+            self._state, self.config, *self._tables, seat_arr, obs.view(np.uint64), mask.view(np.uint64)
+        )
+        return self._trim(obs, mask)
 
     def state(self) -> np.ndarray:
         """The full hidden state of each environment, as the AEC env's ``state()``: every hand, then the table as
@@ -663,16 +704,19 @@ class VectorEnv:
             raise IndexError(f"{self.game_id}: environment index must be an int 0..{self.num_envs - 1}, got {env!r}")
         return int(env)
 
-    _check_kernel = staticmethod(check_actions)
-
     def _outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Fresh output arrays; the observation and mask rows padded to whole bytes of bits (see :func:`expand`)."""
         b = self.num_envs
         return (
             np.empty(b, np.int64),
-            np.empty((b, self.observation_size), self.obs_dtype),
-            np.empty((b, self.num_actions), np.int8),
+            np.empty((b, padded(self.observation_size)), self.obs_dtype),
+            np.empty((b, padded(self.num_actions)), np.int8),
             np.empty((b, self.num_players), np.float32),
         )
+
+    def _trim(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The padded outputs as (B, D) and (B, A) views (no copy: rows keep their padded stride)."""
+        return obs[:, : self.observation_size], mask[:, : self.num_actions]
 
     def _int_array(self, values: Any, what: str) -> np.ndarray:
         arr = np.asarray(values)
@@ -682,9 +726,6 @@ class VectorEnv:
                 f"got shape {arr.shape} dtype {arr.dtype}"
             )
         return np.ascontiguousarray(arr, np.int64)
-
-    def _check_action_array(self, actions: Any) -> np.ndarray:
-        return self._int_array(actions, "actions")
 
     def _illegal(self, actions: np.ndarray) -> IllegalActionError:
         """The error naming the environments whose action was refused (the first one's legal cards in full)."""
