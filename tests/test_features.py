@@ -4,20 +4,24 @@ encoding a view whose suits were renamed."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pytest
 
 from whist_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from whist_env.features import PERMUTATIONS, CardFacts, SuitPermuter, card_facts_reference
+from whist_env.encoding.layout import SUIT_LABELS, Layout, cards, count
+from whist_env.errors import OptionError
+from whist_env.features import PERMUTATIONS, CardFacts, SuitPermuter, card_facts_reference, suit_families
 from whist_env.registry import game_ids, get_spec
 from whist_env.view import PlayerView
 
 
-def random_views(game_id: str, seed: int, count: int) -> list[PlayerView]:
-    """Views of the seat to act (and of one other seat) at random points of random-play episodes."""
+def random_views(game_id: str, seed: int, count: int, options: dict[str, Any] | None = None) -> list[PlayerView]:
+    """Views of the seat to act (and of one other seat) at random points of random-play episodes (of one deal
+    unless ``options`` say otherwise)."""
     spec = get_spec(game_id)
-    game = spec.make_rules(**dict(spec.single_deal))
+    game = spec.make_rules(**(dict(spec.single_deal) if options is None else options))
     rng = np.random.default_rng(seed)
     views: list[PlayerView] = []
     while len(views) < count:
@@ -32,9 +36,11 @@ def random_views(game_id: str, seed: int, count: int) -> list[PlayerView]:
     return views
 
 
-def encode(game_id: str, views: list[PlayerView]) -> tuple[np.ndarray, np.ndarray, object]:
+def encode(
+    game_id: str, views: list[PlayerView], options: dict[str, Any] | None = None
+) -> tuple[np.ndarray, np.ndarray, Any]:
     spec = get_spec(game_id)
-    encoder = spec.make_encoder(spec.make_rules(**dict(spec.single_deal)))
+    encoder = spec.make_encoder(spec.make_rules(**(dict(spec.single_deal) if options is None else options)))
     pairs = [encoder.encode_with_mask(v) for v in views]
     return np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs]), encoder
 
@@ -159,3 +165,69 @@ def test_compose_applies_both_renamings() -> None:
     both = SuitPermuter.compose(first, then)
     for a, b, ab in zip(first, then, both, strict=True):
         assert PERMUTATIONS[ab] == tuple(PERMUTATIONS[b][PERMUTATIONS[a][s]] for s in range(NUM_SUITS))
+
+
+def facts_from_pieces(layout: Layout, obs: np.ndarray) -> np.ndarray:
+    """The layout's own card-fact pieces (master, winning_now, out[...]) of ``(n, size)`` observations, in the
+    columns of :class:`CardFacts` (the out counts as fractions of 13)."""
+    out_counts = [obs[:, layout.slice(f"out[{s}]")] for s in SUIT_LABELS]
+    assert all((c.sum(axis=1) == 1).all() for c in out_counts)  # a count is exactly one hot entry
+    return np.concatenate(
+        [obs[:, layout.slice("master")], obs[:, layout.slice("winning_now")]]
+        + [np.argmax(c, axis=1)[:, None].astype(np.float32) / NUM_RANKS for c in out_counts],
+        axis=1,
+    )
+
+
+# every game in one deal, and with the options that turn recall off (the facts then know only the current trick)
+FACT_CASES = [(g, None) for g in game_ids()] + [
+    ("classic_whist_v0", {"episode": "deal", "include_history": False}),
+    ("german_whist_v0", {"include_history": False}),
+    ("humbug_whist_v0", {"episode": "deal", "include_history": False}),
+]
+
+
+@pytest.mark.parametrize(("game_id", "options"), FACT_CASES)
+def test_card_facts_agree_with_the_layout_pieces(game_id: str, options: dict[str, Any] | None) -> None:
+    views = random_views(game_id, seed=4, count=300, options=options)
+    obs, _, encoder = encode(game_id, views, options)
+    pieces = facts_from_pieces(encoder.layout, obs)
+    np.testing.assert_array_equal(CardFacts(encoder.layout)(obs), pieces)
+    np.testing.assert_array_equal(np.stack([card_facts_reference(v) for v in views]), pieces)
+    assert pieces[:, NUM_CARDS : 2 * NUM_CARDS].any()  # some tricks in progress with a winning card
+
+
+@pytest.mark.parametrize("game_id", ["classic_whist_v0", "german_whist_v0"])
+def test_renaming_suits_moves_the_facts_with_them(game_id: str) -> None:
+    views = random_views(game_id, seed=5, count=60)
+    obs, _, encoder = encode(game_id, views)
+    layout = encoder.layout
+    permuter = SuitPermuter(layout)
+    perm = np.random.default_rng(1).integers(len(PERMUTATIONS), size=len(views))
+    renamed = [rename_view(v, PERMUTATIONS[p]) for v, p in zip(views, perm, strict=True)]
+    moved = permuter.obs(obs, perm)
+    # the facts read off the renamed observation are the facts of the renamed position
+    np.testing.assert_array_equal(
+        facts_from_pieces(layout, moved), np.stack([card_facts_reference(v) for v in renamed])
+    )
+    # the out[...] counts moved with their suits, and renaming back restores the observation
+    assert (facts_from_pieces(layout, moved) != facts_from_pieces(layout, obs))[:, 2 * NUM_CARDS :].any()
+    inverse = np.array([PERMUTATIONS.index(tuple(int(s) for s in np.argsort(PERMUTATIONS[p]))) for p in perm])
+    np.testing.assert_array_equal(permuter.obs(moved, inverse), obs)
+    assert (SuitPermuter.compose(perm, inverse) == 0).all()  # the inverse renamings undo them: the identity
+
+
+def test_suit_families_are_the_pieces_named_for_every_suit() -> None:
+    spec = get_spec("oh_hell_v0")
+    layout = spec.make_encoder(spec.make_rules()).layout
+    assert suit_families(layout) == [tuple(f"out[{s}]" for s in SUIT_LABELS)]
+    # three suits only: not a family, the pieces stay where they are under every renaming
+    partial = Layout([cards("hand"), *(count(f"n[{s}]", 3) for s in SUIT_LABELS[:3]), count("trump", 1)])
+    assert suit_families(partial) == []
+    obs = np.arange(partial.size, dtype=np.float32)[None, :]
+    for p in range(len(PERMUTATIONS)):
+        moved = SuitPermuter(partial).obs(obs, np.array([p]))
+        np.testing.assert_array_equal(moved[0, NUM_CARDS:], obs[0, NUM_CARDS:])
+    mixed = Layout([count(f"n[{s}]", 3 if s != SUIT_LABELS[2] else 4) for s in SUIT_LABELS])
+    with pytest.raises(OptionError, match=r"n\[.*differ in kind or size"):
+        suit_families(mixed)

@@ -109,7 +109,9 @@ class TrainingCallback:
         path = save_checkpoint(self.run_dir, self.model, extra, self.config.keep_checkpoints)
         from whist_env.fingerprint import save_model_metadata  # the game, all its options, the layout: checked on load
 
-        save_model_metadata(path / "model.zip", self.config.game, self.config.game_options)
+        save_model_metadata(
+            path / "model.zip", self.config.game, self.config.game_options, canonical_suits=self.config.canonical_suits
+        )
         return path
 
     # ------------------------------------------------------------------ self-play
@@ -119,7 +121,8 @@ class TrainingCallback:
         for step, weights in self.snapshots:
             actor = actor_of(self.model.policy)
             actor.load_state_dict(weights)
-            agents.append(PolicyAgent(actor, self.encoder, deterministic=False, name=f"snapshot@{step}"))
+            name = f"snapshot@{step}"
+            agents.append(PolicyAgent(actor, self.encoder, False, name, canonical_suits=self.config.canonical_suits))
         return agents
 
     def send_pool(self) -> None:

@@ -138,6 +138,11 @@ class TrainConfig:
     """Checkpoints kept on disk (the latest ones)."""
     device: str = "cpu"
     """torch device."""
+    canonical_suits: bool = False
+    """The learner sees its game with the suits renamed so that trump is spades (the env's observation is not
+    changed; ``whist_env.canonical``): observations, masks, cloned labels; its actions are renamed back. The flag is
+    saved in the model's metadata, so every agent that plays the model applies it. Costs nothing; games without a
+    trump are unchanged."""
     pretrain: PretrainConfig | None = None
     """Warm start before PPO (keys: see ``pretrain.*`` below); absent or null: PPO starts from random weights."""
 

@@ -10,6 +10,7 @@ import gymnasium as gym
 
 from training.config import TrainConfig
 from whist_env.agents.base import Agent
+from whist_env.canonical import CanonicalSuitsWrapper
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.envs.single_agent import OpponentPool, make_single_agent
 from whist_env.registry import get_spec
@@ -51,6 +52,8 @@ def _make_env(config: TrainConfig) -> gym.Env:
         illegal_reward=config.illegal_reward,
         **config.game_options,
     )
+    if config.canonical_suits:  # innermost, so that every other wrapper sees the learner's (renamed) game
+        env = CanonicalSuitsWrapper(env)
     if config.reward_scale != 1.0:
         scale = config.reward_scale
         env = gym.wrappers.TransformReward(env, lambda r: float(r) * scale)

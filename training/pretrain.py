@@ -40,7 +40,7 @@ def warm_start(model: Any, config: TrainConfig, encoder: Any, run_dir: Path | No
         The same records.
     """
     from whist_env.learn import PolicyAgent
-    from whist_env.pretrain import behaviour_clone, load_or_generate, relabel
+    from whist_env.pretrain import behaviour_clone, canonical_rows, load_or_generate, relabel
 
     p = config.pretrain
     assert p is not None
@@ -58,6 +58,8 @@ def warm_start(model: Any, config: TrainConfig, encoder: Any, run_dir: Path | No
         progress=True,
         log=lambda m: _log(f"[{name}] {m}"),
     )
+    if config.canonical_suits:  # the cache holds the rows as played; the learner's renamed view is made here
+        data = canonical_rows(data)
     _log(f"[{name}] pretraining on {len(data):,} decisions of {p.teacher} ({time.time() - start:.0f} s so far)")
     records: list[dict[str, Any]] = []
 
@@ -82,7 +84,7 @@ def warm_start(model: Any, config: TrainConfig, encoder: Any, run_dir: Path | No
 
     fit(p.epochs, "clone")
     for r in range(p.relabel_rounds):
-        learner = PolicyAgent.from_policy(model.policy, encoder, deterministic=False)
+        learner = PolicyAgent.from_policy(model.policy, encoder, False, canonical_suits=config.canonical_suits)
         extra = relabel(
             config.game,
             config.game_options,
@@ -93,7 +95,7 @@ def warm_start(model: Any, config: TrainConfig, encoder: Any, run_dir: Path | No
             workers=p.workers,
             progress=True,
         )
-        data = data.extend(extra)
+        data = data.extend(canonical_rows(extra) if config.canonical_suits else extra)
         if p.relabel_epochs:
             fit(p.relabel_epochs, f"dagger {r + 1}")
     seconds, cpu = round(time.time() - start, 1), round(_cpu_s() - cpu_start, 1)

@@ -183,7 +183,7 @@ def make_evaluate(config: TrainConfig, encoder: Any):  # noqa: ANN201 (returns c
     def run(model: Any, timesteps: int, deals: int, kind: str) -> list[dict[str, Any]]:
         nonlocal learner
         if learner is None:
-            learner = PolicyAgent.from_policy(model.policy, encoder, deterministic=True)
+            learner = PolicyAgent.from_policy(model.policy, encoder, True, canonical_suits=config.canonical_suits)
         else:
             learner.sync(model.policy)
         workers = config.eval_workers if kind == "final" else 1
@@ -304,7 +304,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]
     model.save(run_dir / "model.zip")
     from whist_env.fingerprint import save_model_metadata  # the game, all its options, the layout: checked on load
 
-    save_model_metadata(run_dir / "model.zip", config.game, config.game_options)
+    save_model_metadata(run_dir / "model.zip", config.game, config.game_options, canonical_suits=config.canonical_suits)
     venv.close()
     t_final = time.time()
     print(f"[{config.run_name}] final evaluation: {config.final_eval_deals} duplicate deals per opponent", flush=True)

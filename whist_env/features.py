@@ -3,16 +3,19 @@ permutations of observations and actions.
 
 Nothing here changes an environment's observation: these functions take batches of observation vectors that an
 encoder made (``(n, layout.size)`` float arrays) and return extra inputs, or the same observations with the suits
-renamed. They serve experiments on what a network needs to see (docs/results_features.md); the facts are meant to
-become declared layout pieces later, the suit permutations stay on the learner's side because they rename actions.
+renamed. They served the experiments on what a network needs to see (docs/results_features.md). Since issue #13's
+layout change every trick layout declares the card facts as pieces (``master``, ``winning_now``, ``out[♣]`` ...
+``out[♠]``, see ``whist_env.encoding.trick``), so a learner reads them from the observation; :class:`CardFacts`
+stays for old observations and the experiment scripts, and agrees with those pieces. The suit permutations stay on
+the learner's side because they rename actions.
 
 * :class:`CardFacts`: per card, is it the master of its suit (the highest card of the suit not yet played), would it
   win the current trick if I played it now; per suit, how many of its cards are still out (neither in my hand nor
   played). Read from the common pieces ``hand``, ``trump``, ``leader``, ``trick[...]`` and ``played[...]``: without
   recall (``played`` empty) the facts only know the current trick.
 * :class:`SuitPermuter`: any of the 24 renamings of the suits applied to observations (card-set pieces, the trump
-  one-hot, the per-suit flags), action masks and actions; :meth:`SuitPermuter.canonical` names the one that makes
-  trump spades and keeps the order of the other suits.
+  one-hot, the per-suit flags, the per-suit families such as ``out[...]``), action masks and actions;
+  :meth:`SuitPermuter.canonical` names the one that makes trump spades and keeps the order of the other suits.
 
     >>> facts = CardFacts(encoder.layout)
     >>> extra = facts(obs_batch)                    # (n, facts.size) float32
@@ -35,7 +38,7 @@ from whist_env.encoding.layout import SUIT_LABELS, TRUMP_LABELS, Layout, Piece, 
 from whist_env.errors import OptionError
 from whist_env.view import PlayerView
 
-__all__ = ["PERMUTATIONS", "CardFacts", "SuitPermuter", "card_facts_reference"]
+__all__ = ["PERMUTATIONS", "CardFacts", "SuitPermuter", "card_facts_reference", "suit_families"]
 
 # Every renaming of the four suits: ``PERMUTATIONS[p][s]`` is the new index of suit ``s``. Index 0 is the identity.
 PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(NUM_SUITS)))
@@ -52,6 +55,11 @@ def _require(layout: Layout, names: list[str]) -> None:
 
 class CardFacts:
     """The per-card facts of a batch of observations of one layout.
+
+    Every trick layout now declares the same facts as pieces (``master``, ``winning_now``, and ``out[s]`` as a
+    0..13 count rather than a fraction); this class computes them from the other pieces, for layouts and saved
+    observations from before that change and for the feature experiments, and agrees with the pieces where both
+    exist.
 
     Output columns (:attr:`pieces` names them, in the layout's own piece vocabulary):
 
@@ -167,12 +175,40 @@ def card_facts_reference(view: PlayerView) -> np.ndarray:
     return out
 
 
+def suit_families(layout: Layout) -> list[tuple[str, ...]]:
+    """The per-suit families of ``layout``: pieces named ``<base>[<suit symbol>]`` for all four suit symbols (such
+    as ``out[♣]`` ... ``out[♠]``), each as its four piece names in suit order.
+
+    Raises:
+        OptionError: the four pieces of a family differ in kind or size (a renaming could not swap them).
+    """
+    by_base: dict[str, dict[str, Piece]] = {}
+    for piece in layout.pieces:
+        base, bracket, inner = piece.name[:-1].partition("[")
+        if piece.name.endswith("]") and bracket and inner in SUIT_LABELS:
+            by_base.setdefault(base, {})[inner] = piece
+    families = []
+    for base, members in by_base.items():
+        if len(members) < NUM_SUITS:
+            continue  # not named for every suit: not a family, its pieces stay where they are
+        shapes = {(p.kind, p.size, p.labels, p.scale) for p in members.values()}
+        if len(shapes) > 1:
+            raise OptionError(
+                f"the pieces {base}[{']/['.join(SUIT_LABELS)}] differ in kind or size ({sorted(shapes)}); a "
+                f"per-suit family must have four pieces of one shape so that renaming suits can swap them"
+            )
+        families.append(tuple(members[s].name for s in SUIT_LABELS))
+    return families
+
+
 class SuitPermuter:
     """Renames the suits of observations, masks and actions of one layout.
 
     A permutation id ``p`` indexes :data:`PERMUTATIONS`: suit ``s`` becomes ``PERMUTATIONS[p][s]``, card
     ``13 s + r`` becomes ``13 PERMUTATIONS[p][s] + r``. Card-set pieces, the 4 suit entries of the ``trump``
-    one-hot and every per-suit flags piece are permuted; other pieces (counts, seats, scalars) do not name suits.
+    one-hot and every per-suit flags piece are permuted; a per-suit family of pieces (:func:`suit_families`, such
+    as ``out[♣]`` ... ``out[♠]``) moves as whole pieces: the piece of suit ``s`` goes to that of suit
+    ``PERMUTATIONS[p][s]``. Other pieces (counts, seats, scalars) do not name suits.
     Actions below 52 are cards and are renamed; other actions (bids, exchange choices) are kept.
 
     Args:
@@ -185,6 +221,7 @@ class SuitPermuter:
             raise OptionError("the layout has no 'trump' piece: nothing to canonicalise suits by")
         self._trump = layout.offsets["trump"]
         num_actions = layout.num_actions
+        families = suit_families(layout)
         obs_src = np.tile(np.arange(layout.size), (len(PERMUTATIONS), 1))
         act_src = np.tile(np.arange(num_actions), (len(PERMUTATIONS), 1))
         for p, sigma in enumerate(PERMUTATIONS):
@@ -198,6 +235,10 @@ class SuitPermuter:
                     obs_src[p, at : at + NUM_CARDS] = at + card_src
                 elif piece.labels in (SUIT_LABELS, TRUMP_LABELS):
                     obs_src[p, at : at + NUM_SUITS] = at + suit_src
+            within = obs_src[p].copy()  # each piece renamed inside; a suit family then moves whole pieces
+            for family in families:
+                for s in range(NUM_SUITS):
+                    obs_src[p, layout.slice(family[sigma[s]])] = within[layout.slice(family[s])]
             act_src[p, : min(NUM_CARDS, num_actions)] = card_src[: min(NUM_CARDS, num_actions)]
         self._obs_src = obs_src
         self._act_src = act_src

@@ -82,6 +82,8 @@ class ModelMetadata:
         obs_size: length of the observation vector.
         num_actions: size of the action space.
         format: version of this record.
+        canonical_suits: the model reads observations with the suits renamed so that trump is spades and its
+            actions are renamed back (:mod:`whist_env.canonical`); False in records written before it existed.
     """
 
     game_id: str
@@ -91,10 +93,13 @@ class ModelMetadata:
     obs_size: int
     num_actions: int
     format: int = FORMAT
+    canonical_suits: bool = False
 
     @classmethod
-    def for_game(cls, game_id: str, options: Mapping[str, Any] | None = None) -> ModelMetadata:
-        """The metadata of ``game_id`` played with ``options``.
+    def for_game(
+        cls, game_id: str, options: Mapping[str, Any] | None = None, *, canonical_suits: bool = False
+    ) -> ModelMetadata:
+        """The metadata of ``game_id`` played with ``options`` (by a model with ``canonical_suits`` or not).
 
         Raises:
             OptionError: for an unknown game or bad options.
@@ -111,6 +116,7 @@ class ModelMetadata:
             library_version=library_version(),
             obs_size=int(encoder.layout.size),
             num_actions=int(game.num_actions),
+            canonical_suits=bool(canonical_suits),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -136,6 +142,7 @@ class ModelMetadata:
                 obs_size=int(data["obs_size"]),
                 num_actions=int(data["num_actions"]),
                 format=fmt,
+                canonical_suits=bool(data.get("canonical_suits", False)),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ModelMismatchError(f"the metadata record is damaged ({type(err).__name__}: {err})") from err
@@ -252,9 +259,12 @@ def write_metadata(path: str | Path, metadata: ModelMetadata) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def save_model_metadata(path: str | Path, game_id: str, options: Mapping[str, Any] | None = None) -> ModelMetadata:
-    """Store the metadata of ``game_id`` with ``options`` in the model at ``path`` (what training calls)."""
-    metadata = ModelMetadata.for_game(game_id, options)
+def save_model_metadata(
+    path: str | Path, game_id: str, options: Mapping[str, Any] | None = None, *, canonical_suits: bool = False
+) -> ModelMetadata:
+    """Store the metadata of ``game_id`` with ``options`` (and whether the model renames suits, see
+    :mod:`whist_env.canonical`) in the model at ``path`` (what training calls)."""
+    metadata = ModelMetadata.for_game(game_id, options, canonical_suits=canonical_suits)
     write_metadata(path, metadata)
     return metadata
 

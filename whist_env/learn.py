@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from whist_env.canonical import CanonicalSuits
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.view import PlayerView
 
@@ -65,20 +66,35 @@ class PolicyAgent:
         encoder: the game's observation encoder (the one the network was trained on).
         deterministic: argmax (True) or sample (False).
         name: shown in reports.
+        canonical_suits: the network was trained with the suits renamed so that trump is spades
+            (:mod:`whist_env.canonical`): it reads the renamed observation and its action is renamed back.
     """
 
-    def __init__(self, actor: nn.Module, encoder: TrickEncoder, deterministic: bool = True, name: str = "learner"):
+    def __init__(
+        self,
+        actor: nn.Module,
+        encoder: TrickEncoder,
+        deterministic: bool = True,
+        name: str = "learner",
+        canonical_suits: bool = False,
+    ):
         self.actor = actor
         self.encoder = encoder
         self.deterministic = deterministic
         self.name = name
+        self.canonical = CanonicalSuits(encoder.layout) if canonical_suits else None
 
     @classmethod
     def from_policy(  # noqa: ANN206 (the subclass's own type)
-        cls, policy: Any, encoder: TrickEncoder, deterministic: bool = True, name: str = "learner"
+        cls,
+        policy: Any,
+        encoder: TrickEncoder,
+        deterministic: bool = True,
+        name: str = "learner",
+        canonical_suits: bool = False,
     ):
         """A frozen copy of ``policy``'s actor."""
-        return cls(actor_of(policy), encoder, deterministic, name)
+        return cls(actor_of(policy), encoder, deterministic, name, canonical_suits)
 
     def sync(self, policy: Any) -> PolicyAgent:
         """Copy ``policy``'s current actor weights into this agent (before each evaluation); returns self."""
@@ -86,9 +102,15 @@ class PolicyAgent:
         return self
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
+        obs, mask = self.encoder.encode_with_mask(view)
+        if self.canonical is not None:
+            obs, mask, perm = self.canonical.forward(obs, mask)
+            return int(self.canonical.action_back(self._choose(obs, mask, view, rng), perm))
+        return self._choose(obs, mask, view, rng)
+
+    def _choose(self, obs: np.ndarray, mask: np.ndarray, view: PlayerView, rng: np.random.Generator) -> int:
         import torch
 
-        obs, mask = self.encoder.encode_with_mask(view)
         with torch.no_grad():
             logits = self.actor(torch.from_numpy(obs).unsqueeze(0))[0].numpy().astype(np.float64)
         legal = mask.astype(bool)
@@ -107,7 +129,8 @@ class PolicyAgent:
         return state
 
     def __repr__(self) -> str:
-        return f"PolicyAgent({self.name!r}, deterministic={self.deterministic})"
+        canon = ", canonical_suits=True" if self.canonical is not None else ""
+        return f"PolicyAgent({self.name!r}, deterministic={self.deterministic}{canon})"
 
 
 # ---------------------------------------------------------------------- the loop

@@ -15,6 +15,8 @@ What it holds:
   refuses a cached file whose layout, options or recipe differ (:class:`~whist_env.errors.ModelMismatchError`).
 * :func:`relabel`: DAgger: the learner plays one seat against the teacher's copies, and every decision of the
   learner's seat is labelled with what the teacher would have played there.
+* :func:`canonical_rows`: the rows as a learner with ``canonical_suits`` sees them (trump renamed spades:
+  observation, mask and teacher's action); datasets are cached as played and renamed when loaded.
 * :func:`behaviour_clone`: fits a stable-baselines3 ``MaskableActorCriticPolicy`` in place: the actor by masked
   cross-entropy on the teacher's actions, the value network by squared error on the final outcome. The
   policy of a ``MaskablePPO`` cloned this way is what PPO then fine-tunes.
@@ -44,6 +46,7 @@ __all__ = [
     "Dataset",
     "agreement",
     "behaviour_clone",
+    "canonical_rows",
     "dataset_path",
     "generate_dataset",
     "load_dataset",
@@ -89,6 +92,11 @@ class Dataset:
             ModelMismatchError: when ``other`` was made for another game, options or layout.
         """
         check(other.metadata, self.metadata.game_id, self.metadata.options, what="the dataset to append")
+        if other.metadata.canonical_suits != self.metadata.canonical_suits:
+            raise ModelMismatchError(
+                f"the dataset to append has canonical_suits={other.metadata.canonical_suits}, this one "
+                f"{self.metadata.canonical_suits}: rename both with canonical_rows, or neither"
+            )
         return Dataset(
             np.concatenate([self.obs, other.obs]),
             np.concatenate([self.mask, other.mask]),
@@ -277,6 +285,34 @@ def relabel(
     _check_teacher(game_id, options, teacher)
     arrays = _collect(game_id, options, teacher, deals, seed, workers, progress, learner, f"{game_id} relabel")
     return Dataset(*arrays, metadata=metadata, recipe={"teacher": teacher, "deals": deals, "seed": seed})
+
+
+def canonical_rows(data: Dataset) -> Dataset:
+    """``data`` as a learner with ``canonical_suits`` sees it: observation, mask and the teacher's action renamed so
+    that trump is spades (:mod:`whist_env.canonical`); the metadata records it.
+
+    Raises:
+        ValueError: when ``data`` is renamed already (its metadata says ``canonical_suits``).
+    """
+    import dataclasses
+
+    from whist_env.canonical import CanonicalSuits
+    from whist_env.registry import get_spec
+
+    if data.metadata.canonical_suits:
+        raise ValueError("the dataset's suits are renamed already (canonical_suits=True): rename raw rows only")
+    spec = get_spec(data.metadata.game_id)
+    canon = CanonicalSuits(spec.make_encoder(spec.make_rules(**dict(data.metadata.options))).layout)
+    obs, mask, perm = canon.forward(data.obs, data.mask)
+    return Dataset(
+        obs,
+        mask,
+        canon.action(data.action, perm),
+        data.outcome,
+        data.seat,
+        dataclasses.replace(data.metadata, canonical_suits=True),
+        dict(data.recipe),
+    )
 
 
 # ---------------------------------------------------------------------- on disk

@@ -11,7 +11,7 @@ CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml") if not p.name.star
 
 def tiny_args(config: Path, runs_dir: Path, run_name: str, total: int = 256, *extra: str) -> list[str]:
     """``train.py`` arguments for a run of a few hundred steps with every periodic feature exercised."""
-    sets = {
+    sets: dict[str, object] = {
         "n_envs": 2,
         "n_steps": 64,
         "batch_size": 64,
@@ -24,9 +24,17 @@ def tiny_args(config: Path, runs_dir: Path, run_name: str, total: int = 256, *ex
     }
     args = ["--config", str(config), "--runs-dir", str(runs_dir), "--run-name", run_name]
     args += ["--total-timesteps", str(total)]
+    if _has_warm_start(config):  # the warm start too, on a few deals (every step of it still runs)
+        sets.update({"pretrain.deals": 20, "pretrain.relabel_deals": 10, "pretrain.workers": 1})
     for key, value in sets.items():
         args += ["--set", f"{key}={value}"]
     return args + list(extra)
+
+
+def _has_warm_start(config: Path) -> bool:
+    import yaml
+
+    return bool((yaml.safe_load(config.read_text()) or {}).get("pretrain"))
 
 
 class ThreadCheckAgent:

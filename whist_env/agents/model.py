@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.agents.pretrained import NumpyPolicy, choose, plain_mlp_problem
+from whist_env.canonical import CanonicalSuits
 from whist_env.errors import OptionError
 from whist_env.fingerprint import ModelMetadata, check_model
 from whist_env.view import PlayerView
@@ -40,7 +41,9 @@ class ModelAgent:
 
     The agent is built without reading the file; on first use (:meth:`load`) the model's metadata
     (:mod:`whist_env.fingerprint`) is checked against ``game_id`` and ``options`` before torch is
-    imported (:meth:`check` does it on demand); a model without metadata loads with a warning.
+    imported (:meth:`check` does it on demand); a model without metadata loads with a warning. A model trained
+    with ``canonical_suits`` (its metadata says so) is shown the view with the suits renamed so that trump is
+    spades, and its action is renamed back (:mod:`whist_env.canonical`).
 
     Raises:
         OptionError: on first use, when there is no model at ``path`` or the file is not a saved model.
@@ -82,6 +85,7 @@ class ModelAgent:
         self._model: Any = None
         self._numpy: NumpyPolicy | None = None
         self._dict_obs = False
+        self._canonical: CanonicalSuits | None = None
 
     def check(self) -> ModelMetadata | None:
         """Check the saved model against the game and options (no torch needed); its metadata, or None.
@@ -94,7 +98,9 @@ class ModelAgent:
 
     def load(self) -> Any:
         """Check the model's metadata, then load it (done on first use)."""
-        self.check()
+        metadata = self.check()
+        if metadata is not None and metadata.canonical_suits:
+            self._canonical = CanonicalSuits(self.encoder.layout)
         try:
             from sb3_contrib import MaskablePPO
         except ImportError as err:  # pragma: no cover - depends on the environment
@@ -123,6 +129,12 @@ class ModelAgent:
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
         model = self._model if self._model is not None else self.load()
         obs, mask = self.encoder.encode_with_mask(view)
+        if self._canonical is None:
+            return self._choose(model, obs, mask, rng)
+        obs, mask, perm = self._canonical.forward(obs, mask)
+        return int(self._canonical.action_back(self._choose(model, obs, mask, rng), perm))
+
+    def _choose(self, model: Any, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         if self._numpy is not None:
             return choose(self._numpy.logits(obs), mask, self.deterministic, rng)
         observation: Any = {"observation": obs, "action_mask": mask} if self._dict_obs else obs
@@ -146,6 +158,9 @@ class ModelAgent:
 
         model = self._model if self._model is not None else self.load()
         obs, mask = self.encoder.encode_with_mask(view)
+        perm = None
+        if self._canonical is not None:
+            obs, mask, perm = self._canonical.forward(obs, mask)
         observation: Any = {"observation": obs, "action_mask": mask} if self._dict_obs else obs
         legal = mask.astype(bool)
         obs_tensor, _ = model.policy.obs_to_tensor(observation)
@@ -153,6 +168,10 @@ class ModelAgent:
             dist = model.policy.get_distribution(obs_tensor, action_masks=legal[None, :])
             probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
         probs = np.where(legal, probs, 0.0)
+        if self._canonical is not None and perm is not None:  # the renamed game's action a is the real action_back(a)
+            real = np.zeros_like(probs)
+            real[self._canonical.action_back(np.arange(len(probs)), perm)] = probs
+            probs = real
         return probs / probs.sum()
 
     def __getstate__(self) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from whist_env.canonical import CanonicalSuits
 from whist_env.errors import ModelMismatchError, OptionError
 from whist_env.fingerprint import ModelMetadata, check_model, write_metadata
 from whist_env.view import PlayerView
@@ -92,6 +93,9 @@ class NumpyPolicy:
         hidden: ``(weight, bias)`` of each hidden layer, weight of shape ``(out, in)`` as torch stores it.
         activations: the activation after each hidden layer (keys of :data:`ACTIVATIONS`).
         action: ``(weight, bias)`` of the output layer, weight of shape ``(num_actions, last hidden size)``.
+        canonical_suits: the network reads observations with the suits renamed so that trump is spades, and its
+            actions are renamed back (:mod:`whist_env.canonical`); set from the file's metadata by
+            :func:`load_policy`. :meth:`logits` itself does not rename: the agents do.
 
     Raises:
         OptionError: for an unknown activation or shapes that do not chain.
@@ -102,7 +106,9 @@ class NumpyPolicy:
         hidden: list[tuple[np.ndarray, np.ndarray]],
         activations: list[str],
         action: tuple[np.ndarray, np.ndarray],
+        canonical_suits: bool = False,
     ) -> None:
+        self.canonical_suits = canonical_suits
         if len(activations) != len(hidden):
             raise OptionError(f"{len(hidden)} hidden layers need as many activations, got {activations}")
         unknown = [a for a in activations if a not in ACTIVATIONS]
@@ -253,6 +259,7 @@ def export_policy(
     path: str | Path,
     game_id: str,
     options: Mapping[str, Any] | None = None,
+    canonical_suits: bool | None = None,
 ) -> Path:
     """Write the actor of a trained MaskablePPO model as a ``.npz`` with its metadata (torch needed here only).
 
@@ -261,6 +268,8 @@ def export_policy(
         path: the file to write (``.npz`` is appended when the name does not end with it).
         game_id: the game the model was trained on.
         options: that game's options as trained (defaults filled in from the rules).
+        canonical_suits: whether the model was trained with the suits renamed (``canonical_suits`` in the training
+            config); None: as the saved model's metadata says (False for an in-memory model or no metadata).
 
     Returns:
         The path written.
@@ -268,7 +277,8 @@ def export_policy(
     Raises:
         ImportError: when torch or sb3-contrib is missing (``pip install 'whist_env[train]'``).
         OptionError: when the policy is not a plain ``MlpPolicy``, or its sizes do not fit the game.
-        ModelMismatchError: when a saved model's own metadata is for another game or other options.
+        ModelMismatchError: when a saved model's own metadata is for another game or other options, or says
+            another ``canonical_suits`` than the one given.
     """
     try:
         import torch  # noqa: F401  (reading the model's parameters needs it)
@@ -276,7 +286,14 @@ def export_policy(
         raise ImportError(f"export_policy reads a torch model and needs torch: {_TRAIN_EXTRA}") from err
     model: Any = model_or_policy
     if isinstance(model_or_policy, (str, Path)):
-        check_model(model_or_policy, game_id, options)
+        saved = check_model(model_or_policy, game_id, options)
+        if saved is not None and canonical_suits is not None and saved.canonical_suits != canonical_suits:
+            raise ModelMismatchError(
+                f"the model {model_or_policy} was trained with canonical_suits={saved.canonical_suits}, not "
+                f"{canonical_suits}; leave canonical_suits unset to take it from the model"
+            )
+        if canonical_suits is None and saved is not None:
+            canonical_suits = saved.canonical_suits
         try:
             from sb3_contrib import MaskablePPO
         except ImportError as err:
@@ -284,7 +301,7 @@ def export_policy(
         model = MaskablePPO.load(str(model_or_policy), device="cpu")
     policy = getattr(model, "policy", model)
     numpy_policy = NumpyPolicy.from_sb3(policy)
-    metadata = ModelMetadata.for_game(game_id, options)
+    metadata = ModelMetadata.for_game(game_id, options, canonical_suits=bool(canonical_suits))
     if (numpy_policy.obs_size, numpy_policy.num_actions) != (metadata.obs_size, metadata.num_actions):
         raise OptionError(
             f"the policy reads {numpy_policy.obs_size} values and has {numpy_policy.num_actions} actions, but "
@@ -316,6 +333,7 @@ def load_policy(path: str | Path, game_id: str, options: Mapping[str, Any] | Non
     metadata = check_model(path, game_id, options)
     with np.load(path, allow_pickle=False) as data:
         policy = NumpyPolicy.from_arrays(data, what=str(path))
+    policy.canonical_suits = metadata is not None and metadata.canonical_suits
     if metadata is None:  # no record to compare: at least the sizes must fit
         now = ModelMetadata.for_game(game_id, options)
         if (policy.obs_size, policy.num_actions) != (now.obs_size, now.num_actions):
@@ -378,6 +396,22 @@ def choose(logits: np.ndarray, legal: np.ndarray, deterministic: bool, rng: np.r
     return int(rng.choice(len(p), p=p / p.sum()))
 
 
+def play_policy(
+    policy: NumpyPolicy,
+    canonical: CanonicalSuits | None,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    deterministic: bool,
+    rng: np.random.Generator,
+) -> int:
+    """:func:`choose` on ``policy``'s logits; with ``canonical`` (a model trained with ``canonical_suits``), in the
+    renamed game, the action renamed back."""
+    if canonical is None:
+        return choose(policy.logits(obs), mask, deterministic, rng)
+    obs, mask, perm = canonical.forward(obs, mask)
+    return int(canonical.action_back(choose(policy.logits(obs), mask, deterministic, rng), perm))
+
+
 class PretrainedAgent:
     """Plays a policy network with numpy: the masked argmax of its logits for the encoded view.
 
@@ -408,10 +442,11 @@ class PretrainedAgent:
         self.encoder = spec.make_encoder(game)
         self.policy = load_policy(path, game_id, options) if path is not None else shipped_policy(game_id, options)
         self.name = "pretrained" if path is None else f"pretrained:{Path(path).name}"
+        self.canonical = CanonicalSuits(self.encoder.layout) if self.policy.canonical_suits else None
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
         obs, mask = self.encoder.encode_with_mask(view)
-        return choose(self.policy.logits(obs), mask, self.deterministic, rng)
+        return play_policy(self.policy, self.canonical, obs, mask, self.deterministic, rng)
 
     def __repr__(self) -> str:
         where = "shipped" if self.path is None else repr(self.path)
@@ -423,6 +458,7 @@ __all__ = [
     "NumpyPolicy",
     "PretrainedAgent",
     "choose",
+    "play_policy",
     "export_policy",
     "load_policy",
     "plain_mlp_problem",

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.cards import NUM_CARDS
+from whist_env.cards import FULL_DECK, NUM_CARDS, NUM_RANKS, SUIT_MASKS, above
 from whist_env.encoding import layout as L
 from whist_env.view import PlayerView
 
@@ -58,6 +58,7 @@ class TrickEncoder:
         pieces += [L.count(f"tricks[{lab[r]}]", max_tricks, f"tricks {lab[r]} took this deal") for r in range(n)]
         pieces.append(L.onehot("dealer", lab, "dealer of this deal"))
         pieces.append(L.onehot("to_act", lab, "whose decision it is"))
+        pieces += card_fact_pieces()
         if phases:
             pieces.append(L.onehot("phase", phases, "phase of the deal"))
         pieces += self.game_pieces()
@@ -96,6 +97,13 @@ class TrickEncoder:
         self._last_winner_bit = self._per_seat(lambda r: 1 << (off["last_winner"] + r))
         self._dealer_bit = self._per_seat(lambda r: 1 << (off["dealer"] + r))
         self._to_act_bit = self._per_seat(lambda r: 1 << (off["to_act"] + r))
+        # The card facts follow each other from ``master`` on: they are built in a small int, shifted in once.
+        o_facts = self._o_facts = off["master"]
+        self._o_winning = off["winning_now"] - o_facts
+        # per suit, the bit of each value of its out[...] count
+        self._out_bits = [
+            [1 << (off[f"out[{label}]"] - o_facts + k) for k in range(NUM_RANKS + 1)] for label in L.SUIT_LABELS
+        ]
 
     def _per_seat(self, value: Callable[[int], int]) -> list[list[int]]:
         """``value(relative seat)`` per observer and absolute seat."""
@@ -132,21 +140,25 @@ class TrickEncoder:
             bits |= 1 << (self._o_turn + view.turn_up)
         bits |= self._trump_bit[4 if view.trump is None else view.trump]
         known, played, voids, tricks = view.known, view.played, view.voids, view.tricks_won
-        seats = 0
+        seats = gone = 0
         for r, s, o_known, o_played, o_void, tricks_bit in self._rotation[me]:
             if known[s] and r:
                 bits |= known[s] << o_known
             if played[s]:
                 seats |= played[s] << o_played
+                gone |= played[s]
             if voids[s]:
                 seats |= voids[s] << o_void
             seats |= tricks_bit[tricks[s]]
         bits |= seats << self._o_seats
+        table = facts = 0
         if view.trick:
             trick_at = self._trick_at[me]
             for seat, card in view.trick:
                 bits |= 1 << (trick_at[seat] + card)
+                table |= 1 << card
             bits |= self._leader_bit[me][view.trick[0][0]]
+            facts = self._winning_now(view, table) << self._o_winning
         elif view.to_act >= 0:
             bits |= self._leader_bit[me][view.leader]
         if view.last_trick:
@@ -157,11 +169,46 @@ class TrickEncoder:
         bits |= self._dealer_bit[me][view.dealer]
         if view.to_act >= 0:
             bits |= self._to_act_bit[me][view.to_act]
+        # master and out[...]: per suit, from the cards still alive (neither played nor on the table). Written out
+        # suit by suit, without negative ints (``~x``): their bit operations cost more in CPython, as does a loop.
+        alive = FULL_DECK ^ (gone | table)
+        not_mine = alive ^ (alive & view.hand)
+        clubs, diamonds, hearts, spades = SUIT_MASKS
+        out_c, out_d, out_h, out_s = self._out_bits
+        facts |= (
+            TOP_BIT[(alive & clubs).bit_length()]
+            | TOP_BIT[(alive & diamonds).bit_length()]
+            | TOP_BIT[(alive & hearts).bit_length()]
+            | TOP_BIT[(alive & spades).bit_length()]
+            | out_c[(not_mine & clubs).bit_count()]
+            | out_d[(not_mine & diamonds).bit_count()]
+            | out_h[(not_mine & hearts).bit_count()]
+            | out_s[(not_mine & spades).bit_count()]
+        )
+        bits |= facts << self._o_facts
         phase_bit = self._phase_bit.get(view.phase)
         if phase_bit:
             bits |= phase_bit
         extra_bits, scalars = self.encode_game(view)
         return bits | extra_bits, scalars
+
+    @staticmethod
+    def _winning_now(view: PlayerView, table: int) -> int:
+        """The ``winning_now`` card set: cards of my hand that would be the best card of the trick on the table
+        (``table``, not empty) if played now; legality is not considered."""
+        trump = view.trump
+        led = view.trick[0][1] // NUM_RANKS
+        hand = view.hand
+        if trump is not None:
+            trumps = table & SUIT_MASKS[trump]
+            if trumps:  # a trump (perhaps the suit led) is best so far: only a higher trump beats it
+                return hand & ABOVE[trumps.bit_length() - 1]
+            # no trump on the table (so trump is not the suit led): any trump of mine wins
+            hand_trumps = hand & SUIT_MASKS[trump]
+        else:
+            hand_trumps = 0
+        best_led = (table & SUIT_MASKS[led]).bit_length() - 1
+        return (hand & ABOVE[best_led]) | hand_trumps
 
     def describe(self, obs: Any) -> str:
         """``obs`` in words (accepts the vector or the ``{"observation", "action_mask"}`` dict)."""
@@ -172,6 +219,32 @@ class TrickEncoder:
     def rel(self, view: PlayerView, seat: int) -> int:
         """Relative index of an absolute seat for this view."""
         return (seat - view.seat) % self.n
+
+
+# TOP_BIT[m.bit_length()]: the highest card of the card set ``m`` as a one-card set (0 for the empty set)
+TOP_BIT = [0] + [1 << c for c in range(NUM_CARDS)]
+ABOVE = [above(c) for c in range(NUM_CARDS)]  # the cards of c's suit that beat c, looked up rather than computed
+
+
+def card_fact_pieces() -> list[L.Piece]:
+    """The card facts every trick layout declares (issue #13): what a player can read off the table and its own
+    history, declared as pieces so that a network need not derive them. Without recall (``played`` empty) they
+    know only the current trick."""
+    return [
+        L.cards(
+            "master",
+            "per suit, its highest card neither played this deal nor on the table (it may be mine); none once the "
+            "suit is gone",
+        ),
+        L.cards(
+            "winning_now",
+            "cards of my hand that would be the best card of the current trick if played now (legal or not); "
+            "empty while the trick is empty",
+        ),
+    ] + [
+        L.count(f"out[{s}]", NUM_RANKS, f"cards of {s} neither in my hand, nor played this deal, nor on the table")
+        for s in L.SUIT_LABELS
+    ]
 
 
 def seat_rotation(n: int, me: int, width: int) -> tuple[int, int, int]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from whist_env.cards import NUM_CARDS, NUM_SUITS, cards_of
-from whist_env.encoding.layout import relative_seat_labels
+from whist_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, cards_of
+from whist_env.encoding.layout import SUIT_LABELS, relative_seat_labels
+from whist_env.features import card_facts_reference
 from whist_env.view import PlayerView
 
 # The kinds of piece a reference encoder writes; a scalar is the only kind that is not 0/1.
@@ -130,6 +131,12 @@ class ReferenceTrickEncoder:
             out[f"tricks[{lab[r]}]"] = ("count", count_of(view.tricks_won[seat_of(r)], self.max_tricks))
         out["dealer"] = ("onehot", one_hot(rel(view.dealer), n))
         out["to_act"] = ("onehot", one_hot(rel(view.to_act) if view.to_act >= 0 else None, n))
+        # the card facts, card by card (features.card_facts_reference), its out[...] fractions back as counts
+        facts = card_facts_reference(view)
+        out["master"] = ("cards", facts[:NUM_CARDS])
+        out["winning_now"] = ("cards", facts[NUM_CARDS : 2 * NUM_CARDS])
+        for s, label in enumerate(SUIT_LABELS):
+            out[f"out[{label}]"] = ("count", count_of(round(float(facts[2 * NUM_CARDS + s]) * NUM_RANKS), NUM_RANKS))
         if self.phases:
             # "over" (or any phase the game does not name) shows as none
             index = self.phases.index(view.phase) if view.phase in self.phases else None
