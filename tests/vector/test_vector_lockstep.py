@@ -45,7 +45,9 @@ def state_fields(state: State) -> dict[str, Any]:
         if name in NOT_KEPT:
             continue
         value = getattr(state, name)
-        out[name] = [list(v) if isinstance(v, tuple) else v for v in value] if isinstance(value, (list, tuple)) else value
+        out[name] = (
+            [list(v) if isinstance(v, tuple) else v for v in value] if isinstance(value, (list, tuple)) else value
+        )
     return out
 
 
@@ -116,7 +118,11 @@ def check(venv: Any, twins: list[Any], ts: Any, layout: Any, rng: np.random.Gene
         assert ts.rewards[i].tolist() == [float(twin.rewards[a]) for a in agents], where
         other = twin.observe(agents[seats[i]])
         got = other_obs[i].astype(np.float32)
-        assert np.array_equal(got, other["observation"]), (where, seats[i], pieces_differing(layout, got, other["observation"]))
+        assert np.array_equal(got, other["observation"]), (
+            where,
+            seats[i],
+            pieces_differing(layout, got, other["observation"]),
+        )
         assert np.array_equal(other_mask[i], other["action_mask"]), (where, seats[i])
         if full is not None:
             assert np.array_equal(full[i], twin.state()), where

@@ -14,9 +14,10 @@ import numpy as np
 
 from whist_env.cards import NUM_CARDS
 from whist_env.errors import OptionError
+from whist_env.rules import scoring
 from whist_env.rules.classic_whist import NUM_PLAYERS, TRICKS, ClassicWhist, ClassicWhistState
 from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, State
-from whist_env.rules.scoring import GAMES_TO_WIN_RUBBER, RUBBER_BONUS
+from whist_env.rules.scoring import GAMES_TO_WIN_RUBBER, HONOUR_RANKS, RUBBER_BONUS
 from whist_env.vector.core import (
     DEAL_INDEX,
     DEAL_TRICKS,
@@ -43,13 +44,14 @@ from whist_env.vector.core import (
     TO_ACT,
     TRICK,
     TRICK_NO,
+    TRUMP,
     TURN_PUBLIC,
     TURN_UP,
-    TRUMP,
     VOIDS,
     WON,
     VectorEnv,
     check_actions,
+    count_bits,
     deal_round_robin,
     expand,
     expand_mask,
@@ -73,7 +75,6 @@ CFG_TARGET, CFG_HONOURS, CFG_RUBBER, CFG_ROTATION, CFG_ONE_DEAL, CFG_POINTS, CFG
 SLOT_POINTS_US, SLOT_POINTS_THEM, SLOT_GAMES_US, SLOT_GAMES_THEM = range(GAME_SLOTS, GAME_SLOTS + 4)
 # RULES.md §2.4: the trump of deal k with the rotation, in the kernels' coding (4: no trump).
 ROTATION = np.array([NO_TRUMP if t is None else t for t in (None, 3, 2, 1, 0)], np.int64)
-HONOUR_RANKS = 0b1111 << 9  # J Q K A within a suit's 13 rank bits
 
 
 @jit
@@ -115,26 +116,19 @@ def new_episode(
     start_deal(st, cfg, rotation)
 
 
+# The rules' own scoring functions (plain int arithmetic) compiled for the kernels: one spelling of §1.7, §2.3, §2.4.
+trick_points = jit(scoring.trick_points)
+game_value = jit(scoring.game_value)
+honour_points = jit(scoring.honour_points)
+
+
 @jit
-def honour_points(st: np.ndarray, team: int) -> int:
-    """RULES.md §2.4: points for the trump honours (A K Q J) the partnership was dealt (4 -> 4, 3 -> 2)."""
+def honours_held(st: np.ndarray, team: int) -> int:
+    """RULES.md §2.4: the trump honours (A K Q J) the partnership was dealt (none without a trump)."""
     trump = st[TRUMP]
     if trump == NO_TRUMP:
         return 0
-    held = ((st[DEALT + team] | st[DEALT + team + 2]) >> (13 * trump)) & HONOUR_RANKS
-    k = 0
-    while held:
-        held &= held - 1
-        k += 1
-    return 4 if k >= 4 else (2 if k == 3 else 0)
-
-
-@jit
-def game_value(loser_points: int) -> int:
-    """RULES.md §1.7: a won game is worth 3, 2 or 1 by the loser's points (0, 1-2, 3 or more)."""
-    if loser_points <= 0:
-        return 3
-    return 2 if loser_points <= 2 else 1
+    return count_bits(((st[DEALT + team] | st[DEALT + team + 2]) >> (13 * trump)) & HONOUR_RANKS)
 
 
 @jit
@@ -147,7 +141,7 @@ def end_deal(st: np.ndarray, cfg: np.ndarray, team_rewards: np.ndarray) -> bool:
     side = 0 if t0 >= 7 else 1
     won = t0 if side == 0 else t1
     points = np.zeros(2, np.int64)
-    points[side] = won - 6 if won > 6 else 0
+    points[side] = trick_points(won)
     start0 = st[TEAM_POINTS]
     start1 = st[TEAM_POINTS + 1]
     st[TEAM_POINTS + side] += points[side]
@@ -155,7 +149,7 @@ def end_deal(st: np.ndarray, cfg: np.ndarray, team_rewards: np.ndarray) -> bool:
     if cfg[CFG_HONOURS] and winner < 0:
         # §2.4: tricks score before honours; a side at 4 at the start of the deal cannot score them.
         for team in range(2):
-            h = honour_points(st, team)
+            h = honour_points(honours_held(st, team))
             if h and (start0 if team == 0 else start1) != 4:
                 points[team] += h
                 st[TEAM_POINTS + team] += h
@@ -412,7 +406,9 @@ class ClassicWhistVector(VectorEnv):
         state.team_points = st[TEAM_POINTS : TEAM_POINTS + 2]
         state.games_won = st[GAMES_WON : GAMES_WON + 2]
         state.game_values = [
-            tuple(st[GAME_VALUES + GAMES_TO_WIN_RUBBER * t : GAME_VALUES + GAMES_TO_WIN_RUBBER * t + state.games_won[t]])
+            tuple(
+                st[GAME_VALUES + GAMES_TO_WIN_RUBBER * t : GAME_VALUES + GAMES_TO_WIN_RUBBER * t + state.games_won[t]]
+            )
             for t in range(2)
         ]
         state.scores = [state.team_points[s % 2] for s in range(n)]

@@ -430,7 +430,7 @@ def write_card_facts(bits: np.ndarray, offs: np.ndarray, st: np.ndarray, hand: i
             while not (alive >> top) & 1:
                 top -= 1
             master |= 1 << top
-        put_one(bits, offs, SLOT_OUT + suit, _count(alive & ~hand))
+        put_one(bits, offs, SLOT_OUT + suit, count_bits(alive & ~hand))
     put_bits(bits, offs[SLOT_MASTER, 0], master)
     if st[NTRICK] > 0 and offs[SLOT_WINNING_NOW, 0] >= 0:
         trump = st[TRUMP]
@@ -448,7 +448,7 @@ def write_card_facts(bits: np.ndarray, offs: np.ndarray, st: np.ndarray, hand: i
 
 
 @jit
-def _count(mask: int) -> int:
+def count_bits(mask: int) -> int:
     """Number of set bits of a non-negative mask."""
     k = 0
     while mask:
@@ -754,7 +754,7 @@ class VectorEnv:
                 f"got shape {arr.shape}"
             )
         if np.issubdtype(arr.dtype, np.integer) and arr.dtype != np.bool_:
-            ok = ((arr >= 0) & (arr < NUM_CARDS)).all(axis=1)
+            ok = np.asarray(((arr >= 0) & (arr < NUM_CARDS)).all(axis=1))
             ok[ok] = (np.sort(arr[ok], axis=1) == np.arange(NUM_CARDS)).all(axis=1)
             wrong = np.flatnonzero(~ok)
             out = np.ascontiguousarray(arr, np.int64)
