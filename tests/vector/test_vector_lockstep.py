@@ -155,7 +155,8 @@ def test_lockstep_without_the_jit(game_id: str) -> None:
     """The kernels as plain Python (NUMBA_DISABLE_JIT=1) agree with the rules too (a few deals)."""
     options = dict(get_spec(game_id).option_grid[-1])
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); from test_vector_lockstep import lockstep; "
+        "import sys, numba; assert numba.config.DISABLE_JIT; sys.path.insert(0, sys.argv[1]); "
+        "from test_vector_lockstep import lockstep; "
         f"print('deals', lockstep({game_id!r}, {options!r}, num_envs=2, min_deals=3, seed=5))"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}

@@ -11,12 +11,15 @@ to every trick game come first (sized for up to :data:`MAX_SEATS` seats); a game
 Each environment has its own xorshift64 generator (one ``uint64`` per environment, never zero), so that a
 batch is reproducible from one seed whatever the batch does elsewhere.
 
-The observation is written straight into a ``uint8`` (or ``float32``) row, one entry per layout entry, at the
-offsets the game's encoder declares (``layout.offsets``), read once at :func:`piece_table` time: the kernels
-hold no observation offset of their own. The compiled code is cached on disk (numba ``cache=True``, in the
-same writable folder as the solver's kernels). numba caches a kernel by its own source file only: after an
-edit of this module, clear ``whist_env/vector/__pycache__`` (or its fallback cache folder) so that the game
-kernels that call these helpers are compiled again.
+An observation is built as bits at the offsets the game's encoder declares (``layout.offsets``, read once by
+:func:`piece_table`: the kernels hold no observation offset of their own), then expanded a byte of bits at a time
+into its ``uint8`` (or ``float32``) output row, written as whole 8-byte words; output rows are therefore padded to
+a multiple of 8 entries, and the ``(B, D)`` observation and ``(B, A)`` mask handed out are views of them.
+
+The compiled code is cached on disk (numba ``cache=True``, in the same writable folder as the solver's kernels).
+numba checks a cached kernel against its own source file only: after an edit of this module, clear
+``whist_env/vector/__pycache__`` (or the fallback cache folder) so that the game kernels that call these helpers
+are compiled again (an install writes every file anew, which does that by itself).
 """
 
 from __future__ import annotations
@@ -485,7 +488,8 @@ class TimeStep:
     Attributes:
         current_player: the seat to act, or -1 in an environment whose episode just ended.  # (B,) int64
         observation: the seat to act's observation (an ended episode: the observation of the seat that made
-            its last move), equal to the AEC env's observation of that seat.  # (B, D) uint8 or float32
+            its last move), equal to the AEC env's observation of that seat. A view of a (B, D padded to a
+            multiple of 8) array.  # (B, D) uint8 or float32
         action_mask: 1 for each legal action of the seat to act (all 0 once the episode ended).  # (B, A) int8
         rewards: the rewards this step paid each seat (absolute seats), as the AEC env's ``rewards``.
             # (B, n_players) float32
