@@ -54,7 +54,7 @@ def test_make_rejects_bad_arguments() -> None:
     for bad in (0, -3, 2.5, True, "8"):
         with pytest.raises(OptionError, match="num_envs must be an int >= 1"):
             vector.make(GAME, bad)  # type: ignore[arg-type]
-    with pytest.raises(OptionError, match="obs_dtype must be one of"):
+    with pytest.raises(OptionError, match="obs_dtype must be None or one of"):
         vector.make(GAME, 4, obs_dtype="float64")
     with pytest.raises(OptionError, match="target_points"):
         vector.make(GAME, 4, target_points=6)

@@ -39,20 +39,12 @@ def pieces_differing(layout: Any, got: np.ndarray, want: np.ndarray) -> list[str
 
 
 def state_fields(state: State) -> dict[str, Any]:
-    """A rules state's slots as plain values (lists and tuples compared alike)."""
-    out = {}
-    for name in all_slots(type(state)):
-        if name in NOT_KEPT:
-            continue
-        value = getattr(state, name)
-        out[name] = (
-            [list(v) if isinstance(v, tuple) else v for v in value] if isinstance(value, (list, tuple)) else value
-        )
-    return out
+    """A rules state's slots (lists stay lists and tuples tuples: an export must give the rules' own types)."""
+    return {name: getattr(state, name) for name in all_slots(type(state)) if name not in NOT_KEPT}
 
 
 def lockstep(
-    game_id: str, options: dict[str, Any], num_envs: int, min_deals: int, seed: int, obs_dtype: str = "uint8"
+    game_id: str, options: dict[str, Any], num_envs: int, min_deals: int, seed: int, obs_dtype: str | None = None
 ) -> int:
     """Play ``num_envs`` environments in lockstep with their AEC twins until ``min_deals`` deals are done.
 

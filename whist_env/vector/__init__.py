@@ -36,14 +36,14 @@ def vector_game_ids() -> list[str]:
     return [g for g in game_ids() if importlib.util.find_spec(_kernel_module(g)) is not None]
 
 
-def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str = "uint8", **options: Any) -> VectorEnv:
+def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str | None = None, **options: Any) -> VectorEnv:
     """``num_envs`` environments of ``game_id`` in one batch.
 
     Args:
         game_id: a registered game with a batched engine (:func:`vector_game_ids`).
         num_envs: the batch size ``B``.
         seed: seeds every environment's generator (an int >= 0; None: fresh entropy).
-        obs_dtype: ``"uint8"`` (default) or ``"float32"``.
+        obs_dtype: ``"uint8"`` or ``"float32"``; None: uint8 where every piece of the layout is binary, else float32.
         **options: the game's options, exactly as its AEC env takes them.
 
     Raises:

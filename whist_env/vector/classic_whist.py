@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from whist_env.cards import NUM_CARDS
+from whist_env.cards import NUM_CARDS, bits_of
 from whist_env.errors import OptionError
 from whist_env.rules import scoring
 from whist_env.rules.classic_whist import NUM_PLAYERS, TRICKS, ClassicWhist, ClassicWhistState
@@ -375,7 +375,7 @@ class ClassicWhistVector(VectorEnv):
 
     def export_state(self, env: int) -> ClassicWhistState:
         """Environment ``env`` as a rules state (``deal_summary`` is not kept by the engine: it is left empty)."""
-        st = [int(x) for x in self._state[self._env_index(env)]]
+        st: list[int] = self._state[self._env_index(env)].tolist()
         n = NUM_PLAYERS
         state = ClassicWhistState(n, st[DEALER])
         state.deal_index = st[DEAL_INDEX]
@@ -389,8 +389,11 @@ class ClassicWhistVector(VectorEnv):
         state.turn_up_public = bool(st[TURN_PUBLIC])
         state.leader = st[LEADER]
         state.led_suit = st[LED]
-        owner = {c: s for s in range(n) for c in range(NUM_CARDS) if (state.dealt[s] >> c) & 1}
         count = st[TRICK_NO] * n + st[NTRICK]
+        owner = [0] * NUM_CARDS  # each card played was dealt to the seat that played it
+        for s in range(n):
+            for c in bits_of(state.dealt[s]):
+                owner[c] = s
         state.history = [(owner[c], c) for c in st[HIST : HIST + count]]
         state.trick = state.history[st[TRICK_NO] * n :]
         if st[LAST_WINNER] >= 0:

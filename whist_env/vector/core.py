@@ -540,7 +540,8 @@ class VectorEnv:
         spec: the game's spec.
         num_envs: number of environments ``B`` (>= 1).
         seed: seeds every environment's generator (None: fresh entropy).
-        obs_dtype: ``"uint8"`` (default: every piece is binary) or ``"float32"``.
+        obs_dtype: ``"uint8"`` or ``"float32"``; None: uint8 where every piece of the layout is binary (the
+            observation is 0/1 entries), else float32.
         **options: the game's options, as its AEC env takes them.
 
     Raises:
@@ -557,13 +558,18 @@ class VectorEnv:
     game_piece_names: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
-        self, spec: GameSpec[Any, Any], num_envs: int, seed: Any = None, obs_dtype: str = "uint8", **options: Any
+        self,
+        spec: GameSpec[Any, Any],
+        num_envs: int,
+        seed: Any = None,
+        obs_dtype: str | None = None,
+        **options: Any,
     ) -> None:
         gid = spec.game_id
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise OptionError(f"{gid}: num_envs must be an int >= 1, got {num_envs!r}")
-        if obs_dtype not in OBS_DTYPES:
-            raise OptionError(f"{gid}: obs_dtype must be one of {OBS_DTYPES}, got {obs_dtype!r}")
+        if obs_dtype is not None and obs_dtype not in OBS_DTYPES:
+            raise OptionError(f"{gid}: obs_dtype must be None or one of {OBS_DTYPES}, got {obs_dtype!r}")
         if spec.hidden_pieces:
             raise NotImplementedError(f"{gid}: the batched engine does not yet keep hidden pieces beyond the hands")
         self.spec = spec
@@ -573,7 +579,12 @@ class VectorEnv:
         self.num_envs = int(num_envs)
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
-        self.obs_dtype = np.dtype(obs_dtype)
+        scalars = [p.name for p in self.encoder.layout.scalars]
+        if scalars and obs_dtype == "uint8":
+            raise OptionError(
+                f"{gid}: obs_dtype='uint8' cannot hold the layout's scalar pieces {scalars}; use 'float32' (or None)"
+            )
+        self.obs_dtype = np.dtype(obs_dtype or ("float32" if scalars else "uint8"))
         self.observation_size = self.encoder.size
         names = common_piece_names(self.encoder.seat_labels) + list(self.game_piece_names)
         self.offsets = piece_table(self.encoder.layout, names, gid)
