@@ -157,15 +157,20 @@ def piece_table(layout: Layout, names: Sequence[str | None], game_id: str) -> np
     return table
 
 
+# Per 13-bit pattern of one suit's ranks: its highest rank (-1 for none), and how many ranks it holds.
+TOP_RANK = np.array([v.bit_length() - 1 for v in range(1 << 13)], np.int64)
+NUM_BITS = np.array([v.bit_count() for v in range(1 << 13)], np.int64)
+
 # Row b: the 8 bits of byte b, least significant first. Viewed as uint64 words, a row is what one byte of an
 # observation's bits becomes in the output (8 entries: one word of uint8 or int8, four words of float32), so that a
-# row of the output is written a word at a time, with no branch and no zeroing first.
+# row of the output is written a word at a time, with no zeroing first.
 BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
 
 
 def byte_table(dtype: np.dtype[Any]) -> np.ndarray:
-    """:data:`BYTE_BITS` in ``dtype`` as uint64 words.  # (256, itemsize)"""
-    return np.ascontiguousarray(BYTE_BITS.astype(dtype)).view(np.uint64)
+    """:data:`BYTE_BITS` in ``dtype`` as uint64 words, flat: byte ``b`` is words ``b * k .. b * k + k - 1``, where
+    ``k`` is the dtype's size (8 entries of it fill ``k`` words).  # (256 k,)"""
+    return np.ascontiguousarray(BYTE_BITS.astype(dtype)).view(np.uint64).ravel()
 
 
 def padded(size: int) -> int:
@@ -181,23 +186,23 @@ WORD = 32
 @jit
 def scratch(obs: np.ndarray, lut: np.ndarray) -> np.ndarray:
     """The bit scratch for observations written into ``obs`` (uint64 words per row) through ``lut``."""
-    entries = obs.shape[1] // lut.shape[1] * 8
-    return np.zeros((entries + WORD - 1) // WORD, np.int64)
+    entries = obs.shape[1] // (lut.shape[0] // 256) * 8
+    return np.zeros((entries + WORD - 1) // WORD + 2, np.int64)  # + 2: put_bits writes three words at the end too
 
 
 @jit
 def put_bits(bits: np.ndarray, at: int, mask: int) -> None:
-    """OR the bits of ``mask`` (non-negative) into the scratch ``bits`` from bit ``at`` on (nothing when ``at < 0``)."""
+    """OR the bits of ``mask`` (non-negative, < 2**63) into the scratch ``bits`` from bit ``at`` on (nothing when
+    ``at < 0``). Three words are always written, with no loop: a branch on the data is mostly mispredicted."""
     if at < 0:
         return
     w = at // WORD
     shift = at % WORD
-    while mask:
-        room = WORD - shift
-        bits[w] |= (mask & ((1 << room) - 1)) << shift
-        mask >>= room
-        shift = 0
-        w += 1
+    low = WORD - shift
+    bits[w] |= (mask & ((1 << low) - 1)) << shift
+    rest = mask >> low
+    bits[w + 1] |= rest & 0xFFFFFFFF
+    bits[w + 2] |= rest >> WORD
 
 
 @jit
@@ -206,7 +211,8 @@ def put_one(bits: np.ndarray, offs: np.ndarray, slot: int, index: int) -> None:
     at = offs[slot, 0]
     if at >= 0:
         size = offs[slot, 1]
-        put_bits(bits, at + (index if index < size else size - 1), 1)
+        j = at + (index if index < size else size - 1)
+        bits[j // WORD] |= 1 << (j % WORD)
 
 
 @jit
@@ -219,28 +225,38 @@ def put_flags(bits: np.ndarray, offs: np.ndarray, slot: int, flags: int) -> None
 def expand(bits: np.ndarray, out: np.ndarray, lut: np.ndarray) -> None:
     """Write the scratch ``bits`` into an output row ``out`` (uint64 words) through the byte table ``lut``.
 
-    Most of an observation is zero: the row is cleared in one go, then only the non-zero bytes are looked up.
+    Every byte is looked up, zero or not, four to a word of ``bits`` with no branch on the data (a branch on the
+    bits would be mispredicted on most observations); uint8 rows, one word per byte, have a loop of their own.
     """
-    per = lut.shape[1]
+    per = lut.shape[0] // 256
     nbytes = out.shape[0] // per
-    out[:] = 0
-    for w in range((nbytes + 3) // 4):
-        word = bits[w]
-        b = 4 * w
-        while word:
-            byte = word & 255
-            if byte:
+    full = nbytes // 4
+    if per == 1:
+        for w in range(full):
+            x = bits[w]
+            out[4 * w] = lut[x & 255]
+            out[4 * w + 1] = lut[(x >> 8) & 255]
+            out[4 * w + 2] = lut[(x >> 16) & 255]
+            out[4 * w + 3] = lut[(x >> 24) & 255]
+    else:
+        for w in range(full):
+            x = bits[w]
+            for b in range(4):
+                at = (x >> (8 * b)) & 255
+                base = (4 * w + b) * per
                 for q in range(per):
-                    out[b * per + q] = lut[byte, q]
-            word >>= 8
-            b += 1
+                    out[base + q] = lut[at * per + q]
+    for j in range(4 * full, nbytes):
+        at = (bits[j // 4] >> (8 * (j % 4))) & 255
+        for q in range(per):
+            out[j * per + q] = lut[at * per + q]
 
 
 @jit
 def expand_mask(legal: int, out: np.ndarray, lut: np.ndarray) -> None:
-    """Write the legal action mask ``legal`` into an int8 mask row ``out`` (uint64 words)."""
+    """Write the legal action mask ``legal`` into an int8 mask row ``out`` (uint64 words; ``lut`` of int8)."""
     for j in range(out.shape[0]):
-        out[j] = lut[(legal >> (8 * j)) & 255, 0]
+        out[j] = lut[(legal >> (8 * j)) & 255]
 
 
 @jit
@@ -427,13 +443,11 @@ def write_card_facts(bits: np.ndarray, offs: np.ndarray, st: np.ndarray, hand: i
                 gone |= 1 << st[TRICK + s]
     master = 0
     for suit in range(4):
-        alive = ~gone & (SUIT_BITS << (13 * suit))
-        if alive:
-            top = 13 * suit + 12
-            while not (alive >> top) & 1:
-                top -= 1
-            master |= 1 << top
-        put_one(bits, offs, SLOT_OUT + suit, count_bits(alive & ~hand))
+        alive = (~gone >> (13 * suit)) & SUIT_BITS
+        top = TOP_RANK[alive]
+        if top >= 0:
+            master |= 1 << (13 * suit + top)
+        put_one(bits, offs, SLOT_OUT + suit, NUM_BITS[alive & ~(hand >> (13 * suit))])
     put_bits(bits, offs[SLOT_MASTER, 0], master)
     if st[NTRICK] > 0 and offs[SLOT_WINNING_NOW, 0] >= 0:
         trump = st[TRUMP]
@@ -442,11 +456,11 @@ def write_card_facts(bits: np.ndarray, offs: np.ndarray, st: np.ndarray, hand: i
             c = st[TRICK + (st[LEADER] + k) % n]
             if beats(c, best, trump):
                 best = c
-        winning = 0
-        rest = hand
-        for c in range(NUM_CARDS):
-            if (rest >> c) & 1 and beats(c, best, trump):
-                winning |= 1 << c
+        # beats(c, best): a higher card of best's suit, or any trump when best is not one
+        suit = best // 13
+        winning = hand & (SUIT_BITS << (13 * suit)) & ~((2 << best) - 1)
+        if trump != NO_TRUMP and trump != suit:
+            winning |= hand & (SUIT_BITS << (13 * trump))
         put_bits(bits, offs[SLOT_WINNING_NOW, 0], winning)
 
 
