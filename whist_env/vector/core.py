@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from whist_env.cards import NUM_CARDS, card_str
-from whist_env.encoding.layout import Layout
+from whist_env.encoding.layout import SUIT_LABELS, Layout
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
 from whist_env.options import reset_options
@@ -117,8 +117,6 @@ GAME_SLOTS = SLOT_TRICKS + MAX_SEATS  # a game's own pieces start here
 
 def common_piece_names(seat_labels: Sequence[str]) -> list[str | None]:
     """The layout piece name of each common slot (None where the slot is unused at this table size)."""
-    from whist_env.encoding.layout import SUIT_LABELS
-
     names: list[str | None] = [None] * GAME_SLOTS
     single = ("hand", "unseen", "turn_up", "trump", "leader", "last_winner", "dealer", "to_act", "master")
     for slot, name in enumerate(single):
@@ -535,7 +533,7 @@ def make_generators(seed: Any, num_envs: int, game_id: str) -> np.ndarray:
 
 
 def env_list(indices: np.ndarray, limit: int = 8) -> str:
-    """``"3, 17 and 40"``: the environment indices named in a message (the first ``limit`` of them)."""
+    """``"3, 17, 40"``: the environment indices named in a message (past ``limit`` of them, ``"... and 5 more"``)."""
     idx = [str(int(i)) for i in indices[:limit]]
     more = f" and {len(indices) - limit} more" if len(indices) > limit else ""
     return ", ".join(idx) + more
