@@ -37,6 +37,7 @@ from whist_env.vector.core import (
     MAX_SEATS,
     NO_TRUMP,
     NTRICK,
+    NUM_BITS,
     NUM_SEATS,
     PHASE,
     PLAYED,
@@ -51,7 +52,6 @@ from whist_env.vector.core import (
     WON,
     VectorEnv,
     check_actions,
-    count_bits,
     deal_round_robin,
     expand,
     expand_mask,
@@ -128,7 +128,7 @@ def honours_held(st: np.ndarray, team: int) -> int:
     trump = st[TRUMP]
     if trump == NO_TRUMP:
         return 0
-    return count_bits(((st[DEALT + team] | st[DEALT + team + 2]) >> (13 * trump)) & HONOUR_RANKS)
+    return NUM_BITS[((st[DEALT + team] | st[DEALT + team + 2]) >> (13 * trump)) & HONOUR_RANKS]
 
 
 @jit

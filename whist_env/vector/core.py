@@ -463,16 +463,6 @@ def write_card_facts(bits: np.ndarray, offs: np.ndarray, st: np.ndarray, hand: i
 
 
 @jit
-def count_bits(mask: int) -> int:
-    """Number of set bits of a non-negative mask."""
-    k = 0
-    while mask:
-        mask &= mask - 1
-        k += 1
-    return k
-
-
-@jit
 def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> int:
     """Mark in ``bad`` each playing environment whose action is not a legal card now; returns how many (a step
     kernel calls it first and changes nothing when it finds any).
