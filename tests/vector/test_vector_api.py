@@ -237,3 +237,17 @@ def test_import_whist_env_does_not_import_numba() -> None:
     code = "import sys, whist_env; from whist_env import classic_whist_v0; print('numba' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_layout_piece_the_kernels_do_not_write_is_refused() -> None:
+    """A layout with a piece no kernel slot names would leave it zero: make() refuses it, naming the piece."""
+    from whist_env.encoding.layout import Layout, cards
+    from whist_env.vector.core import common_piece_names, piece_table
+
+    names = common_piece_names(("me", "left", "partner", "right"))
+    layout = Layout([cards("hand"), cards("mystery")])
+    with pytest.raises(NotImplementedError, match=r"does not write the observation piece\(s\) \['mystery'\]"):
+        piece_table(layout, names, GAME)
+    table = piece_table(Layout([cards("unseen"), cards("hand")]), names, GAME)
+    assert table[0].tolist() == [52, 52] and table[1].tolist() == [0, 52]  # hand, unseen: wherever the layout puts them
+    assert (table[2:] == (-1, 0)).all()  # absent pieces are not written
