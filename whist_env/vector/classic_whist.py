@@ -420,7 +420,9 @@ class ClassicWhistVector(VectorEnv):
 
     def import_state(self, env: int, state: State) -> None:
         """Set environment ``env`` to ``state`` (a ``ClassicWhistState`` in play or over, checked by the rules'
-        invariants). The engine does not know the deck it was dealt from: :meth:`decks` gives -1s for it."""
+        invariants). The engine does not know the deck it was dealt from: :meth:`decks` gives -1s for it. Before
+        any :meth:`reset`, the other environments have no episode: the next :meth:`step` starts theirs (and ignores
+        their actions), as after an ended episode."""
         i = self._env_index(env)
         gid = self.game_id
         if not isinstance(state, ClassicWhistState):
