@@ -251,3 +251,18 @@ def test_a_layout_piece_the_kernels_do_not_write_is_refused() -> None:
     table = piece_table(Layout([cards("unseen"), cards("hand")]), names, GAME)
     assert table[0].tolist() == [52, 52] and table[1].tolist() == [0, 52]  # hand, unseen: wherever the layout puts them
     assert (table[2:] == (-1, 0)).all()  # absent pieces are not written
+
+
+def test_import_before_any_reset_starts_the_other_environments_on_the_next_step() -> None:
+    twin = make(GAME, raw=True)
+    twin.reset(seed=4)
+    venv = vector.make(GAME, 3, seed=0)
+    venv.import_state(1, twin.game_state.copy())
+    _, mask = venv.observe(np.full(3, twin.game_state.to_act))
+    assert np.array_equal(mask[1], twin.observe(twin.agent_selection)["action_mask"])
+    card = int(np.flatnonzero(mask[1])[0])
+    ts = venv.step(np.array([-1, card, 999]))  # envs 0 and 2 had no episode: their actions are ignored
+    twin.step(card)
+    assert ts.current_player[1] == twin.game_state.to_act
+    assert np.array_equal(ts.observation[1], twin.observe(twin.agent_selection)["observation"])
+    assert (ts.action_mask[[0, 2]].sum(axis=1) == 13).all() and not ts.terminated.any()
