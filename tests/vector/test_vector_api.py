@@ -18,7 +18,7 @@ from whist_env.cards import card_str
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
 from whist_env.registry import make
 from whist_env.rules.core import PHASE_OVER
-from whist_env.vector.core import VectorEnv
+from whist_env.vector.core import RawVectorEnv
 
 GAME = "classic_whist_v0"
 B = 8
@@ -31,7 +31,7 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 @contextmanager
-def unchanged(venv: VectorEnv) -> Iterator[None]:
+def unchanged(venv: RawVectorEnv) -> Iterator[None]:
     """Asserts that the block runs without changing any environment or generator."""
     state, gens = venv._state.copy(), venv._rng.copy()
     yield
@@ -40,7 +40,7 @@ def unchanged(venv: VectorEnv) -> Iterator[None]:
 
 
 @pytest.fixture
-def venv() -> VectorEnv:
+def venv() -> RawVectorEnv:
     env = vector.make(GAME, B, seed=1)
     env.reset()
     return env
@@ -71,7 +71,7 @@ def test_calls_before_reset_are_refused() -> None:
         env.observe(np.zeros(2, np.int64))
 
 
-def test_timestep_shapes_and_dtypes(venv: VectorEnv) -> None:
+def test_timestep_shapes_and_dtypes(venv: RawVectorEnv) -> None:
     ts = venv.step(random_legal(venv.observe(venv.field("to_act")[:, 0])[1], np.random.default_rng(0)))
     assert ts.current_player.shape == (B,)
     assert ts.observation.shape == (B, venv.encoder.size) and ts.observation.dtype == np.uint8
@@ -87,12 +87,12 @@ def test_timestep_shapes_and_dtypes(venv: VectorEnv) -> None:
     [np.zeros(B + 1, np.int64), np.zeros((B, 1), np.int64), np.zeros(B, np.float64), np.zeros(B, bool), [0.5] * B],
     ids=["too-long", "2-D", "float", "bool", "float-list"],
 )
-def test_actions_of_the_wrong_shape_or_dtype(venv: VectorEnv, actions: object) -> None:
+def test_actions_of_the_wrong_shape_or_dtype(venv: RawVectorEnv, actions: object) -> None:
     with unchanged(venv), pytest.raises(ValueError, match=rf"actions must be an integer array of shape \({B},\)"):
         venv.step(actions)
 
 
-def test_illegal_actions_name_the_environments_and_change_nothing(venv: VectorEnv) -> None:
+def test_illegal_actions_name_the_environments_and_change_nothing(venv: RawVectorEnv) -> None:
     ts = venv.step(random_legal(venv.observe(venv.field("to_act")[:, 0])[1], np.random.default_rng(0)))
     actions = random_legal(ts.action_mask, np.random.default_rng(1))
     hands = venv.field("hands")
@@ -110,7 +110,7 @@ def test_illegal_actions_name_the_environments_and_change_nothing(venv: VectorEn
     assert "legal: " + " ".join(card_str(c) for c in legal) in message
 
 
-def test_decks_and_dealers_are_dealt_and_checked(venv: VectorEnv) -> None:
+def test_decks_and_dealers_are_dealt_and_checked(venv: RawVectorEnv) -> None:
     rng = np.random.default_rng(4)
     decks = np.array([rng.permutation(52) for _ in range(B)])
     dealers = rng.integers(4, size=B)
@@ -138,7 +138,7 @@ def test_decks_and_dealers_are_dealt_and_checked(venv: VectorEnv) -> None:
     ],
     ids=["duplicates", "out-of-range", "shape", "dealer-seat", "dealer-dtype", "unknown"],
 )
-def test_bad_reset_options_change_nothing(venv: VectorEnv, options: dict[str, object], message: str) -> None:
+def test_bad_reset_options_change_nothing(venv: RawVectorEnv, options: dict[str, object], message: str) -> None:
     decks = np.tile(np.arange(52), (B, 1))
     if isinstance(options.get("decks"), str):
         if options["decks"] == "dup":
@@ -180,14 +180,14 @@ def test_an_ended_episode_restarts_on_the_next_step_and_ignores_its_action() -> 
     assert np.array_equal(ts.current_player, (venv.field("dealer")[:, 0] + 1) % 4)
 
 
-def test_observe_checks_the_seats(venv: VectorEnv) -> None:
+def test_observe_checks_the_seats(venv: RawVectorEnv) -> None:
     with unchanged(venv), pytest.raises(ValueError, match=r"environment\(s\) 0, 3 got 4, -1"):
         venv.observe(np.array([4, 0, 0, -1, 0, 0, 0, 0]))
     with pytest.raises(ValueError, match=r"seats must be an integer array of shape \(8,\)"):
         venv.observe([0, 1])
 
 
-def test_export_and_import_carry_a_position_between_environments(venv: VectorEnv) -> None:
+def test_export_and_import_carry_a_position_between_environments(venv: RawVectorEnv) -> None:
     """A rules state from the AEC env, imported mid-deal, plays on as the AEC env does."""
     rng = np.random.default_rng(3)
     twin = make(GAME, raw=True, honours=True, episode="deal")
@@ -216,7 +216,7 @@ def test_export_and_import_carry_a_position_between_environments(venv: VectorEnv
     assert np.array_equal(venv.observe(np.full(B, 2))[0][0], venv.observe(np.full(B, 2))[0][5])
 
 
-def test_import_refuses_what_is_not_a_position(venv: VectorEnv) -> None:
+def test_import_refuses_what_is_not_a_position(venv: RawVectorEnv) -> None:
     twin = make(GAME, raw=True)
     twin.reset(seed=0)
     state = twin.game_state.copy()
@@ -227,7 +227,7 @@ def test_import_refuses_what_is_not_a_position(venv: VectorEnv) -> None:
         venv.import_state(0, state)
 
 
-def test_fields_by_name(venv: VectorEnv) -> None:
+def test_fields_by_name(venv: RawVectorEnv) -> None:
     assert venv.field("hands").shape == (B, 8) and venv.field("team_points").shape == (B, 2)
     with pytest.raises(KeyError, match="no state field 'nope'"):
         venv.field("nope")

@@ -5,8 +5,8 @@
     >>> ts = venv.reset()
     >>> ts = venv.step(actions)  # (1024,) ints: the card each env's seat to act plays
 
-:func:`make` returns a :class:`~whist_env.vector.core.VectorEnv`; :meth:`~VectorEnv.reset` and
-:meth:`~VectorEnv.step` return a :class:`TimeStep` of arrays, one row per environment: ``current_player``,
+:func:`make` returns a :class:`~whist_env.vector.core.RawVectorEnv`; :meth:`~RawVectorEnv.reset` and
+:meth:`~RawVectorEnv.step` return a :class:`TimeStep` of arrays, one row per environment: ``current_player``,
 ``observation`` (the seat to act's, equal to the AEC env's observation of that seat, as ``uint8`` or
 ``float32``), ``action_mask``, ``rewards`` (every seat), ``terminated`` and ``truncated``. An environment whose
 episode ended starts a new one on the next ``step()`` and ignores the action given for it there.
@@ -23,7 +23,7 @@ from typing import Any
 
 from whist_env.errors import OptionError
 from whist_env.registry import game_ids, get_spec
-from whist_env.vector.core import TimeStep, VectorEnv
+from whist_env.vector.core import RawVectorEnv, TimeStep
 
 
 def _kernel_module(game_id: str) -> str:
@@ -36,7 +36,7 @@ def vector_game_ids() -> list[str]:
     return [g for g in game_ids() if importlib.util.find_spec(_kernel_module(g)) is not None]
 
 
-def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str | None = None, **options: Any) -> VectorEnv:
+def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str | None = None, **options: Any) -> RawVectorEnv:
     """``num_envs`` environments of ``game_id`` in one batch.
 
     Args:
@@ -57,10 +57,12 @@ def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str | None = 
         )
     module = importlib.import_module(_kernel_module(game_id))
     cls = next(
-        v for v in vars(module).values() if isinstance(v, type) and issubclass(v, VectorEnv) and v is not VectorEnv
+        v
+        for v in vars(module).values()
+        if isinstance(v, type) and issubclass(v, RawVectorEnv) and v is not RawVectorEnv
     )
-    env: VectorEnv = cls(get_spec(game_id), num_envs, seed=seed, obs_dtype=obs_dtype, **options)
+    env: RawVectorEnv = cls(get_spec(game_id), num_envs, seed=seed, obs_dtype=obs_dtype, **options)
     return env
 
 
-__all__ = ["TimeStep", "VectorEnv", "make", "vector_game_ids"]
+__all__ = ["TimeStep", "RawVectorEnv", "make", "vector_game_ids"]

@@ -50,7 +50,7 @@ from whist_env.vector.core import (
     TURN_UP,
     VOIDS,
     WON,
-    VectorEnv,
+    RawVectorEnv,
     check_actions,
     deal_round_robin,
     expand,
@@ -344,8 +344,8 @@ def observe_kernel(
         observe_row(bits, obs[i], mask[i], state[i], cfg, offs, lut, mask_lut, seats[i], known)
 
 
-class ClassicWhistVector(VectorEnv):
-    """``classic_whist_v0`` batched: every option of the game (see :class:`VectorEnv` for the API)."""
+class ClassicWhistVector(RawVectorEnv):
+    """``classic_whist_v0`` batched: every option of the game (see :class:`RawVectorEnv` for the API)."""
 
     reset_kernel = reset_kernel
     step_kernel = step_kernel

@@ -1,10 +1,10 @@
 """The machinery every batched game shares: the state block, the generators, dealing, card play, the observation
-pieces common to all trick games, validation, and :class:`VectorEnv`, the Python face a game's kernels plug into.
+pieces common to all trick games, validation, and :class:`RawVectorEnv`, the Python face a game's kernels plug into.
 
 The state of ``B`` environments is one contiguous ``int64`` block of shape ``(B, K)``: a row per environment,
 named column blocks per field (``HAND`` holds each seat's hand as a 52-bit mask, ``DECK`` the deck of the
 current deal, ...). Keeping an environment's fields in one row keeps a step's memory traffic to a few cache
-lines; :meth:`VectorEnv.field` gives any field as a ``(B, width)`` view for Python readers. The columns common
+lines; :meth:`RawVectorEnv.field` gives any field as a ``(B, width)`` view for Python readers. The columns common
 to every trick game come first (sized for up to :data:`MAX_SEATS` seats); a game's own fields start at
 :data:`GAME_COLS`.
 
@@ -485,7 +485,7 @@ def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> in
 # ------------------------------------------------------------------------------------------ the Python face
 @dataclass(frozen=True)
 class TimeStep:
-    """What :meth:`VectorEnv.reset` and :meth:`VectorEnv.step` return: one row per environment (fresh arrays).
+    """What :meth:`RawVectorEnv.reset` and :meth:`RawVectorEnv.step` return: one row per environment (fresh arrays).
 
     Attributes:
         current_player: the seat to act, or -1 in an environment whose episode just ended.  # (B,) int64
@@ -529,8 +529,9 @@ def env_list(indices: np.ndarray, limit: int = 8) -> str:
     return ", ".join(idx) + more
 
 
-class VectorEnv:
-    """``num_envs`` episodes of one game stepped together: the raw multi-agent API (:func:`whist_env.vector.make`).
+class RawVectorEnv:
+    """``num_envs`` episodes of one game stepped together: the raw multi-agent API (:func:`whist_env.vector.make`),
+    every seat's decisions in one stream (not a ``gymnasium.vector.VectorEnv``, which has one agent).
 
     Every call takes or returns one row per environment. An environment whose episode ended (``terminated``)
     starts a new episode on the next :meth:`step` and ignores the action given for it in that call (gymnasium's
