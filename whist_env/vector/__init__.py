@@ -27,7 +27,8 @@ from whist_env.vector.core import RawVectorEnv, TimeStep
 
 
 def _kernel_module(game_id: str) -> str:
-    """Where a game's batched engine lives: ``whist_env/vector/<game>.py``, named after the game."""
+    """Where a game's batched engine lives: ``whist_env/vector/<game>.py``, named after the game; its ``ENGINE`` is
+    the game's :class:`RawVectorEnv` subclass."""
     return f"whist_env.vector.{game_id.removesuffix('_v0')}"
 
 
@@ -55,12 +56,7 @@ def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str | None = 
         raise OptionError(
             f"{game_id} has no batched engine yet; games with one: {vector_game_ids()} (use the AEC env meanwhile)"
         )
-    module = importlib.import_module(_kernel_module(game_id))
-    cls = next(
-        v
-        for v in vars(module).values()
-        if isinstance(v, type) and issubclass(v, RawVectorEnv) and v is not RawVectorEnv
-    )
+    cls: type[RawVectorEnv] = importlib.import_module(_kernel_module(game_id)).ENGINE
     env: RawVectorEnv = cls(get_spec(game_id), num_envs, seed=seed, obs_dtype=obs_dtype, **options)
     return env
 

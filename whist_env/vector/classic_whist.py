@@ -473,3 +473,6 @@ class ClassicWhistVector(RawVectorEnv):
                 row[GAME_VALUES + GAMES_TO_WIN_RUBBER * t + k] = value
         self._state[i] = row
         self._started = True
+
+
+ENGINE = ClassicWhistVector  # what whist_env.vector.make builds for this game
