@@ -1,0 +1,87 @@
+"""Speed of the batched engine (``whist_env.vector``): decisions/s through the public ``step()``, and compile times.
+
+Random legal play: each step's actions are drawn in numpy from the action masks of the last ``TimeStep`` and
+passed in from Python; the observation and the mask of every decision are written (they are part of ``step()``).
+Two rates per batch size: the whole loop (numpy's draw included) and ``step()`` alone, in decisions per
+CPU-second of this process (one thread; pin it to one core for the README figures). Compile times are measured
+in fresh processes: ``cold`` with an empty numba cache, ``cached`` loading the kernels the cold run stored.
+
+    taskset -c 0 python benchmarks/bench_vector.py --seconds 3 --sizes 1 64 1024 4096
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+import numpy as np
+
+import whist_env.vector as vector
+
+COMPILE_PROBE = (
+    "import time, sys, json, numpy as np; t0 = time.perf_counter(); import whist_env.vector as V; "
+    "v = V.make(sys.argv[1], 2, seed=0, obs_dtype=sys.argv[3], **json.loads(sys.argv[2])); ts = v.reset(); "
+    "ts = v.step(ts.action_mask.argmax(axis=1)); v.observe(np.zeros(2, np.int64)); "
+    "print(time.perf_counter() - t0)"
+)
+
+
+def rate(game_id: str, options: dict[str, Any], num_envs: int, seconds: float, obs_dtype: str) -> tuple[float, float]:
+    """(decisions per CPU-second of the whole loop, of ``step()`` alone) at batch size ``num_envs``."""
+    venv = vector.make(game_id, num_envs, seed=0, obs_dtype=obs_dtype, **options)
+    rng = np.random.default_rng(0)
+    ts = venv.reset()
+    venv.step(ts.action_mask.argmax(axis=1))  # compiled (or loaded) before the clock starts
+    ts = venv.reset()
+    in_step = 0.0
+    steps = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        legal = ts.action_mask
+        # a random legal card per env; an ended episode's action is ignored, whatever argmax gives there
+        actions = (rng.random(legal.shape, np.float32) * legal).argmax(axis=1)
+        t0 = time.process_time()
+        ts = venv.step(actions)
+        in_step += time.process_time() - t0
+        steps += 1
+    total = time.process_time() - start
+    return steps * num_envs / total, steps * num_envs / in_step
+
+
+def compile_times(game_id: str, options: dict[str, Any], obs_dtype: str) -> tuple[float, float]:
+    """Seconds from ``import whist_env.vector`` to a first step and observe: with an empty cache, then cached."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        args = [sys.executable, "-c", COMPILE_PROBE, game_id, json.dumps(options), obs_dtype]
+        out = [float(subprocess.run(args, env=env, capture_output=True, text=True, check=True).stdout) for _ in "12"]
+    return out[0], out[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default=vector.vector_game_ids()[0])
+    parser.add_argument("--options", default="{}", help="the game's options as JSON")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
+    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per batch size")
+    parser.add_argument("--obs-dtype", default="uint8", choices=("uint8", "float32"))
+    parser.add_argument("--no-compile", action="store_true", help="skip the compile-time measurement")
+    args = parser.parse_args()
+    options = json.loads(args.options)
+    print(f"{args.game} {options or 'defaults'}, {args.obs_dtype} observations; decisions per CPU-second")
+    print(f"{'B':>6} {'loop':>12} {'step() alone':>14}")
+    for b in args.sizes:
+        loop, step = rate(args.game, options, b, args.seconds, args.obs_dtype)
+        print(f"{b:>6} {loop:>12,.0f} {step:>14,.0f}")
+    if not args.no_compile:
+        cold, cached = compile_times(args.game, options, args.obs_dtype)
+        print(f"first step in a new process: cold cache {cold:.2f} s, cached {cached:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
