@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
+import json
 import sys
 import time
 from pathlib import Path
@@ -114,6 +116,38 @@ def _cpu_model() -> str:
     return "unknown CPU"
 
 
+def _time_line(run: Path, ppo_wall: float | None) -> str:
+    """The run's wall time in words: the warm start (``pretrain.json``) plus PPO and the final evaluation."""
+    import json
+
+    warm = None
+    if (run / "pretrain.json").exists():
+        warm = float(json.loads((run / "pretrain.json").read_text()).get("seconds", 0.0))
+    if ppo_wall is None:
+        return "(not recorded)"
+    total = ppo_wall + (warm or 0.0)
+    parts = f"warm start (data generation, cloning, DAgger) {warm / 60:.1f} min, " if warm is not None else ""
+    return (
+        f"{total / 60:.1f} min of wall time on 2 CPU cores ({_cpu_model()}): {parts}PPO fine-tuning and the run's own "
+        f"final evaluation {ppo_wall / 60:.1f} min. The machine was shared with other work while it ran (see "
+        "docs/results_training.md for the CPU time)."
+    )
+
+
+def _default_options_line(game: str, fingerprint: str) -> str:
+    """What happens at the game's default options (whole games)."""
+    from whist_env.fingerprint import ModelMetadata
+    from whist_env.registry import get_spec
+
+    single = ", ".join(f"{k}={v!r}" for k, v in get_spec(game).single_deal.items())
+    if ModelMetadata.for_game(game).layout_fingerprint == fingerprint:
+        return "The game's default options (whole games) have the same layout and load with a warning."
+    return (
+        f"The game's default options have another observation layout and are refused: play single deals ({single}), "
+        "as the arena and `whist-eval` do (`whist-play --option` for each)."
+    )
+
+
 def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval_s: float) -> str:
     """The markdown model card of a shipped agent (the fields of docs/model_card_template.md)."""
     from whist_env.fingerprint import read_metadata
@@ -171,10 +205,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         "",
         "## Time on 2 cores",
         "",
-        (f"{wall / 60:.1f} min" if wall is not None else "(not recorded)")
-        + f" of wall time on 2 CPU cores ({_cpu_model()}) for the whole run: data generation, pretraining, "
-        "fine-tuning and the run's own final evaluation (the machine was shared with other work; see "
-        "docs/results_training.md).",
+        _time_line(run, wall),
         "",
         "## Data",
         "",
@@ -220,7 +251,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         "",
         "- " + "; ".join(verdicts) + ".",
         "- Trained for the options above only; other options that change the observation are refused. "
-        "Episode-length options (whole games instead of one deal) load with a warning.",
+        + _default_options_line(game, meta.layout_fingerprint),
         "",
     ]
     return "\n".join(lines)
@@ -234,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pimc-deals", type=int, default=0, help="duplicate deals against PIMC (0: none)")
     parser.add_argument("--seed", type=int, default=REPORT_SEED, help="seed of the reported deals")
     parser.add_argument("--workers", type=int, default=2, help="arena processes")
+    parser.add_argument("--card-only", action="store_true", help="rewrite the card from the run's saved evaluation")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     args = parser.parse_args(argv)
     try:
@@ -256,9 +288,21 @@ def _ship(args: argparse.Namespace) -> int:
     npz = export_policy(model, args.out_dir / f"{config.game}.npz", config.game, config.game_options)
     if npz.stat().st_size > MAX_BYTES:
         raise ValueError(f"{npz} is {npz.stat().st_size / 1e6:.1f} MB; shipped weights must stay under 3 MB")
-    t0 = time.time()
-    rows = evaluate_shipped(config.game, npz, args.deals, args.pimc_deals, args.seed, args.workers)
-    card = model_card(args.run, npz, rows, args.seed, time.time() - t0)
+    # The evaluation is kept in the run: --card-only rewrites the card from it (same file, deals and seed).
+    saved = args.run / "ship_eval.json"
+    key = {"sha256": hashlib.sha256(npz.read_bytes()).hexdigest(), "deals": args.deals,
+           "pimc_deals": args.pimc_deals, "seed": args.seed}  # fmt: skip
+    if args.card_only:
+        record = json.loads(saved.read_text()) if saved.exists() else {}
+        if record.get("key") != key:
+            raise OptionError(f"--card-only: {saved} holds no evaluation of this file with these --deals/--seed")
+        rows, eval_s = record["rows"], record["seconds"]
+    else:
+        t0 = time.time()
+        rows = evaluate_shipped(config.game, npz, args.deals, args.pimc_deals, args.seed, args.workers)
+        eval_s = time.time() - t0
+        saved.write_text(json.dumps({"key": key, "rows": rows, "seconds": eval_s}, indent=1))
+    card = model_card(args.run, npz, rows, args.seed, eval_s)
     (args.out_dir / f"{config.game}.md").write_text(card)
     print(card)
     return 0

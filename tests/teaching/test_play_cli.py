@@ -271,7 +271,7 @@ def test_german_whist_draws_reach_only_the_drawer() -> None:
         (["--game", "humbug_v0", "--opponents", "model:/nonexistent/model.zip"], "no saved model at /nonexistent"),
         (["--game", "humbug_v0", "--opponents", "pimc(samples=2"], "unbalanced brackets"),
         (["--game", "humbug_v0", "--opponents", "pimc:samples=2,k=1"], "pimc has no parameter 'k'"),
-        (["--game", "humbug_v0", "--opponents", "pretrained"], "'pretrained' is not available yet"),
+        (["--game", "humbug_v0", "--opponents", "pretrained:/nowhere/p.npz"], "no exported policy at /nowhere/p.npz"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_message(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

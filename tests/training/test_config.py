@@ -62,7 +62,7 @@ def test_unknown_key_names_the_allowed_keys(tmp_path: Path) -> None:
         ("game: humbug_v0\ngame_options: {mode: blindfolded}\n", "game_options: humbug_v0: mode="),
         ("game: humbug_v0\nopponents: {grandmaster: 1}\n", "opponents: unknown agent 'grandmaster'"),
         ("game: humbug_v0\nopponents: {'pimc(samples=0)': 1}\n", "opponents: pimc parameter samples must be"),
-        ("game: humbug_v0\neval_opponents: ['pimc:fallback=pretrained']\n", "eval_opponents: .*not available yet"),
+        ("game: humbug_v0\neval_opponents: ['pimc:fallback=pretrained:/nowhere/p.npz']\n", "eval_opponents: .*no exp"),
         ("game: humbug_v0\npartner: self\n", "partnership games"),
         ("game: humbug_v0\nlearner_seat: 2\n", "seat 0..1"),
         ("game: humbug_v0\nlearner_seat: left\n", "learner_seat"),
