@@ -12,11 +12,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from whist_env.cards import NUM_CARDS, bits_of
-from whist_env.errors import OptionError
+from whist_env.cards import NUM_CARDS
 from whist_env.rules import scoring
 from whist_env.rules.classic_whist import NUM_PLAYERS, TRICKS, ClassicWhist, ClassicWhistState
-from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, State
+from whist_env.rules.core import PHASE_OVER, State
 from whist_env.rules.scoring import GAMES_TO_WIN_RUBBER, HONOUR_RANKS, RUBBER_BONUS
 from whist_env.vector.core import (
     DEAL_INDEX,
@@ -28,17 +27,12 @@ from whist_env.vector.core import (
     GAME_COLS,
     GAME_SLOTS,
     HAND,
-    HIST,
     LAST,
     LAST_ACTOR,
-    LAST_WINNER,
     LEADER,
-    LED,
     MAX_SEATS,
     NO_TRUMP,
-    NTRICK,
     NUM_BITS,
-    NUM_SEATS,
     PHASE,
     PLAYED,
     RET,
@@ -48,7 +42,6 @@ from whist_env.vector.core import (
     TRUMP,
     TURN_PUBLIC,
     TURN_UP,
-    VOIDS,
     WON,
     RawVectorEnv,
     check_actions,
@@ -376,36 +369,8 @@ class ClassicWhistVector(RawVectorEnv):
     def export_state(self, env: int) -> ClassicWhistState:
         """Environment ``env`` as a rules state (``deal_summary`` is not kept by the engine: it is left empty)."""
         st: list[int] = self._state[self._env_index(env)].tolist()
-        n = NUM_PLAYERS
-        state = ClassicWhistState(n, st[DEALER])
-        state.deal_index = st[DEAL_INDEX]
-        state.phase = st[PHASE]
-        state.to_act = st[TO_ACT]
-        state.hands = st[HAND : HAND + n]
-        state.dealt = tuple(st[DEALT : DEALT + n])
-        state.deal_tricks = st[DEAL_TRICKS]
-        state.trump = None if st[TRUMP] == NO_TRUMP else st[TRUMP]
-        state.turn_up = st[TURN_UP]
-        state.turn_up_public = bool(st[TURN_PUBLIC])
-        state.leader = st[LEADER]
-        state.led_suit = st[LED]
-        count = st[TRICK_NO] * n + st[NTRICK]
-        owner = [0] * NUM_CARDS  # each card played was dealt to the seat that played it
-        for s in range(n):
-            for c in bits_of(state.dealt[s]):
-                owner[c] = s
-        state.history = [(owner[c], c) for c in st[HIST : HIST + count]]
-        state.trick = state.history[st[TRICK_NO] * n :]
-        if st[LAST_WINNER] >= 0:
-            state.last_trick = tuple(state.history[(st[TRICK_NO] - 1) * n : st[TRICK_NO] * n])
-        state.last_winner = st[LAST_WINNER]
-        state.trick_number = st[TRICK_NO]
-        state.tricks_won = st[WON : WON + n]
-        state.played = st[PLAYED : PLAYED + n]
-        state.played_all = 0
-        for mask in state.played:
-            state.played_all |= mask
-        state.voids = st[VOIDS : VOIDS + n]
+        state = ClassicWhistState(NUM_PLAYERS, st[DEALER])
+        self._export_common(state, st, st[DEALT : DEALT + NUM_PLAYERS])  # no card changes hands in a deal
         state.team_points = st[TEAM_POINTS : TEAM_POINTS + 2]
         state.games_won = st[GAMES_WON : GAMES_WON + 2]
         state.game_values = [
@@ -414,8 +379,7 @@ class ClassicWhistVector(RawVectorEnv):
             )
             for t in range(2)
         ]
-        state.scores = [state.team_points[s % 2] for s in range(n)]
-        state.returns = [float(r) for r in st[RET : RET + n]]
+        state.scores = [state.team_points[s % 2] for s in range(NUM_PLAYERS)]
         return state
 
     def import_state(self, env: int, state: State) -> None:
@@ -423,49 +387,9 @@ class ClassicWhistVector(RawVectorEnv):
         invariants). The engine does not know the deck it was dealt from: :meth:`decks` gives -1s for it. Before
         any :meth:`reset`, the other environments have no episode: the next :meth:`step` starts theirs (and ignores
         their actions), as after an ended episode."""
-        i = self._env_index(env)
-        gid = self.game_id
-        if not isinstance(state, ClassicWhistState):
-            raise OptionError(f"{gid}: import_state takes a ClassicWhistState, got {type(state).__name__}")
-        if state.phase not in (PHASE_PLAY, PHASE_OVER):
-            raise OptionError(f"{gid}: import_state takes a state in play or over, got phase {state.phase}")
-        try:
-            self.game.check_invariants(state)
-        except AssertionError as err:
-            raise OptionError(f"{gid}: import_state got an inconsistent state: {err}") from None
-        if any(r != int(r) for r in state.returns):
-            raise OptionError(f"{gid}: import_state needs whole-number returns, got {state.returns}")
-        n = NUM_PLAYERS
-        row = np.zeros(self._state.shape[1], np.int64)
-        row[TRICK : TRICK + MAX_SEATS] = -1
-        row[LAST : LAST + MAX_SEATS] = -1
-        row[HAND : HAND + n] = state.hands
-        row[DEALT : DEALT + n] = state.dealt
-        row[PLAYED : PLAYED + n] = state.played
-        row[VOIDS : VOIDS + n] = state.voids
-        row[WON : WON + n] = state.tricks_won
-        row[RET : RET + n] = [int(r) for r in state.returns]
-        for seat, card in state.trick:
-            row[TRICK + seat] = card
-        for seat, card in state.last_trick:
-            row[LAST + seat] = card
-        row[HIST : HIST + len(state.history)] = [card for _, card in state.history]
-        row[DECK : DECK + NUM_CARDS] = -1
-        row[DEALER] = state.dealer
-        row[LEADER] = state.leader
-        row[TO_ACT] = state.to_act
-        row[TRUMP] = NO_TRUMP if state.trump is None else state.trump
-        row[TURN_UP] = state.turn_up
-        row[TURN_PUBLIC] = state.turn_up_public
-        row[LED] = state.led_suit
-        row[NTRICK] = len(state.trick)
-        row[TRICK_NO] = state.trick_number
-        row[LAST_WINNER] = state.last_winner
-        row[DEAL_INDEX] = state.deal_index
-        row[PHASE] = state.phase
-        row[LAST_ACTOR] = state.history[-1][0] if state.history else state.to_act
-        row[NUM_SEATS] = n
-        row[DEAL_TRICKS] = state.deal_tricks
+        i = self._checked_import(env, state, ClassicWhistState)
+        assert isinstance(state, ClassicWhistState)  # checked: for mypy
+        row = self._import_common(state)
         row[TEAM_POINTS : TEAM_POINTS + 2] = state.team_points
         row[GAMES_WON : GAMES_WON + 2] = state.games_won
         for t in range(2):

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit
 
-from whist_env.cards import NUM_CARDS, card_str
+from whist_env.cards import NUM_CARDS, bits_of, card_str
 from whist_env.encoding.layout import SUIT_LABELS, Layout
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
@@ -258,6 +258,23 @@ def expand_mask(legal: int, out: np.ndarray, lut: np.ndarray) -> None:
 
 
 @jit
+def put_scalar(row: np.ndarray, offs: np.ndarray, slot: int, value: float) -> None:
+    """Write the scalar piece in ``slot`` of a float32 output row ``row`` (uint64 words, after :func:`expand`):
+    ``value`` (already divided by the piece's scale, in float64 as the encoder does), clipped to [0, 1]."""
+    at = offs[slot, 0]
+    if at >= 0:
+        row.view(np.float32)[at] = 0.0 if value < 0.0 else (1.0 if value > 1.0 else value)
+
+
+@jit
+def card_count(mask: int) -> int:
+    """How many cards the 52-bit ``mask`` holds."""
+    return NUM_BITS[mask & SUIT_BITS] + NUM_BITS[(mask >> 13) & SUIT_BITS] + NUM_BITS[(mask >> 26) & SUIT_BITS] + (
+        NUM_BITS[(mask >> 39) & SUIT_BITS]
+    )
+
+
+@jit
 def rng_next(rng: np.ndarray, i: int) -> np.uint64:
     """Advance environment ``i``'s xorshift64 generator (Marsaglia 13/7/17) and return its new value."""
     x = rng[i]
@@ -311,13 +328,16 @@ def deal_round_robin(st: np.ndarray, n: int, first: int, num_cards: int) -> None
 
 
 @jit
-def legal_mask(st: np.ndarray) -> int:
-    """Legal cards of the seat to act: RULES.md §0.4 (follow the led suit if able); 0 when the episode is over."""
+def legal_mask(st: np.ndarray, free_tricks: int = 0) -> int:
+    """Legal cards of the seat to act: RULES.md §0.4 (follow the led suit if able); 0 when the episode is over.
+
+    The first ``free_tricks`` tricks of a deal need not be followed (German Whist's ``phase1_follow_suit=False``).
+    """
     if st[PHASE] != PHASE_PLAY:
         return 0
     hand = st[HAND + st[TO_ACT]]
     led = st[LED]
-    if led < 0:
+    if led < 0 or st[TRICK_NO] < free_tricks:
         return hand
     follow = hand & (SUIT_BITS << (13 * led))
     return follow if follow else hand
@@ -333,14 +353,15 @@ def beats(card: int, best: int, trump: int) -> bool:
 
 
 @jit
-def play_card(st: np.ndarray, card: int) -> int:
+def play_card(st: np.ndarray, card: int, free_tricks: int = 0) -> int:
     """Play ``card`` (legal) for the seat to act: RULES.md §0.4, §0.5. Returns the trick's winner, or -1 while
-    the trick goes on (the winner then leads; the caller ends the deal after its last trick)."""
+    the trick goes on (the winner then leads; the caller ends the deal after its last trick). In the first
+    ``free_tricks`` tricks, where any card is legal, an off-suit card proves nothing."""
     n = st[NUM_SEATS]
     seat = st[TO_ACT]
     led = st[LED]
     suit = card // 13
-    if led >= 0 and suit != led:
+    if led >= 0 and suit != led and st[TRICK_NO] >= free_tricks:
         st[VOIDS + seat] |= 1 << led  # a legal off-suit card proves the void
     bit = 1 << card
     st[HAND + seat] ^= bit
@@ -463,9 +484,9 @@ def write_card_facts(bits: np.ndarray, offs: np.ndarray, st: np.ndarray, hand: i
 
 
 @jit
-def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> int:
-    """Mark in ``bad`` each playing environment whose action is not a legal card now; returns how many (a step
-    kernel calls it first and changes nothing when it finds any).
+def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray, free_tricks: int = 0) -> int:
+    """Mark in ``bad`` each playing environment whose action is not a legal card now (``free_tricks``: see
+    :func:`legal_mask`); returns how many (a step kernel calls it first and changes nothing when it finds any).
 
     Environments whose episode is over are not checked: their action is ignored (they start a new episode).
     """
@@ -476,7 +497,7 @@ def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> in
         if st[PHASE] == PHASE_OVER:
             continue
         a = actions[i]
-        if a < 0 or a >= NUM_CARDS or not (legal_mask(st) >> a) & 1:
+        if a < 0 or a >= NUM_CARDS or not (legal_mask(st, free_tricks) >> a) & 1:
             bad[i] = True
             count += 1
     return count
@@ -559,6 +580,8 @@ class RawVectorEnv:
     game_fields: ClassVar[Mapping[str, tuple[int, int]]] = {}
     # the layout names of the game's own observation slots, from GAME_SLOTS on
     game_piece_names: ClassVar[tuple[str, ...]] = ()
+    # the first tricks of each deal that need not be followed (the kernels' ``free_tricks``; a game sets it)
+    free_tricks = 0
 
     def __init__(
         self,
@@ -573,8 +596,8 @@ class RawVectorEnv:
             raise OptionError(f"{gid}: num_envs must be an int >= 1, got {num_envs!r}")
         if obs_dtype is not None and obs_dtype not in OBS_DTYPES:
             raise OptionError(f"{gid}: obs_dtype must be None or one of {OBS_DTYPES}, got {obs_dtype!r}")
-        if spec.hidden_pieces:
-            raise NotImplementedError(f"{gid}: the batched engine does not yet keep hidden pieces beyond the hands")
+        if spec.hidden_pieces and type(self).hidden_masks is RawVectorEnv.hidden_masks:
+            raise NotImplementedError(f"{gid}: the game's batched engine does not give its hidden pieces for state()")
         self.spec = spec
         self.game_id = gid
         self.game: TrickGame[Any] = spec.make_rules(**options)
@@ -614,6 +637,98 @@ class RawVectorEnv:
     def import_state(self, env: int, state: State) -> None:
         """Set environment ``env`` to the rules ``state`` (validated by the game's own invariants)."""
         raise NotImplementedError
+
+    def hidden_masks(self) -> np.ndarray:
+        """The masks of the spec's ``hidden_pieces`` in every environment, in order (for :meth:`state`).
+        # (B, len(hidden_pieces)) int64"""
+        return np.zeros((self.num_envs, 0), np.int64)
+
+    # ---------------------------------------------------------------- export and import: the common fields
+    def _export_common(self, state: State, st: list[int], owned: Sequence[int]) -> None:
+        """Set the fields every trick game's rules ``state`` shares from the state row ``st``; ``owned[s]`` is
+        every card seat ``s`` held this deal (the owner of each card in the history)."""
+        n = self.num_players
+        state.deal_index = st[DEAL_INDEX]
+        state.phase = st[PHASE]
+        state.to_act = st[TO_ACT]
+        state.hands = st[HAND : HAND + n]
+        state.dealt = tuple(st[DEALT : DEALT + n])
+        state.deal_tricks = st[DEAL_TRICKS]
+        state.trump = None if st[TRUMP] == NO_TRUMP else st[TRUMP]
+        state.turn_up = st[TURN_UP]
+        state.turn_up_public = bool(st[TURN_PUBLIC])
+        state.leader = st[LEADER]
+        state.led_suit = st[LED]
+        count = st[TRICK_NO] * n + st[NTRICK]
+        owner = [0] * NUM_CARDS
+        for s in range(n):
+            for c in bits_of(owned[s]):
+                owner[c] = s
+        state.history = [(owner[c], c) for c in st[HIST : HIST + count]]
+        state.trick = state.history[st[TRICK_NO] * n :]
+        if st[LAST_WINNER] >= 0:
+            state.last_trick = tuple(state.history[(st[TRICK_NO] - 1) * n : st[TRICK_NO] * n])
+        state.last_winner = st[LAST_WINNER]
+        state.trick_number = st[TRICK_NO]
+        state.tricks_won = st[WON : WON + n]
+        state.played = st[PLAYED : PLAYED + n]
+        state.played_all = 0
+        for mask in state.played:
+            state.played_all |= mask
+        state.voids = st[VOIDS : VOIDS + n]
+        state.returns = [float(r) for r in st[RET : RET + n]]
+
+    def _checked_import(self, env: int, state: State, cls: type[State]) -> int:
+        """The index of ``env`` after checking ``state`` for :meth:`import_state`: of the game's state class, in
+        play or over, consistent by the rules' invariants, with whole-number returns."""
+        i = self._env_index(env)
+        gid = self.game_id
+        if not isinstance(state, cls):
+            raise OptionError(f"{gid}: import_state takes a {cls.__name__}, got {type(state).__name__}")
+        if state.phase not in (PHASE_PLAY, PHASE_OVER):
+            raise OptionError(f"{gid}: import_state takes a state in play or over, got phase {state.phase}")
+        try:
+            self.game.check_invariants(state)
+        except AssertionError as err:
+            raise OptionError(f"{gid}: import_state got an inconsistent state: {err}") from None
+        if any(r != int(r) for r in state.returns):
+            raise OptionError(f"{gid}: import_state needs whole-number returns, got {state.returns}")
+        return i
+
+    def _import_common(self, state: State) -> np.ndarray:
+        """A state row holding the fields every trick game's rules ``state`` shares (the deck: -1s, not known)."""
+        n = self.num_players
+        row = np.zeros(self._state.shape[1], np.int64)
+        row[TRICK : TRICK + MAX_SEATS] = -1
+        row[LAST : LAST + MAX_SEATS] = -1
+        row[HAND : HAND + n] = state.hands
+        row[DEALT : DEALT + n] = state.dealt
+        row[PLAYED : PLAYED + n] = state.played
+        row[VOIDS : VOIDS + n] = state.voids
+        row[WON : WON + n] = state.tricks_won
+        row[RET : RET + n] = [int(r) for r in state.returns]
+        for seat, card in state.trick:
+            row[TRICK + seat] = card
+        for seat, card in state.last_trick:
+            row[LAST + seat] = card
+        row[HIST : HIST + len(state.history)] = [card for _, card in state.history]
+        row[DECK : DECK + NUM_CARDS] = -1
+        row[DEALER] = state.dealer
+        row[LEADER] = state.leader
+        row[TO_ACT] = state.to_act
+        row[TRUMP] = NO_TRUMP if state.trump is None else state.trump
+        row[TURN_UP] = state.turn_up
+        row[TURN_PUBLIC] = state.turn_up_public
+        row[LED] = state.led_suit
+        row[NTRICK] = len(state.trick)
+        row[TRICK_NO] = state.trick_number
+        row[LAST_WINNER] = state.last_winner
+        row[DEAL_INDEX] = state.deal_index
+        row[PHASE] = state.phase
+        row[LAST_ACTOR] = state.history[-1][0] if state.history else state.to_act
+        row[NUM_SEATS] = n
+        row[DEAL_TRICKS] = state.deal_tricks
+        return row
 
     # ---------------------------------------------------------------- the API
     def field(self, name: str) -> np.ndarray:
@@ -708,12 +823,13 @@ class RawVectorEnv:
         return self._trim(obs, mask)
 
     def state(self) -> np.ndarray:
-        """The full hidden state of each environment, as the AEC env's ``state()``: every hand, then the table as
-        seat 0 sees it (absolute seats).  # (B, 52 n + D) float32"""
+        """The full hidden state of each environment, as the AEC env's ``state()``: every hand and the game's hidden
+        card sets (:meth:`hidden_masks`), then the table as seat 0 sees it (absolute seats).  # (B, 52 n + D) float32"""
         obs, _ = self.observe(np.zeros(self.num_envs, np.int64))
-        hands = self.field("hands")[:, : self.num_players].astype("<u8")
-        bits = np.unpackbits(hands.view(np.uint8), axis=1, bitorder="little")  # (B, 64 n)
-        bits = bits.reshape(self.num_envs, self.num_players, 64)[:, :, :NUM_CARDS].reshape(self.num_envs, -1)
+        masks = np.concatenate([self.field("hands")[:, : self.num_players], self.hidden_masks()], axis=1)
+        k = masks.shape[1]
+        bits = np.unpackbits(masks.astype("<u8").view(np.uint8), axis=1, bitorder="little")  # (B, 64 k)
+        bits = bits.reshape(self.num_envs, k, 64)[:, :, :NUM_CARDS].reshape(self.num_envs, -1)
         return np.concatenate([bits.astype(np.float32), obs.astype(np.float32)], axis=1)
 
     # ---------------------------------------------------------------- checks
@@ -750,7 +866,7 @@ class RawVectorEnv:
         bad = np.flatnonzero(self._bad)
         first = int(bad[0])
         st = self._state[first]
-        legal = tuple(c for c in range(NUM_CARDS) if (int(legal_mask(st)) >> c) & 1)
+        legal = tuple(c for c in range(NUM_CARDS) if (int(legal_mask(st, self.free_tricks)) >> c) & 1)
         a = int(actions[first])
         what = card_str(a) if 0 <= a < NUM_CARDS else f"action {a} (outside 0..{self.num_actions - 1})"
         return IllegalActionError(
