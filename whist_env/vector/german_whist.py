@@ -150,7 +150,7 @@ def deal_result(st: np.ndarray, cfg: np.ndarray) -> int:
     diff = c0 - c1
     if cfg[CFG_DIFF]:
         return diff
-    return (diff > 0) - (diff < 0)
+    return 1 if diff > 0 else (-1 if diff < 0 else 0)  # ±1 for the majority, 0 for a 13-13 draw
 
 
 @jit
