@@ -46,6 +46,14 @@ def venv() -> RawVectorEnv:
     return env
 
 
+@pytest.fixture(params=vector.vector_game_ids())
+def any_venv(request: pytest.FixtureRequest) -> RawVectorEnv:
+    """A batch of each game with a batched engine, after reset (for the checks every game shares)."""
+    env = vector.make(request.param, B, seed=1)
+    env.reset()
+    return env
+
+
 def test_make_rejects_bad_arguments() -> None:
     with pytest.raises(OptionError, match="unknown game 'nope'"):
         vector.make("nope", 4)
@@ -87,12 +95,14 @@ def test_timestep_shapes_and_dtypes(venv: RawVectorEnv) -> None:
     [np.zeros(B + 1, np.int64), np.zeros((B, 1), np.int64), np.zeros(B, np.float64), np.zeros(B, bool), [0.5] * B],
     ids=["too-long", "2-D", "float", "bool", "float-list"],
 )
-def test_actions_of_the_wrong_shape_or_dtype(venv: RawVectorEnv, actions: object) -> None:
+def test_actions_of_the_wrong_shape_or_dtype(any_venv: RawVectorEnv, actions: object) -> None:
+    venv = any_venv
     with unchanged(venv), pytest.raises(ValueError, match=rf"actions must be an integer array of shape \({B},\)"):
         venv.step(actions)
 
 
-def test_illegal_actions_name_the_environments_and_change_nothing(venv: RawVectorEnv) -> None:
+def test_illegal_actions_name_the_environments_and_change_nothing(any_venv: RawVectorEnv) -> None:
+    venv = any_venv
     ts = venv.step(random_legal(venv.observe(venv.field("to_act")[:, 0])[1], np.random.default_rng(0)))
     actions = random_legal(ts.action_mask, np.random.default_rng(1))
     hands = venv.field("hands")
@@ -110,14 +120,15 @@ def test_illegal_actions_name_the_environments_and_change_nothing(venv: RawVecto
     assert "legal: " + " ".join(card_str(c) for c in legal) in message
 
 
-def test_decks_and_dealers_are_dealt_and_checked(venv: RawVectorEnv) -> None:
+def test_decks_and_dealers_are_dealt_and_checked(any_venv: RawVectorEnv) -> None:
+    venv = any_venv
     rng = np.random.default_rng(4)
     decks = np.array([rng.permutation(52) for _ in range(B)])
-    dealers = rng.integers(4, size=B)
+    dealers = rng.integers(venv.num_players, size=B)
     venv.reset(options={"decks": decks, "dealers": dealers})
     assert np.array_equal(venv.decks(), decks)
     assert np.array_equal(venv.field("dealer")[:, 0], dealers)
-    game = make(GAME, raw=True).game
+    game = make(venv.game_id, raw=True).game
     for i in range(B):  # the rules deal the same deck the same way
         state = game.new_episode(np.random.default_rng(), deck=decks[i].tolist(), dealer=int(dealers[i]))
         assert venv.export_state(i).hands == state.hands
@@ -132,13 +143,14 @@ def test_decks_and_dealers_are_dealt_and_checked(venv: RawVectorEnv) -> None:
         ({"decks": "dup"}, r"bad deck in environment\(s\) 3, 6; environment 3: .*repeated: "),
         ({"decks": "range"}, r"bad deck in environment\(s\) 1; environment 1: .*deck entry 52 is not a card"),
         ({"decks": np.zeros((B, 51), np.int64)}, r"'decks' must have shape \(8, 52\)"),
-        ({"dealers": np.array([0, 1, 2, 3, 4, 0, 1, -1])}, r"environment\(s\) 4, 7 got 4, -1"),
+        ({"dealers": np.array([0, 1, 0, 1, 8, 0, 1, -1])}, r"environment\(s\) 4, 7 got 8, -1"),
         ({"dealers": np.zeros(B, np.float64)}, r"'dealers' must be an integer array of shape \(8,\)"),
         ({"deck": list(range(52))}, r"unknown reset option\(s\) \['deck'\]"),
     ],
     ids=["duplicates", "out-of-range", "shape", "dealer-seat", "dealer-dtype", "unknown"],
 )
-def test_bad_reset_options_change_nothing(venv: RawVectorEnv, options: dict[str, object], message: str) -> None:
+def test_bad_reset_options_change_nothing(any_venv: RawVectorEnv, options: dict[str, object], message: str) -> None:
+    venv = any_venv
     decks = np.tile(np.arange(52), (B, 1))
     if isinstance(options.get("decks"), str):
         if options["decks"] == "dup":
