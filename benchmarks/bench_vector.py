@@ -7,6 +7,7 @@ CPU-second of this process (one thread; pin it to one core for the README figure
 in fresh processes: ``cold`` with an empty numba cache, ``cached`` loading the kernels the cold run stored.
 
     taskset -c 0 python benchmarks/bench_vector.py --seconds 3 --sizes 1 64 1024 4096
+    python benchmarks/bench_vector.py --games german_whist_v0 --options '{"num_deals": 3}' --obs-dtype float32
 """
 
 from __future__ import annotations
@@ -65,22 +66,28 @@ def compile_times(game_id: str, options: dict[str, Any], obs_dtype: str) -> tupl
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", default=vector.vector_game_ids()[0])
-    parser.add_argument("--options", default="{}", help="the game's options as JSON")
+    parser.add_argument(
+        "--games", nargs="+", default=vector.vector_game_ids(), help="games to measure (default: every batched one)"
+    )
+    parser.add_argument("--options", default="{}", help="options as JSON, given to every game measured")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per batch size")
     parser.add_argument("--obs-dtype", default="uint8", choices=("uint8", "float32"))
     parser.add_argument("--no-compile", action="store_true", help="skip the compile-time measurement")
     args = parser.parse_args()
     options = json.loads(args.options)
-    print(f"{args.game} {options or 'defaults'}, {args.obs_dtype} observations; decisions per CPU-second")
-    print(f"{'B':>6} {'loop':>12} {'step() alone':>14}")
-    for b in args.sizes:
-        loop, step = rate(args.game, options, b, args.seconds, args.obs_dtype)
-        print(f"{b:>6} {loop:>12,.0f} {step:>14,.0f}")
-    if not args.no_compile:
-        cold, cached = compile_times(args.game, options, args.obs_dtype)
-        print(f"first step in a new process: cold cache {cold:.2f} s, cached {cached:.2f} s")
+    unknown = sorted(set(args.games) - set(vector.vector_game_ids()))
+    if unknown:
+        parser.error(f"no batched engine for {unknown}; games with one: {vector.vector_game_ids()}")
+    for game in args.games:
+        print(f"{game} {options or 'defaults'}, {args.obs_dtype} observations; decisions per CPU-second")
+        print(f"{'B':>6} {'loop':>12} {'step() alone':>14}")
+        for b in args.sizes:
+            loop, step = rate(game, options, b, args.seconds, args.obs_dtype)
+            print(f"{b:>6} {loop:>12,.0f} {step:>14,.0f}")
+        if not args.no_compile:
+            cold, cached = compile_times(game, options, args.obs_dtype)
+            print(f"first step in a new process: cold cache {cold:.2f} s, cached {cached:.2f} s")
 
 
 if __name__ == "__main__":

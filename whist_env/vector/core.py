@@ -269,9 +269,10 @@ def put_scalar(row: np.ndarray, offs: np.ndarray, slot: int, value: float) -> No
 @jit
 def card_count(mask: int) -> int:
     """How many cards the 52-bit ``mask`` holds."""
-    return NUM_BITS[mask & SUIT_BITS] + NUM_BITS[(mask >> 13) & SUIT_BITS] + NUM_BITS[(mask >> 26) & SUIT_BITS] + (
-        NUM_BITS[(mask >> 39) & SUIT_BITS]
-    )
+    count = 0
+    for suit in range(4):
+        count += NUM_BITS[(mask >> (13 * suit)) & SUIT_BITS]
+    return count
 
 
 @jit
