@@ -67,23 +67,23 @@ def evaluate_shipped(
     game: str, npz: Path, deals: int, pimc_deals: int, seed: int, workers: int
 ) -> list[dict[str, Any]]:
     """The evaluation rows of the card: the network against random and heuristic, and the PIMC rows."""
+    from training.evaluation import lineup_for
     from whist_env.evaluation import evaluate
     from whist_env.registry import get_spec
 
     net = f"pretrained(path={npz})"
-    rows = []
-    for opponent in ("random", "heuristic"):
-        report = evaluate(game, [net, opponent], deals, seed, workers=workers, names=["pretrained", opponent],
+    lineup = lineup_for(game, dict(get_spec(game).single_deal))  # as in training: alone against the rest in Oh Hell
+
+    def row(label: str, agent: str, opponent: str, n: int) -> dict[str, Any]:
+        name = "hybrid" if label != "pretrained" else "pretrained"
+        report = evaluate(game, [agent, opponent], n, seed, workers=workers, names=[name, opponent], lineup=lineup,
                           progress=True)  # fmt: skip
-        rows.append({"agent": "pretrained", **_row(report, "pretrained", opponent)})
+        return {"agent": label, **_row(report, name, opponent)}
+
+    rows = [row("pretrained", net, opponent, deals) for opponent in ("random", "heuristic")]
     if pimc_deals and get_spec(game).search is not None:
-        report = evaluate(game, [net, "pimc"], pimc_deals, seed, workers=workers, names=["pretrained", "pimc"],
-                          progress=True)  # fmt: skip
-        rows.append({"agent": "pretrained", **_row(report, "pretrained", "pimc")})
-        hybrid = f"pimc(fallback=pretrained(path={npz}))"
-        report = evaluate(game, [hybrid, "pimc"], pimc_deals, seed, workers=workers, names=["hybrid", "pimc"],
-                          progress=True)  # fmt: skip
-        rows.append({"agent": "pimc:fallback=pretrained", **_row(report, "hybrid", "pimc")})
+        rows.append(row("pretrained", net, "pimc", pimc_deals))
+        rows.append(row("pimc:fallback=pretrained", f"pimc(fallback=pretrained(path={npz}))", "pimc", pimc_deals))
     return rows
 
 
@@ -131,6 +131,18 @@ def _time_line(run: Path, ppo_wall: float | None) -> str:
         f"{total / 60:.1f} min of wall time on 2 CPU cores ({_cpu_model()}): {parts}PPO fine-tuning and the run's own "
         f"final evaluation {ppo_wall / 60:.1f} min. The machine was shared with other work while it ran (see "
         "docs/results_training.md for the CPU time)."
+    )
+
+
+def _lineup_flag(game: str) -> str:
+    from training.evaluation import lineup_for
+    from whist_env.registry import get_spec
+
+    lineup = lineup_for(game, dict(get_spec(game).single_deal))
+    return (
+        ""
+        if lineup == "alternate"
+        else f" --lineup {lineup} (the network alone against the opponent in every other seat)"
     )
 
 
@@ -229,8 +241,14 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         "",
         f"Duplicate deals (seats rotated), reported deals on seed {seed} fixed before the final runs; mean score per "
         "deal of the pretrained network and its difference from its opponent's on the same deals (paired), with 95% "
-        f"Student-t intervals (`whist-eval {game} --agents pretrained <opponent> --deals <n> --seed {seed}`). "
-        f"The evaluation took {eval_s / 60:.1f} min.",
+        f"Student-t intervals (`whist-eval {game} --agents pretrained <opponent> --deals <n> --seed {seed}"
+        f"{_lineup_flag(game)}`)"
+        + (
+            "; the network plays alone against the opponent in every other seat, as in training"
+            if _lineup_flag(game)
+            else ""
+        )
+        + f". The evaluation took {eval_s / 60:.1f} min.",
         "",
         "| Agent | Opponent | Deals | Agent's score | Agent − opponent | Tables won | Illegal actions |",
         "|---|---|---:|---:|---:|---:|---:|",
