@@ -152,7 +152,10 @@ def _default_options_line(game: str, fingerprint: str) -> str:
     from whist_env.registry import get_spec
 
     single = ", ".join(f"{k}={v!r}" for k, v in get_spec(game).single_deal.items())
-    if ModelMetadata.for_game(game).layout_fingerprint == fingerprint:
+    defaults = ModelMetadata.for_game(game)
+    if dict(defaults.options) == dict(ModelMetadata.for_game(game, get_spec(game).single_deal).options):
+        return "These single-deal options are the game's defaults."
+    if defaults.layout_fingerprint == fingerprint:
         return "The game's default options (whole games) have the same layout and load with a warning."
     return (
         f"The game's default options have another observation layout and are refused: play single deals ({single}), "
@@ -212,8 +215,8 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         + f" --seed {seed}",
         "```",
         "",
-        f"Git commit: `{_git_commit()}`. Seeds: training seed {config.seed} (the shipped run; every seed run is in "
-        "docs/results_training.md).",
+        f"Exported at git commit `{_git_commit()}`. Seeds: training seed {config.seed} (the shipped run; every seed "
+        "run is in docs/results_training.md).",
         "",
         "## Time on 2 cores",
         "",
