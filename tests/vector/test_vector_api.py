@@ -117,8 +117,7 @@ def test_illegal_actions_name_the_environments_and_change_nothing(any_venv: RawV
     assert "environment(s) 2, 5, 6" in message and "no environment changed" in message
     describe = venv.game.describe_action
     assert (
-        "Environment 2" in message
-        and f"seat {ts.current_player[2]} cannot play {describe(int(actions[2]))}" in message
+        "Environment 2" in message and f"seat {ts.current_player[2]} cannot play {describe(int(actions[2]))}" in message
     )
     legal = tuple(int(c) for c in np.flatnonzero(ts.action_mask[2]))
     assert err.value.legal == legal and err.value.seat == ts.current_player[2]

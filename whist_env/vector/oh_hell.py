@@ -385,8 +385,8 @@ class OhHellVector(RawVectorEnv):
     }
     game: OhHell
 
-    @property  # type: ignore[misc]  # the names follow the seats at the table
-    def game_piece_names(self) -> tuple[str, ...]:
+    @property  # a property, not the base's class attribute: the names follow the seats at the table
+    def game_piece_names(self) -> tuple[str, ...]:  # type: ignore[override]
         """The layout names of the game's slots, from ``GAME_SLOTS`` on (per-seat slots: relative seats)."""
         labels = self.encoder.seat_labels
         per_seat = [
