@@ -15,6 +15,8 @@ from whist_env.registry import make
 from whist_env.rules.classic_whist import ClassicWhistState
 from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
 from whist_env.rules.oh_hell import BID_BASE, forbidden_bid
+from whist_env.rules.oh_hell import deal_score as rules_deal_score
+from whist_env.vector.oh_hell import deal_score
 
 GAME = "oh_hell_v0"
 B = 6
@@ -25,10 +27,32 @@ def test_the_default_match_in_lockstep_over_its_end() -> None:
     assert lockstep(GAME, {}, num_envs=2, min_deals=56, seed=21) >= 56
 
 
-@pytest.mark.parametrize("options", [{"start_cards": 10, "num_players": 6}, {"num_players": 7, "max_cards": 4}])
-def test_other_schedules_in_lockstep(options: dict[str, int]) -> None:
-    """start_cards and max_cards shorten the schedule; 6 and 7 players (not in the option grid) too."""
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"start_cards": 10, "num_players": 6},
+        {"num_players": 7, "max_cards": 4},
+        {"num_players": 2, "episode": "deal"},  # 26 cards each: bids up to 26 (action 78)
+        {"num_players": 3, "episode": "deal", "trump_mode": "turn_up", "miss_points": "per_trick"},  # 51 dealt
+    ],
+    ids=str,
+)
+def test_other_schedules_in_lockstep(options: dict[str, object]) -> None:
+    """start_cards and max_cards shorten the schedule; 6 and 7 players and the largest hands (not in the option
+    grid) too."""
     assert lockstep(GAME, options, num_envs=4, min_deals=40, seed=len(options)) >= 40
+
+
+@pytest.mark.parametrize("prefix_one", [True, False])
+@pytest.mark.parametrize("per_trick", [True, False])
+def test_deal_scores_equal_the_rules(prefix_one: bool, per_trick: bool) -> None:
+    """RULES.md §4.6: the kernels' deal score is the rules' for every bid and trick count (bids of 10 and more
+    included, rarely made in random play)."""
+    mode = "prefix_one" if prefix_one else "ten_plus_bid"
+    miss = "per_trick" if per_trick else "zero"
+    for bid in range(27):
+        for took in range(27):
+            assert deal_score(bid, took, prefix_one, per_trick) == rules_deal_score(bid, took, mode, miss)
 
 
 def test_bids_above_action_63_and_the_hook_rule() -> None:
