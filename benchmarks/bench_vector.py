@@ -8,6 +8,9 @@ in fresh processes: ``cold`` with an empty numba cache, ``cached`` loading the k
 
     taskset -c 0 python benchmarks/bench_vector.py --seconds 3 --sizes 1 64 1024 4096
     python benchmarks/bench_vector.py --games german_whist_v0 --options '{"num_deals": 3}' --obs-dtype float32
+
+Without ``--options``, the run also measures the extra cases of issue #14 (:data:`EXTRA_CASES`: Oh Hell with 8
+players and float32 observations) for the games measured; ``--no-extra`` skips them.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ COMPILE_PROBE = (
     "ts = v.step(ts.action_mask.argmax(axis=1)); v.observe(np.zeros(2, np.int64)); "
     "print(time.perf_counter() - t0)"
 )
+# (game, options, observation dtype) measured besides each game's defaults (issue #14's targets)
+EXTRA_CASES: tuple[tuple[str, dict[str, Any], str], ...] = (("oh_hell_v0", {"num_players": 8}, "float32"),)
 
 
 def rate(game_id: str, options: dict[str, Any], num_envs: int, seconds: float, obs_dtype: str) -> tuple[float, float]:
@@ -74,19 +79,23 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per batch size")
     parser.add_argument("--obs-dtype", default="uint8", choices=("uint8", "float32"))
     parser.add_argument("--no-compile", action="store_true", help="skip the compile-time measurement")
+    parser.add_argument("--no-extra", action="store_true", help="skip the extra cases (EXTRA_CASES)")
     args = parser.parse_args()
     options = json.loads(args.options)
     unknown = sorted(set(args.games) - set(vector.vector_game_ids()))
     if unknown:
         parser.error(f"no batched engine for {unknown}; games with one: {vector.vector_game_ids()}")
-    for game in args.games:
-        print(f"{game} {options or 'defaults'}, {args.obs_dtype} observations; decisions per CPU-second")
+    cases = [(game, options, args.obs_dtype) for game in args.games]
+    if not options and not args.no_extra:
+        cases += [case for case in EXTRA_CASES if case[0] in args.games]
+    for game, game_options, obs_dtype in cases:
+        print(f"{game} {game_options or 'defaults'}, {obs_dtype} observations; decisions per CPU-second")
         print(f"{'B':>6} {'loop':>12} {'step() alone':>14}")
         for b in args.sizes:
-            loop, step = rate(game, options, b, args.seconds, args.obs_dtype)
+            loop, step = rate(game, game_options, b, args.seconds, obs_dtype)
             print(f"{b:>6} {loop:>12,.0f} {step:>14,.0f}")
         if not args.no_compile:
-            cold, cached = compile_times(game, options, args.obs_dtype)
+            cold, cached = compile_times(game, game_options, obs_dtype)
             print(f"first step in a new process: cold cache {cold:.2f} s, cached {cached:.2f} s")
 
 

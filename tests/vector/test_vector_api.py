@@ -16,7 +16,7 @@ import pytest
 import whist_env.vector as vector
 from whist_env.cards import card_str
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
-from whist_env.registry import make
+from whist_env.registry import game_ids, make
 from whist_env.rules.core import PHASE_OVER
 from whist_env.vector.core import RawVectorEnv
 
@@ -57,8 +57,9 @@ def any_venv(request: pytest.FixtureRequest) -> RawVectorEnv:
 def test_make_rejects_bad_arguments() -> None:
     with pytest.raises(OptionError, match="unknown game 'nope'"):
         vector.make("nope", 4)
-    with pytest.raises(OptionError, match="no batched engine yet"):
-        vector.make("oh_hell_v0", 4)
+    for game_id in set(game_ids()) - set(vector.vector_game_ids()):
+        with pytest.raises(OptionError, match="no batched engine yet"):
+            vector.make(game_id, 4)
     for bad in (0, -3, 2.5, True, "8"):
         with pytest.raises(OptionError, match="num_envs must be an int >= 1"):
             vector.make(GAME, bad)  # type: ignore[arg-type]
@@ -106,7 +107,7 @@ def test_illegal_actions_name_the_environments_and_change_nothing(any_venv: RawV
     ts = venv.step(random_legal(venv.observe(venv.field("to_act")[:, 0])[1], np.random.default_rng(0)))
     actions = random_legal(ts.action_mask, np.random.default_rng(1))
     hands = venv.field("hands")
-    for i, bad in ((2, None), (5, 52), (6, -1)):
+    for i, bad in ((2, None), (5, venv.num_actions), (6, -1)):
         if bad is None:  # a card another seat holds
             bad = next(c for c in range(52) if not (int(hands[i, ts.current_player[i]]) >> c) & 1)
         actions[i] = bad
@@ -114,10 +115,13 @@ def test_illegal_actions_name_the_environments_and_change_nothing(any_venv: RawV
         venv.step(actions)
     message = str(err.value)
     assert "environment(s) 2, 5, 6" in message and "no environment changed" in message
-    assert f"Environment 2: seat {ts.current_player[2]} cannot play {card_str(int(actions[2]))}" in message
+    describe = venv.game.describe_action
+    assert (
+        "Environment 2" in message and f"seat {ts.current_player[2]} cannot play {describe(int(actions[2]))}" in message
+    )
     legal = tuple(int(c) for c in np.flatnonzero(ts.action_mask[2]))
     assert err.value.legal == legal and err.value.seat == ts.current_player[2]
-    assert "legal: " + " ".join(card_str(c) for c in legal) in message
+    assert "legal: " + " ".join(describe(c) for c in legal) in message
 
 
 def test_decks_and_dealers_are_dealt_and_checked(any_venv: RawVectorEnv) -> None:

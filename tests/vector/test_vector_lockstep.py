@@ -57,14 +57,26 @@ def lockstep(
     n = venv.num_players
     deck_field, dealer_field = venv.field("deck"), venv.field("dealer")
     twins = [make(game_id, raw=True, **options) for _ in range(num_envs)]
+    # Oh Hell's drawn trump card: each env draws it from its own generator; the twin is given the batch's
+    drawn = venv.field("drawn_card") if "drawn_card" in venv.game_fields else None
+
+    def batch_deck(i: int, state: State) -> list[int]:
+        if drawn is not None and drawn[i, 0] >= 0:
+            state.drawn_card = int(drawn[i, 0])  # type: ignore[attr-defined]
+        return [int(c) for c in deck_field[i]]
+
+    def start(i: int, deck: list[int], dealer: int) -> dict[str, Any]:
+        extra = {"trump_card": int(drawn[i, 0])} if drawn is not None and drawn[i, 0] >= 0 else {}
+        return {"deck": deck, "dealer": dealer, **extra}
+
     for i, twin in enumerate(twins):
         # the twin's later deals are the batch's: the instance attribute shadows the rules' draw_deck
-        twin.game.draw_deck = lambda _rng, _state, i=i: [int(c) for c in deck_field[i]]  # type: ignore[method-assign]
+        twin.game.draw_deck = lambda _rng, state, i=i: batch_deck(i, state)  # type: ignore[method-assign]
     decks = np.array([rng.permutation(52) for _ in range(num_envs)])
     dealers = rng.integers(n, size=num_envs)
     ts = venv.reset(options={"decks": decks, "dealers": dealers})
     for i, twin in enumerate(twins):
-        twin.reset(options={"deck": decks[i].tolist(), "dealer": int(dealers[i])})
+        twin.reset(options=start(i, decks[i].tolist(), int(dealers[i])))
     deals = 0
     step = 0
     while True:
@@ -81,7 +93,7 @@ def lockstep(
         after = venv.field("deal_index")[:, 0]
         for i, twin in enumerate(twins):
             if was_over[i]:
-                twin.reset(options={"deck": [int(c) for c in deck_field[i]], "dealer": int(dealer_field[i, 0])})
+                twin.reset(options=start(i, [int(c) for c in deck_field[i]], int(dealer_field[i, 0])))
             else:
                 twin.step(int(pick[i]))
                 deals += int(ts.terminated[i] or after[i] != before[i])

@@ -236,6 +236,13 @@ def expand(bits: np.ndarray, out: np.ndarray, lut: np.ndarray) -> None:
             out[4 * w + 1] = lut[(x >> 8) & 255]
             out[4 * w + 2] = lut[(x >> 16) & 255]
             out[4 * w + 3] = lut[(x >> 24) & 255]
+    elif per == 4:  # float32: the four words of each byte written out, with no inner loop (twice as fast)
+        for j in range(4 * full):
+            at = ((bits[j >> 2] >> (8 * (j & 3))) & 255) * 4
+            out[4 * j] = lut[at]
+            out[4 * j + 1] = lut[at + 1]
+            out[4 * j + 2] = lut[at + 2]
+            out[4 * j + 3] = lut[at + 3]
     else:
         for w in range(full):
             x = bits[w]
@@ -679,15 +686,21 @@ class RawVectorEnv:
         state.voids = st[VOIDS : VOIDS + n]
         state.returns = [float(r) for r in st[RET : RET + n]]
 
-    def _checked_import(self, env: int, state: State, cls: type[State]) -> int:
+    def _checked_import(
+        self, env: int, state: State, cls: type[State], phases: tuple[int, ...] = (PHASE_PLAY, PHASE_OVER)
+    ) -> int:
         """The index of ``env`` after checking ``state`` for :meth:`import_state`: of the game's state class, in
-        play or over, consistent by the rules' invariants, with whole-number returns."""
+        one of ``phases`` (by default: in play or over), consistent by the rules' invariants, with whole-number
+        returns."""
         i = self._env_index(env)
         gid = self.game_id
         if not isinstance(state, cls):
             raise OptionError(f"{gid}: import_state takes a {cls.__name__}, got {type(state).__name__}")
-        if state.phase not in (PHASE_PLAY, PHASE_OVER):
-            raise OptionError(f"{gid}: import_state takes a state in play or over, got phase {state.phase}")
+        if state.phase not in phases:
+            allowed = ", ".join(self.game.phase_names[p] for p in phases)
+            raise OptionError(
+                f"{gid}: import_state takes a state in one of the phases {allowed}, got phase {state.phase}"
+            )
         try:
             self.game.check_invariants(state)
         except AssertionError as err:
