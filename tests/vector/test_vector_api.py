@@ -106,7 +106,7 @@ def test_illegal_actions_name_the_environments_and_change_nothing(any_venv: RawV
     ts = venv.step(random_legal(venv.observe(venv.field("to_act")[:, 0])[1], np.random.default_rng(0)))
     actions = random_legal(ts.action_mask, np.random.default_rng(1))
     hands = venv.field("hands")
-    for i, bad in ((2, None), (5, 52), (6, -1)):
+    for i, bad in ((2, None), (5, venv.num_actions), (6, -1)):
         if bad is None:  # a card another seat holds
             bad = next(c for c in range(52) if not (int(hands[i, ts.current_player[i]]) >> c) & 1)
         actions[i] = bad
@@ -114,10 +114,11 @@ def test_illegal_actions_name_the_environments_and_change_nothing(any_venv: RawV
         venv.step(actions)
     message = str(err.value)
     assert "environment(s) 2, 5, 6" in message and "no environment changed" in message
-    assert f"Environment 2: seat {ts.current_player[2]} cannot play {card_str(int(actions[2]))}" in message
+    describe = venv.game.describe_action  # cards by name, and a game's other actions (KEEP, bids) in words
+    assert f"Environment 2: seat {ts.current_player[2]} cannot play {describe(int(actions[2]))}" in message
     legal = tuple(int(c) for c in np.flatnonzero(ts.action_mask[2]))
     assert err.value.legal == legal and err.value.seat == ts.current_player[2]
-    assert "legal: " + " ".join(card_str(c) for c in legal) in message
+    assert "legal: " + " ".join(describe(c) for c in legal) in message
 
 
 def test_decks_and_dealers_are_dealt_and_checked(any_venv: RawVectorEnv) -> None:
