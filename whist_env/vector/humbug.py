@@ -269,6 +269,8 @@ class HumbugVector(RawVectorEnv):
         invariants). The engine does not know the deck it was dealt from: :meth:`decks` gives -1s for it. Before
         any :meth:`reset`, the other environments have no episode: the next :meth:`step` starts theirs (and ignores
         their actions), as after an ended episode."""
+        if type(state) is not State:  # Humbug's rules keep the plain State: a game's subclass is another game
+            raise OptionError(f"{self.game_id}: import_state takes a State (Humbug's own), got {type(state).__name__}")
         i = self._checked_import(env, state, State)
         if state.scores != [int(r) for r in state.returns]:
             raise OptionError(
