@@ -679,15 +679,19 @@ class RawVectorEnv:
         state.voids = st[VOIDS : VOIDS + n]
         state.returns = [float(r) for r in st[RET : RET + n]]
 
-    def _checked_import(self, env: int, state: State, cls: type[State]) -> int:
+    def _checked_import(
+        self, env: int, state: State, cls: type[State], phases: tuple[int, ...] = (PHASE_PLAY, PHASE_OVER)
+    ) -> int:
         """The index of ``env`` after checking ``state`` for :meth:`import_state`: of the game's state class, in
-        play or over, consistent by the rules' invariants, with whole-number returns."""
+        one of ``phases`` (by default play or over: a game adds those of its kernels), consistent by the rules'
+        invariants, with whole-number returns."""
         i = self._env_index(env)
         gid = self.game_id
         if not isinstance(state, cls):
             raise OptionError(f"{gid}: import_state takes a {cls.__name__}, got {type(state).__name__}")
-        if state.phase not in (PHASE_PLAY, PHASE_OVER):
-            raise OptionError(f"{gid}: import_state takes a state in play or over, got phase {state.phase}")
+        if state.phase not in phases:
+            names = " or ".join(self.game.phase_names[p] for p in phases)
+            raise OptionError(f"{gid}: import_state takes a state in {names}, got phase {state.phase}")
         try:
             self.game.check_invariants(state)
         except AssertionError as err:

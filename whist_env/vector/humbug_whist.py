@@ -530,11 +530,11 @@ class HumbugWhistVector(RawVectorEnv):
         return state
 
     def import_state(self, env: int, state: State) -> None:
-        """Set environment ``env`` to ``state`` (a ``HumbugWhistState`` in play or over, checked by the rules'
-        invariants; not in the exchange phase). The engine does not know the deck it was dealt from: :meth:`decks`
+        """Set environment ``env`` to ``state`` (a ``HumbugWhistState`` in the exchange phase, in play or over,
+        checked by the rules' invariants). The engine does not know the deck it was dealt from: :meth:`decks`
         gives -1s for it. Before any :meth:`reset`, the other environments have no episode: the next :meth:`step`
         starts theirs (and ignores their actions), as after an ended episode."""
-        i = self._checked_import(env, state, HumbugWhistState)
+        i = self._checked_import(env, state, HumbugWhistState, (PHASE_EXCHANGE, PHASE_PLAY, PHASE_OVER))
         assert isinstance(state, HumbugWhistState)  # checked: for mypy
         n = NUM_PLAYERS
         row = self._import_common(state)
