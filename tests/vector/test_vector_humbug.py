@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_vector_api import random_legal, unchanged
+from test_vector_api import follow_twin, random_legal, unchanged
 
 import whist_env.vector as vector
 from whist_env.errors import OptionError
@@ -99,17 +99,7 @@ def test_export_and_import_carry_a_position(options: dict[str, object]) -> None:
     venv.reset()
     venv.import_state(3, twin.game_state.copy())
     assert venv.decks()[3].tolist() == [-1] * 52
-    for step in range(52 - 15):  # to the end of the first deal
-        for seat in range(2):
-            obs, mask = venv.observe(np.full(B, seat))
-            want = twin.observe(f"player_{seat}")
-            assert np.array_equal(obs[3], want["observation"]), (step, seat)
-            assert np.array_equal(mask[3], want["action_mask"]), (step, seat)
-        assert np.array_equal(venv.state()[3], twin.state()), step
-        actions = random_legal(venv.observe(np.maximum(venv.field("to_act")[:, 0], 0))[1], rng)
-        ts = venv.step(actions)
-        twin.step(int(actions[3]))
-        assert ts.rewards[3].tolist() == [twin.rewards[f"player_{s}"] for s in range(2)]
+    follow_twin(venv, 3, twin, 52 - 15, rng)  # to the end of the first deal
     venv.import_state(0, venv.export_state(3))
     assert np.array_equal(venv.observe(np.ones(B, np.int64))[0][0], venv.observe(np.ones(B, np.int64))[0][3])
 

@@ -25,7 +25,6 @@ from whist_env.vector.core import (
     FULL,
     GAME_SLOTS,
     HAND,
-    LAST,
     LAST_ACTOR,
     LEADER,
     MAX_SEATS,
@@ -33,13 +32,13 @@ from whist_env.vector.core import (
     PLAYED,
     RET,
     TO_ACT,
-    TRICK,
     TRICK_NO,
     TRUMP,
     TURN_PUBLIC,
     TURN_UP,
     WON,
     RawVectorEnv,
+    cards_gone,
     check_actions,
     deal_round_robin,
     expand,
@@ -116,14 +115,7 @@ def observe_row(
     known[me] = hand
     known[opp] = st[HAND + opp] if not over and (cfg[CFG_OPEN] or studying) else 0
     seen = hand | known[opp]  # the turn-up is in the dealer's hand, not on the table: it proves nothing seen
-    for s in range(NUM_PLAYERS):
-        if recall:
-            seen |= st[PLAYED + s]
-        else:
-            if st[TRICK + s] >= 0:
-                seen |= 1 << st[TRICK + s]
-            if st[LAST + s] >= 0:
-                seen |= 1 << st[LAST + s]
+    seen |= cards_gone(st, recall)
     write_common(bits, offs, st, me, known, FULL & ~seen, st[TURN_UP], recall)
     if studying:
         put_bits(bits, offs[SLOT_INIT_ME, 0], st[DEALT + me])

@@ -41,7 +41,6 @@ from whist_env.vector.core import (
     GAME_COLS,
     GAME_SLOTS,
     HAND,
-    LAST,
     LAST_ACTOR,
     LEADER,
     MAX_SEATS,
@@ -50,13 +49,13 @@ from whist_env.vector.core import (
     PLAYED,
     RET,
     TO_ACT,
-    TRICK,
     TRICK_NO,
     TRUMP,
     TURN_PUBLIC,
     TURN_UP,
     WON,
     RawVectorEnv,
+    cards_gone,
     deal_round_robin,
     env_list,
     expand,
@@ -305,14 +304,7 @@ def observe_row(
             seen |= 1 << t
     if turn_up >= 0:
         seen |= 1 << turn_up
-    for s in range(NUM_PLAYERS):
-        if recall:
-            seen |= st[PLAYED + s]
-        else:
-            if st[TRICK + s] >= 0:
-                seen |= 1 << st[TRICK + s]
-            if st[LAST + s] >= 0:
-                seen |= 1 << st[LAST + s]
+    seen |= cards_gone(st, recall)
     write_common(bits, offs, st, me, known, FULL & ~seen, turn_up, recall)
     if phase == PHASE_EXCHANGE:
         put_one(bits, offs, SLOT_PHASE, 0)
