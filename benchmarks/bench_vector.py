@@ -50,8 +50,9 @@ def rate(game_id: str, options: dict[str, Any], num_envs: int, seconds: float, o
     start = time.process_time()
     while time.process_time() - start < seconds:
         legal = ts.action_mask
-        # a random legal card per env; an ended episode's action is ignored, whatever argmax gives there
-        actions = (rng.random(legal.shape, np.float32) * legal).argmax(axis=1)
+        # a random legal action per env (+ 1: a float32 draw can be 0.0, which would tie a lone legal action with
+        # the illegal ones); an ended episode's action is ignored, whatever argmax gives there
+        actions = ((rng.random(legal.shape, np.float32) + 1) * legal).argmax(axis=1)
         t0 = time.process_time()
         ts = venv.step(actions)
         in_step += time.process_time() - t0

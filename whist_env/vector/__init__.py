@@ -12,7 +12,7 @@
 episode ended starts a new one on the next ``step()`` and ignores the action given for it there.
 
 This package imports numba (the ``vector`` extra); ``import whist_env`` never imports it. Games with a batched
-engine so far: classic_whist_v0, german_whist_v0 and oh_hell_v0 (every option of each). The others come later.
+engine: all five (every option of each).
 """
 
 from __future__ import annotations

@@ -410,6 +410,22 @@ def play_card(st: np.ndarray, card: int, free_tricks: int = 0) -> int:
 
 
 @jit
+def cards_gone(st: np.ndarray, recall: bool) -> int:
+    """The played cards a seat has seen go: with ``recall`` every card played this deal, else only those of the
+    current and the last trick (the part of ``unseen`` every trick game's view rules share)."""
+    gone = 0
+    for s in range(st[NUM_SEATS]):
+        if recall:
+            gone |= st[PLAYED + s]
+        else:
+            if st[TRICK + s] >= 0:
+                gone |= 1 << st[TRICK + s]
+            if st[LAST + s] >= 0:
+                gone |= 1 << st[LAST + s]
+    return gone
+
+
+@jit
 def write_common(
     bits: np.ndarray,
     offs: np.ndarray,
