@@ -143,7 +143,9 @@ def test_illegal_actions_name_the_environments_and_change_nothing(any_venv: RawV
     message = str(err.value)
     assert "environment(s) 2, 5, 6" in message and "no environment changed" in message
     describe = venv.game.describe_action  # cards by name, and a game's other actions (KEEP, bids) in words
-    assert f"Environment 2: seat {ts.current_player[2]} cannot play {describe(int(actions[2]))}" in message
+    assert (
+        "Environment 2" in message and f"seat {ts.current_player[2]} cannot play {describe(int(actions[2]))}" in message
+    )
     legal = tuple(int(c) for c in np.flatnonzero(ts.action_mask[2]))
     assert err.value.legal == legal and err.value.seat == ts.current_player[2]
     assert "legal: " + " ".join(describe(c) for c in legal) in message
