@@ -215,8 +215,8 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         + f" --seed {seed}",
         "```",
         "",
-        f"Exported at git commit `{_git_commit()}`. Seeds: training seed {config.seed} (the shipped run; every seed "
-        "run is in docs/results_training.md).",
+        f"Card written at git commit `{_git_commit()}`. Seeds: training seed {config.seed} (the shipped run; every "
+        "seed run is in docs/results_training.md).",
         "",
         "## Time on 2 cores",
         "",
@@ -299,6 +299,18 @@ def main(argv: list[str] | None = None) -> int:
         return report_interrupt("ship.py")
 
 
+def _weights_digest(npz: Path) -> str:
+    """A digest of the network's arrays (not of the file: the zip's timestamps differ between two exports)."""
+    import numpy as np
+
+    digest = hashlib.sha256()
+    with np.load(npz, allow_pickle=False) as data:
+        for name in sorted(f for f in data.files if not f.endswith(".json")):  # the arrays, not the metadata
+            digest.update(name.encode())
+            digest.update(np.ascontiguousarray(data[name]).tobytes())
+    return digest.hexdigest()
+
+
 def _ship(args: argparse.Namespace) -> int:
     from whist_env.agents.pretrained import export_policy
 
@@ -306,12 +318,14 @@ def _ship(args: argparse.Namespace) -> int:
     if not model.exists():
         raise OptionError(f"{model} does not exist: --run must name a finished training run (with model.zip)")
     config = load_config(args.run / "config.yaml")
-    npz = export_policy(model, args.out_dir / f"{config.game}.npz", config.game, config.game_options)
+    npz = args.out_dir / f"{config.game}.npz"
+    if not args.card_only:
+        npz = export_policy(model, npz, config.game, config.game_options)
     if npz.stat().st_size > MAX_BYTES:
         raise ValueError(f"{npz} is {npz.stat().st_size / 1e6:.1f} MB; shipped weights must stay under 3 MB")
     # The evaluation is kept in the run: --card-only rewrites the card from it (same file, deals and seed).
     saved = args.run / "ship_eval.json"
-    key = {"sha256": hashlib.sha256(npz.read_bytes()).hexdigest(), "deals": args.deals,
+    key = {"weights_sha256": _weights_digest(npz), "deals": args.deals,
            "pimc_deals": args.pimc_deals, "seed": args.seed}  # fmt: skip
     if args.card_only:
         record = json.loads(saved.read_text()) if saved.exists() else {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -329,18 +330,47 @@ def test_pimc_with_a_pretrained_fallback_plays_legal_moves(game_id: str, exporte
     assert isinstance(colon.fallback, PretrainedAgent) and colon.fallback.path == str(exported[game_id])
 
 
+@pytest.fixture
+def nothing_shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stand-in for ``whist_env.pretrained`` that holds no weights."""
+    import whist_env.agents.pretrained as pretrained
+
+    package = tmp_path / "nothing_shipped"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(pretrained, "SHIPPED_PACKAGE", "nothing_shipped")
+
+
 @pytest.mark.parametrize("game_id", GAMES)
-def test_pretrained_without_shipped_weights_says_how_to_use_your_own(game_id: str) -> None:
-    if game_id in shipped_games():
-        agent = make_agent("pretrained", game_id)
-        assert isinstance(agent, PretrainedAgent) and agent.path is None
-        return
+def test_pretrained_without_shipped_weights_says_how_to_use_your_own(game_id: str, nothing_shipped: None) -> None:
     for text in ("pretrained", "pimc:fallback=pretrained"):
         with pytest.raises(
             OptionError, match=f"not available yet for {game_id}: no pretrained weights are shipped"
         ) as err:
             make_agent(text, game_id)
         assert "pretrained(path=" in str(err.value) and "export_policy" in str(err.value)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_game_ships_a_network_that_plays_legal_moves_in_every_seat(game_id: str) -> None:
+    assert game_id in shipped_games()
+    spec = get_spec(game_id)
+    n = spec.make_rules().num_players
+    single = dict(spec.single_deal)  # the options it was trained on: one deal per episode (the arena's unit)
+    agent = make_agent("pretrained", game_id, **single)
+    assert isinstance(agent, PretrainedAgent) and agent.path is None
+    decisions, seats = play_episodes(game_id, [agent] * n, seed=12, episodes=3, **single)
+    assert seats == set(range(n)) and decisions > 0
+    if ModelMetadata.for_game(game_id).layout_fingerprint == ModelMetadata.for_game(game_id, single).layout_fingerprint:
+        with warnings.catch_warnings():  # whole games have the same layout (a warning says the length differs)
+            warnings.simplefilter("ignore")
+            whole = make_agent("pretrained", game_id)
+        decisions, seats = play_episodes(game_id, [whole] * n, seed=11, episodes=1)
+        assert seats == set(range(n)) and decisions > 0
+    else:  # Oh Hell's match schedule has other pieces: refused, naming the option to pass
+        with pytest.raises(ModelMismatchError, match="trained with episode='deal'"):
+            make_agent("pretrained", game_id)
 
 
 def test_shipped_weights_are_read_from_the_package(

@@ -42,6 +42,12 @@ def test_a_finished_run_ships_with_a_card(tmp_path: Path, capsys: pytest.Capture
     table = [line for line in card.splitlines() if line.startswith("| `pretrained` |")]
     assert [line.split(" | ")[1] for line in table] == ["random", "heuristic"]
     assert all(line.rstrip(" |").endswith("| 0") for line in table)  # no illegal action
+    # --card-only writes the same card from the run's saved evaluation, and refuses another evaluation's settings
+    (out / "german_whist_v0.md").unlink()
+    assert ship(["--run", str(runs / "r"), "--out-dir", str(out), "--deals", "6", "--card-only"]) == 0
+    assert (out / "german_whist_v0.md").read_text() == card
+    assert ship(["--run", str(runs / "r"), "--out-dir", str(out), "--deals", "7", "--card-only"]) == 2
+    assert "holds no evaluation of this file" in capsys.readouterr().err
     # the file plays: legal moves in every seat
     agent = PretrainedAgent("german_whist_v0", path=npz)
     env.reset(seed=3)
