@@ -24,6 +24,7 @@ from typing import Any
 from whist_env.errors import OptionError
 from whist_env.registry import game_ids, get_spec
 from whist_env.vector.core import RawVectorEnv, TimeStep
+from whist_env.vector.learner import LearnerVectorEnv, make_learner_env
 
 
 def _kernel_module(game_id: str) -> str:
@@ -61,4 +62,4 @@ def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str | None = 
     return env
 
 
-__all__ = ["TimeStep", "RawVectorEnv", "make", "vector_game_ids"]
+__all__ = ["TimeStep", "RawVectorEnv", "LearnerVectorEnv", "make", "make_learner_env", "vector_game_ids"]
