@@ -124,7 +124,9 @@ class LearnerVectorEnv(VectorEnv):
         else:
             specs = [opponents]  # type: ignore[list-item]  # reported below
         for spec in specs:
-            if not (spec == RANDOM if isinstance(spec, str) else callable(spec)) or callable(getattr(spec, "act", None)):
+            if not (spec == RANDOM if isinstance(spec, str) else callable(spec)) or callable(
+                getattr(spec, "act", None)
+            ):
                 raise OptionError(
                     f"{self.game_id}: an opponent must be 'random' or a batched policy callable "
                     f"(obs (k, D), mask (k, A) bool) -> actions (k,), got {spec!r} (Agent objects and other names "
