@@ -214,7 +214,9 @@ def test_bad_input_names_the_environments_and_changes_nothing() -> None:
         env.step(np.zeros(B, np.float32))
     actions = random_actions(masks, np.random.default_rng(0))
     actions[[2, 5]] = np.argmin(masks[[2, 5]], axis=1)  # an illegal card in environments 2 and 5
-    with pytest.raises(IllegalActionError, match=r"environment\(s\) 2, 5\. Environment 2: seat 0 cannot play"):
+    with pytest.raises(
+        IllegalActionError, match=r"environment\(s\) 2, 5; no environment changed\. Environment 2: seat 0 cannot play"
+    ):
         env.step(actions)
     actions[5] = 99
     with pytest.raises(IllegalActionError, match=r"environment\(s\) 2, 5"):

@@ -42,6 +42,7 @@ from whist_env.vector.core import RawVectorEnv, TimeStep, env_list
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 OpponentSpec = str | Policy
 RANDOM = "random"
+LEARNER = "the learner"
 
 
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -205,7 +206,7 @@ class LearnerVectorEnv(VectorEnv):
                 f"{self.game_id}: actions must be an integer array of shape ({b},) (one per environment), "
                 f"got shape {acts.shape} dtype {acts.dtype}"
             )
-        self._check_legal(acts, np.arange(b), "the learner")
+        self._check_legal(acts, np.arange(b), LEARNER)
         reward = self._pending.copy()
         self._pending[:] = 0.0
         self._length += 1
@@ -238,9 +239,10 @@ class LearnerVectorEnv(VectorEnv):
         first, i = int(bad[0]), int(rows[bad[0]])
         describe = self.venv.game.describe_action
         legal = tuple(int(x) for x in np.flatnonzero(self._mask[i]))
+        changed = "; no environment changed" if who == LEARNER else ""
         raise IllegalActionError(
-            f"{self.game_id}: illegal action of {who} in environment(s) {env_list(rows[bad])}. Environment {i}: seat "
-            f"{int(self._player[i])} cannot play {describe(int(acts[first]))}; legal: "
+            f"{self.game_id}: illegal action of {who} in environment(s) {env_list(rows[bad])}{changed}. "
+            f"Environment {i}: seat {int(self._player[i])} cannot play {describe(int(acts[first]))}; legal: "
             + " ".join(describe(x) for x in legal),
             int(self._player[i]),
             int(acts[first]),
