@@ -8,6 +8,8 @@ episode statistics must be the twin's.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections import deque
 from typing import Any
 
@@ -317,3 +319,13 @@ def test_maskable_ppo_trains_on_the_sb3_adapter() -> None:
             episodes += 1
             assert infos[i]["terminal_observation"].shape == obs[i].shape and "r" in infos[i]["episode"]
     assert episodes > 0
+
+
+def test_importing_the_learner_env_imports_no_training_library() -> None:
+    code = (
+        "import sys, whist_env.vector; "
+        "print([m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'ray') if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
