@@ -11,6 +11,10 @@
 ``float32``), ``action_mask``, ``rewards`` (every seat), ``terminated`` and ``truncated``. An environment whose
 episode ended starts a new one on the next ``step()`` and ignores the action given for it there.
 
+:func:`make_learner_env` (:mod:`whist_env.vector.learner`) is a ``gymnasium.vector.VectorEnv`` for one learner
+whose other seats are played inside, batched (random, or a policy callable ``(obs, mask) -> actions``);
+:mod:`whist_env.vector.sb3` makes it an SB3 ``VecEnv`` that sb3-contrib's ``MaskablePPO`` trains on as is.
+
 This package imports numba (the ``vector`` extra); ``import whist_env`` never imports it. Games with a batched
 engine: all five (every option of each).
 """
@@ -24,6 +28,7 @@ from typing import Any
 from whist_env.errors import OptionError
 from whist_env.registry import game_ids, get_spec
 from whist_env.vector.core import RawVectorEnv, TimeStep
+from whist_env.vector.learner import LearnerVectorEnv, make_learner_env
 
 
 def _kernel_module(game_id: str) -> str:
@@ -61,4 +66,4 @@ def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str | None = 
     return env
 
 
-__all__ = ["TimeStep", "RawVectorEnv", "make", "vector_game_ids"]
+__all__ = ["TimeStep", "RawVectorEnv", "LearnerVectorEnv", "make", "make_learner_env", "vector_game_ids"]

@@ -852,6 +852,91 @@ class RawVectorEnv:
         )
         return self._trim(obs, mask)
 
+    def step_envs(self, envs: Any, actions: Any) -> TimeStep:
+        """:meth:`step` for the environments ``envs`` only: the others, and their generators, do not move (the
+        learner env of :mod:`whist_env.vector.learner` plays the seats inside with it).
+
+        Args:
+            envs: distinct environment indices, an integer array (k,).
+            actions: an integer array (k,): ``actions[j]`` for environment ``envs[j]`` (ignored where its episode
+                ended: it starts a new one).
+
+        Returns:
+            A :class:`TimeStep` of ``k`` rows, in the order of ``envs``.
+
+        Raises:
+            ValueError: for bad ``envs`` or actions of the wrong shape or dtype.
+            IllegalActionError: when some actions are illegal; it names the environments (batch indices), and none
+                changed.
+        """
+        if not self._started:
+            raise CallOrderError(f"{self.game_id}: call reset() before step_envs(): no episode has started")
+        rows = self._env_rows(envs)
+        acts = np.asarray(actions)
+        if acts.shape != rows.shape or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(
+                f"{self.game_id}: actions must be an integer array of shape {rows.shape} (one per environment in "
+                f"envs), got shape {acts.shape} dtype {acts.dtype}"
+            )
+        acts = np.ascontiguousarray(acts, np.int64)
+        k = len(rows)
+        state, rng, bad = self._state[rows], self._rng[rows], np.zeros(k, np.bool_)
+        current, obs, mask, rewards = self._outputs(k)
+        term = np.zeros(k, np.bool_)
+        refused = type(self).step_kernel(
+            state, rng, self.config, *self._tables, acts, bad,
+            current, obs.view(np.uint64), mask.view(np.uint64), rewards, term,
+        )  # fmt: skip
+        if refused:
+            first = int(np.flatnonzero(bad)[0])
+            seat = int(state[first, TO_ACT])
+            legal = tuple(int(a) for a in np.flatnonzero(self._observe_rows(state[first : first + 1], [seat])[1][0]))
+            describe = self.game.describe_action
+            raise IllegalActionError(
+                f"{self.game_id}: illegal action in environment(s) {env_list(rows[bad])}; no environment changed. "
+                f"Environment {rows[first]}: seat {seat} cannot play {describe(int(acts[first]))}; legal: "
+                + " ".join(describe(a) for a in legal),
+                seat,
+                int(acts[first]),
+                legal,
+            )
+        self._state[rows] = state
+        self._rng[rows] = rng
+        return TimeStep(current, *self._trim(obs, mask), rewards, term, np.zeros(k, np.bool_))
+
+    def observe_envs(self, envs: Any, seats: Any) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`observe` for the environments ``envs`` only: the observation and mask of ``seats[j]`` in
+        environment ``envs[j]``.  # (k, D), (k, A)"""
+        if not self._started:
+            raise CallOrderError(f"{self.game_id}: call reset() before observe_envs(): no episode has started")
+        rows = self._env_rows(envs)
+        seat_arr = np.asarray(seats)
+        if seat_arr.shape != rows.shape or not np.issubdtype(seat_arr.dtype, np.integer):
+            raise ValueError(f"{self.game_id}: seats must be an integer array of shape {rows.shape}, got {seat_arr!r}")
+        if ((seat_arr < 0) | (seat_arr >= self.num_players)).any():
+            raise ValueError(f"{self.game_id}: seats must be 0..{self.num_players - 1}, got {seat_arr.tolist()}")
+        return self._observe_rows(self._state[rows], seat_arr)
+
+    def _observe_rows(self, state: np.ndarray, seats: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The observation and mask of ``seats[j]`` in the state rows ``state[j]`` (a copy of some rows)."""
+        _, obs, mask, _ = self._outputs(state.shape[0])
+        type(self).observe_kernel(
+            state, self.config, *self._tables, np.ascontiguousarray(seats, np.int64), obs.view(np.uint64),
+            mask.view(np.uint64),
+        )  # fmt: skip
+        return self._trim(obs, mask)
+
+    def _env_rows(self, envs: Any) -> np.ndarray:
+        """``envs`` checked: distinct environment indices as an int64 array (k,)."""
+        rows = np.asarray(envs)
+        if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
+            raise ValueError(f"{self.game_id}: envs must be a 1-D integer array of environment indices, got {envs!r}")
+        if ((rows < 0) | (rows >= self.num_envs)).any() or len(np.unique(rows)) != len(rows):
+            raise ValueError(
+                f"{self.game_id}: envs must be distinct environment indices 0..{self.num_envs - 1}, got {rows.tolist()}"
+            )
+        return rows.astype(np.int64)
+
     def state(self) -> np.ndarray:
         """The full hidden state of each environment, as the AEC env's ``state()``: every hand and the game's hidden
         card sets (:meth:`hidden_masks`), then the table as seat 0 sees it (absolute seats).  # (B, 52 n + D) float32"""
@@ -868,9 +953,10 @@ class RawVectorEnv:
             raise IndexError(f"{self.game_id}: environment index must be an int 0..{self.num_envs - 1}, got {env!r}")
         return int(env)
 
-    def _outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Fresh output arrays; the observation and mask rows padded to whole bytes of bits (see :func:`expand`)."""
-        b = self.num_envs
+    def _outputs(self, rows: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Fresh output arrays for ``rows`` environments (None: all); the observation and mask rows padded to whole
+        bytes of bits (see :func:`expand`)."""
+        b = self.num_envs if rows is None else rows
         return (
             np.empty(b, np.int64),
             np.empty((b, padded(self.observation_size)), self.obs_dtype),

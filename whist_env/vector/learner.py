@@ -1,0 +1,358 @@
+"""One learner against batched opponents on the batched engine: a ``gymnasium.vector.VectorEnv`` (issue #14, point 3).
+
+    >>> from whist_env.vector import make_learner_env
+    >>> envs = make_learner_env("classic_whist_v0", 256, opponents="random", seed=0)
+    >>> obs, infos = envs.reset()
+    >>> obs, rewards, terminated, truncated, infos = envs.step(actions)  # (256,) legal actions of the learner
+
+The batched twin of :class:`whist_env.envs.single_agent.SingleAgentWhistEnv`: in every environment the learner
+holds one seat, and the other seats are played *inside* the env, batched: after the learner's actions the
+opponents play, a batch call per seat policy, until it is the learner's turn again (or the episode ends) in every
+environment. A transition is (my observation, my action, the reward my seat earned until my next turn, my next
+observation); the learner receives its terminal reward even when an opponent made the last move.
+
+Autoreset: **same-step** (``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``). Where an episode ends
+(``terminated``), the same ``step()`` starts the next one and plays its opponents up to the learner's first decision:
+the observation returned is the new episode's, and the ended episode's last observation (the learner's seat's) is
+in ``infos["final_obs"]`` (a (B, D) array, rows valid where ``infos["_final_obs"]``). This suits the engine, whose
+seats inside play on anyway, and SB3, whose ``VecEnv`` works the same way. ``truncated`` is always False.
+
+Infos (Gymnasium's vector convention, every key with its ``_key`` mask): ``learner_seat`` (the seat of the
+episode each observation belongs to), and where an episode ended ``final_obs``, ``final_info`` (``learner_seat``
+and ``returns``: every seat's episode return, absolute seats) and ``episode`` (``r``: the learner's episode
+return, ``l``: its number of decisions).
+
+Randomness: the deals come from the engine's generators, the learner's seat (``"random"``) and the random
+opponents' choices from a numpy generator; both are seeded from ``seed`` (and ``reset(seed=)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from whist_env.errors import CallOrderError, IllegalActionError, OptionError
+from whist_env.options import reset_options
+from whist_env.vector.core import RawVectorEnv, TimeStep, env_list
+
+Policy = Callable[[np.ndarray, np.ndarray], Any]
+OpponentSpec = str | Policy
+RANDOM = "random"
+LEARNER = "the learner"
+
+
+def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of the bool ``mask`` (k, A): one integer draw per row.
+
+    Raises:
+        ValueError: when a row has no legal action.
+    """
+    counts = mask.sum(axis=1)
+    if (counts == 0).any():
+        raise ValueError(f"no legal action to choose from in row(s) {env_list(np.flatnonzero(counts == 0))}")
+    pick = rng.integers(counts)
+    return (np.cumsum(mask, axis=1) > pick[:, None]).argmax(axis=1)
+
+
+class LearnerVectorEnv(VectorEnv):
+    """``num_envs`` episodes of one game, one learner seat each, the other seats played inside; see the module
+    docstring (built by :func:`make_learner_env`, whose arguments it takes)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012 (Gymnasium's convention)
+
+    def __init__(
+        self,
+        venv: RawVectorEnv,
+        opponents: OpponentSpec | Sequence[OpponentSpec] = RANDOM,
+        learner_seat: int | str = 0,
+        seed: Any = None,
+    ) -> None:
+        gid = venv.game_id
+        n = venv.num_players
+        self.venv = venv
+        self.game_id = gid
+        self.num_envs = venv.num_envs
+        self.num_players = n
+        if isinstance(learner_seat, str):
+            if learner_seat != RANDOM:
+                raise OptionError(f"{gid}: learner_seat must be 'random' or a seat 0..{n - 1}, got {learner_seat!r}")
+        elif not isinstance(learner_seat, (int, np.integer)) or isinstance(learner_seat, bool):
+            raise OptionError(f"{gid}: learner_seat must be 'random' or a seat 0..{n - 1}, got {learner_seat!r}")
+        elif not 0 <= learner_seat < n:
+            raise OptionError(f"{gid}: learner_seat must be 'random' or a seat 0..{n - 1}, got {learner_seat!r}")
+        self.learner_seat_mode: int | str = learner_seat if isinstance(learner_seat, str) else int(learner_seat)
+        self.set_opponents(opponents)
+        self.single_observation_space = spaces.Box(0, 1, (venv.observation_size,), venv.obs_dtype)
+        self.single_action_space = spaces.Discrete(venv.num_actions)
+        self.observation_space = spaces.Box(0, 1, (self.num_envs, venv.observation_size), venv.obs_dtype)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, venv.num_actions))
+        self._rng = self._generator(seed)
+        b = self.num_envs
+        self._seat = np.zeros(b, np.int64)
+        self._player = np.full(b, -1, np.int64)  # the seat to act in each environment (-1: episode over)
+        self._obs = np.zeros((b, venv.observation_size), venv.obs_dtype)  # the seat to act's observation
+        self._mask = np.zeros((b, venv.num_actions), np.bool_)  # its legal actions
+        self._pending = np.zeros(b, np.float64)  # the learner's reward earned before its first decision
+        self._return = np.zeros(b, np.float64)
+        self._length = np.zeros(b, np.int64)
+        self._ready = False  # False before reset() and after a failed step (an opponent's bad action)
+
+    # ------------------------------------------------------------------ configuration
+    def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
+        """Replace who plays the other seats (at once, also in the middle of an episode).
+
+        Args:
+            opponents: ``"random"`` (a uniformly random legal action) or a batched policy callable
+                ``(obs (k, D), mask (k, A) bool) -> actions (k,)`` for every other seat; or a sequence of ``n - 1``
+                of them for the seats to the learner's left, in order (relative seats 1, 2, ...). In a partnership
+                game the learner's partner (relative seat 2 of 4) is one of these seats, played like an opponent.
+        """
+        n = self.num_players
+        specs: list[OpponentSpec]
+        if isinstance(opponents, str) or callable(opponents):
+            specs = [opponents] * (n - 1)
+        elif isinstance(opponents, Sequence) and not isinstance(opponents, Mapping):
+            if len(opponents) != n - 1:
+                raise OptionError(
+                    f"{self.game_id}: opponents as a sequence must hold {n - 1} policies (relative seats 1..{n - 1}, "
+                    f"from the learner's left), got {len(opponents)}"
+                )
+            specs = list(opponents)
+        else:
+            specs = [opponents]  # type: ignore[list-item]  # reported below
+        for spec in specs:
+            if not (spec == RANDOM if isinstance(spec, str) else callable(spec)) or callable(
+                getattr(spec, "act", None)
+            ):
+                raise OptionError(
+                    f"{self.game_id}: an opponent must be 'random' or a batched policy callable "
+                    f"(obs (k, D), mask (k, A) bool) -> actions (k,), got {spec!r} (Agent objects and other names "
+                    "have no batched form yet: use whist_env.envs.single_agent for them)"
+                )
+        # the distinct policies, and which one plays each relative seat (index 0: the learner, -1)
+        self._policies: list[OpponentSpec] = []
+        self._policy_of = np.full(n, -1, np.int64)
+        for rel, spec in enumerate(specs, start=1):
+            found = [k for k, p in enumerate(self._policies) if p is spec]
+            if not found:
+                self._policies.append(spec)
+            self._policy_of[rel] = found[0] if found else len(self._policies) - 1
+
+    def _generator(self, seed: Any) -> np.random.Generator:
+        """The learner env's own generator (seats, random opponents): a stream of ``seed`` apart from the engine's."""
+        return np.random.default_rng(np.random.SeedSequence(None if seed is None else int(seed), spawn_key=(1,)))
+
+    def _draw_seats(self, rows: np.ndarray) -> None:
+        """The learner's seat of the next episode in environments ``rows``."""
+        if self.learner_seat_mode == RANDOM:
+            self._seat[rows] = self._rng.integers(self.num_players, size=len(rows))
+        else:
+            self._seat[rows] = self.learner_seat_mode
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new episode in every environment and play the opponents up to the learner's first decision.
+
+        Args:
+            seed: reseeds the engine's generators and the learner env's own (an int >= 0); None: they go on.
+            options: ``{"decks": (B, 52), "dealers": (B,)}``, as :meth:`RawVectorEnv.reset` takes them.
+
+        Raises:
+            OptionError: for a bad seed or option (nothing changes then).
+        """
+        reset_options(self.game_id, options, ("decks", "dealers"))
+        ts = self.venv.reset(seed=seed, options=options)  # checks the seed and the options first
+        if seed is not None:
+            self._rng = self._generator(seed)
+        every = np.arange(self.num_envs)
+        self._draw_seats(every)
+        self._pending[:] = 0.0
+        self._return[:] = 0.0
+        self._length[:] = 0
+        reward = np.zeros(self.num_envs, np.float64)
+        self._ready = False
+        infos = self._advance(every, ts, reward, np.zeros(self.num_envs, np.bool_), {})
+        self._pending += reward  # rewards before the first decision are paid with it (none in the five games)
+        self._ready = True
+        return self._obs.copy(), infos
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play the learner's ``actions`` (B,), then the other seats until the learner's next turn everywhere.
+
+        Returns:
+            observations (B, D), the learner's rewards since its previous decision (B,) float32 (including the
+            opponents' moves and the terminal reward), terminated (B,), truncated (B,) (always False), infos.
+
+        Raises:
+            ValueError: for actions of the wrong shape or dtype.
+            IllegalActionError: when some learner actions are illegal; it names the environments, and none changed.
+            CallOrderError: before :meth:`reset`, or after an opponent policy returned bad actions.
+        """
+        if not self._ready:
+            raise CallOrderError(
+                f"{self.game_id}: call reset() before step() (no episode has started, or an opponent policy "
+                "returned bad actions in the last step)"
+            )
+        acts = np.asarray(actions)
+        b = self.num_envs
+        if acts.shape != (b,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(
+                f"{self.game_id}: actions must be an integer array of shape ({b},) (one per environment), "
+                f"got shape {acts.shape} dtype {acts.dtype}"
+            )
+        self._check_legal(acts, np.arange(b), LEARNER)
+        reward = self._pending.copy()
+        self._pending[:] = 0.0
+        self._length += 1
+        ts = self.venv.step(acts)
+        ended = np.zeros(b, np.bool_)
+        infos: dict[str, Any] = {}
+        self._ready = False
+        infos = self._advance(np.arange(b), ts, reward, ended, infos)
+        self._return[~ended] += reward[~ended]  # the ended episodes' returns went to infos (their new one: 0)
+        self._ready = True
+        return self._obs.copy(), reward.astype(np.float32), ended, np.zeros(b, np.bool_), infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now, one row per environment (for MaskablePPO).  # (B, A) bool"""
+        return self._mask.copy()
+
+    def close(self, **kwargs: Any) -> None:
+        """Nothing to release (the engine holds arrays only)."""
+
+    # ------------------------------------------------------------------ internals
+    def _check_legal(self, acts: np.ndarray, rows: np.ndarray, who: str) -> None:
+        """Raise, naming the environments, where ``acts[j]`` is not legal for the seat to act in ``rows[j]``."""
+        a = self.venv.num_actions
+        inside = (acts >= 0) & (acts < a)
+        ok = inside.copy()
+        ok[inside] = self._mask[rows[inside], acts[inside]]
+        if ok.all():
+            return
+        bad = np.flatnonzero(~ok)
+        first, i = int(bad[0]), int(rows[bad[0]])
+        describe = self.venv.game.describe_action
+        legal = tuple(int(x) for x in np.flatnonzero(self._mask[i]))
+        changed = "; no environment changed" if who == LEARNER else ""
+        raise IllegalActionError(
+            f"{self.game_id}: illegal action of {who} in environment(s) {env_list(rows[bad])}{changed}. "
+            f"Environment {i}: seat {int(self._player[i])} cannot play {describe(int(acts[first]))}; legal: "
+            + " ".join(describe(x) for x in legal),
+            int(self._player[i]),
+            int(acts[first]),
+            legal,
+        )
+
+    def _take(self, rows: np.ndarray, ts: TimeStep, reward: np.ndarray, ended: np.ndarray, infos: dict) -> None:
+        """Record the engine's answer ``ts`` for ``rows``: the learner's reward, the seat to act, its observation
+        and mask, and where an episode ended, its final observation and statistics and the next episode's seat."""
+        self._player[rows] = ts.current_player
+        self._obs[rows] = ts.observation
+        self._mask[rows] = ts.action_mask
+        mine = ts.rewards[np.arange(len(rows)), self._seat[rows]]
+        fresh = ended[rows]  # their episode ended in this call: what they earn now belongs to the next one
+        reward[rows[~fresh]] += mine[~fresh]
+        self._pending[rows[fresh]] += mine[fresh]
+        done = rows[ts.terminated]
+        if not len(done):
+            return
+        b, n = self.num_envs, self.num_players
+        ended[done] = True
+        final_obs, _ = self.venv.observe_envs(done, self._seat[done])
+        if "final_obs" not in infos:
+            infos["final_obs"] = np.zeros_like(self._obs)
+            infos["_final_obs"] = np.zeros(b, np.bool_)
+            infos["final_info"] = {
+                "learner_seat": np.zeros(b, np.int64),
+                "_learner_seat": np.zeros(b, np.bool_),
+                "returns": np.zeros((b, n), np.float32),
+                "_returns": np.zeros(b, np.bool_),
+            }
+            infos["episode"] = {"r": np.zeros(b, np.float32), "l": np.zeros(b, np.int64)}
+            infos["_episode"] = np.zeros(b, np.bool_)
+        infos["final_obs"][done] = final_obs
+        infos["_final_obs"][done] = True
+        final = infos["final_info"]
+        final["learner_seat"][done] = self._seat[done]
+        final["returns"][done] = self.venv.field("returns")[done, :n]
+        for key in ("_learner_seat", "_returns"):
+            final[key][done] = True
+        infos["episode"]["r"][done] = self._return[done] + reward[done]  # the last step's reward is complete now
+        infos["episode"]["l"][done] = self._length[done]
+        infos["_episode"][done] = True
+        self._return[done] = 0.0
+        self._length[done] = 0
+        self._draw_seats(done)
+
+    def _advance(self, rows: np.ndarray, ts: TimeStep, reward: np.ndarray, ended: np.ndarray, infos: dict) -> dict:
+        """After the engine's answer ``ts`` for ``rows``: play the other seats (and start the next episode where one
+        ended) until the learner is to act in every environment; ``reward`` and ``ended`` gather the learner's."""
+        self._take(rows, ts, reward, ended, infos)
+        while True:
+            waiting = np.flatnonzero(self._player != self._seat)  # an opponent to act, or an episode to start
+            if not len(waiting):
+                break
+            acts = np.zeros(len(waiting), np.int64)  # an ended episode ignores its action: it starts anew
+            players = self._player[waiting]
+            policy = self._policy_of[(players - self._seat[waiting]) % self.num_players]
+            policy[players < 0] = -1
+            for k, spec in enumerate(self._policies):
+                js = np.flatnonzero(policy == k)
+                if len(js):
+                    acts[js] = self._act(spec, waiting[js])
+            self._take(waiting, self.venv.step_envs(waiting, acts), reward, ended, infos)
+        infos["learner_seat"] = self._seat.copy()
+        infos["_learner_seat"] = np.ones(self.num_envs, np.bool_)
+        return infos
+
+    def _act(self, spec: OpponentSpec, rows: np.ndarray) -> np.ndarray:
+        """The actions of the policy ``spec`` for the seats to act in ``rows``, checked."""
+        if isinstance(spec, str):
+            return random_actions(self._mask[rows], self._rng)
+        out = np.asarray(spec(self._obs[rows], self._mask[rows]))
+        if out.shape != rows.shape or not np.issubdtype(out.dtype, np.integer):
+            raise ValueError(
+                f"{self.game_id}: the opponent policy {spec!r} must return an integer array of shape {rows.shape} "
+                f"(one action per row), got shape {out.shape} dtype {out.dtype}; call reset() to go on"
+            )
+        self._check_legal(out, rows, f"the opponent policy {spec!r} (call reset() to go on)")
+        return out.astype(np.int64)
+
+
+def make_learner_env(
+    game_id: str,
+    num_envs: int,
+    opponents: OpponentSpec | Sequence[OpponentSpec] = RANDOM,
+    learner_seat: int | str = 0,
+    seed: Any = None,
+    obs_dtype: str | None = None,
+    **options: Any,
+) -> LearnerVectorEnv:
+    """``num_envs`` episodes of ``game_id`` with one learner seat each, the other seats played inside (see the
+    module docstring; same-step autoreset).
+
+    Args:
+        game_id: a registered game with a batched engine.
+        num_envs: the batch size ``B``.
+        opponents: ``"random"`` or a batched policy callable ``(obs (k, D), mask (k, A) bool) -> actions (k,)``
+            (a frozen network: self-play), for every other seat, or a sequence of ``n - 1`` of them (relative seats
+            1..n-1 from the learner's left; a partnership game's partner is relative seat 2, played by its policy).
+            A callable gets the seat to act's observation in the engine's dtype.
+        learner_seat: a seat 0..n-1, or ``"random"``: a seat drawn for every episode.
+        seed: seeds the deals, the seats and the random opponents (an int >= 0; None: fresh entropy).
+        obs_dtype: the observations' dtype, as :func:`whist_env.vector.make` takes it.
+        **options: the game's options, exactly as its AEC env takes them.
+
+    Raises:
+        OptionError: for an unknown game, a bad option, opponent or seat.
+    """
+    from whist_env.vector import make
+
+    return LearnerVectorEnv(make(game_id, num_envs, seed=seed, obs_dtype=obs_dtype, **options), opponents,
+                            learner_seat, seed)  # fmt: skip
