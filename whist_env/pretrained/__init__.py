@@ -2,5 +2,5 @@
 
 Read by :mod:`whist_env.agents.pretrained` (``make_agent("pretrained", game_id)``) with
 :mod:`importlib.resources`; the format is described there, the model card in ``docs/model_card_template.md``.
-No game ships weights yet: they are trained once the observation layouts are frozen.
+Every game ships one (``training/ship.py`` wrote them from each config's seed-0 run).
 """
