@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from whist_env.agents import RandomAgent, make_agent
@@ -177,7 +179,13 @@ def test_make_agent_builds_a_nested_fallback_through_the_grammar() -> None:
 
 
 @pytest.mark.parametrize("text", ["pretrained", "pimc:fallback=pretrained"])
-def test_agents_the_grammar_knows_but_not_yet_built_say_so(text: str) -> None:
+def test_pretrained_without_shipped_weights_says_so(text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import whist_env.agents.pretrained as pretrained
+
+    (tmp_path / "nothing_shipped").mkdir()  # a stand-in for whist_env.pretrained that holds no weights
+    (tmp_path / "nothing_shipped" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(pretrained, "SHIPPED_PACKAGE", "nothing_shipped")
     with pytest.raises(OptionError, match="is not available yet.*model:<path"):
         make_agent(text, "humbug_v0")
 
@@ -218,7 +226,7 @@ def test_docs_list_every_agent_and_parameter_and_quote_real_messages() -> None:
             parse_agent_spec(text)
         assert str(err.value) in docs, str(err.value)
     with pytest.raises(OptionError) as err:
-        make_agent("pretrained", "humbug_v0")
+        make_agent("pretrained(path=runs/x/policy.npz)", "humbug_v0")
     assert str(err.value) in docs
     spec = parse_agent_spec("pimc:samples=20,fallback=model:runs/x/model.zip")
     assert f"# '{format_agent_spec(spec)}'" in docs
