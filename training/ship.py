@@ -1,7 +1,8 @@
 """Turn a finished training run into the pretrained agent shipped in the package, with its model card.
 
-    python training/ship.py --run runs/german_whist               # export, evaluate, write the card
-    python training/ship.py --run runs/german_whist --pimc-deals 1000   # and the rows against PIMC
+    python training/ship.py --run runs/german_whist_s0                      # export, evaluate, write the card
+    python training/ship.py --run runs/german_whist_s0 --pimc-deals 1000    # and the rows against PIMC
+    python training/ship.py --run runs/german_whist_s0 --card-only          # rewrite the card from the saved rows
 
 What it does, in order:
 
@@ -12,7 +13,9 @@ What it does, in order:
    ``--pimc-deals``, against plain ``pimc`` together with the hybrid ``pimc:fallback=pretrained`` against
    ``pimc`` (the same samples and depth: only the fallback differs);
 3. writes the model card ``whist_env/pretrained/<game>.md``: the training command, its wall time, the data, the
-   evaluation tables, the fingerprint and the file's size.
+   evaluation tables, the fingerprint and the file's size. The evaluation is also kept in the run
+   (``ship_eval.json``, keyed by the network's weights, the deals and the seed), so ``--card-only`` can rewrite the
+   card without playing again.
 
 The evaluation deals come from ``--seed`` (default :data:`REPORT_SEED`, fixed before the shipped agents were
 trained), not from the training run's own evaluation seeds, and the run's final weights are shipped (no checkpoint

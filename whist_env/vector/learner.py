@@ -86,9 +86,9 @@ class LearnerVectorEnv(VectorEnv):
             raise OptionError(f"{gid}: learner_seat must be 'random' or a seat 0..{n - 1}, got {learner_seat!r}")
         self.learner_seat_mode: int | str = learner_seat if isinstance(learner_seat, str) else int(learner_seat)
         self.set_opponents(opponents)
-        self.single_observation_space = spaces.Box(0, 1, (venv.observation_size,), venv.obs_dtype)
+        self.single_observation_space = spaces.Box(0, 1, (venv.observation_size,), venv.obs_dtype.type)
         self.single_action_space = spaces.Discrete(venv.num_actions)
-        self.observation_space = spaces.Box(0, 1, (self.num_envs, venv.observation_size), venv.obs_dtype)
+        self.observation_space = spaces.Box(0, 1, (self.num_envs, venv.observation_size), venv.obs_dtype.type)
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, venv.num_actions))
         self._rng = self._generator(seed)
         b = self.num_envs
