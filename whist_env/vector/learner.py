@@ -38,6 +38,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
 from whist_env.options import reset_options
 from whist_env.vector.core import RawVectorEnv, TimeStep, env_list
+from whist_env.vector.engines import make
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 OpponentSpec = str | Policy
@@ -352,7 +353,5 @@ def make_learner_env(
     Raises:
         OptionError: for an unknown game, a bad option, opponent or seat.
     """
-    from whist_env.vector import make
-
     return LearnerVectorEnv(make(game_id, num_envs, seed=seed, obs_dtype=obs_dtype, **options), opponents,
                             learner_seat, seed)  # fmt: skip
