@@ -34,6 +34,9 @@ class Run:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
+            # as a terminal starts it: a shell's background job (CI's, nohup's) ignores SIGINT, and a Python started
+            # with SIGINT ignored keeps ignoring it, so the Ctrl-C under test would never arrive
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         self.out: list[str] = []
         self.err: list[str] = []

@@ -12,6 +12,7 @@ pytest.importorskip("sb3_contrib")
 
 from train_helpers import REPO, tiny_args  # noqa: E402
 
+from training.config import load_config  # noqa: E402
 from training.policy_agent import PolicyAgent  # noqa: E402
 from training.train import main  # noqa: E402
 from whist_env.agents import make_agent  # noqa: E402
@@ -44,7 +45,8 @@ def test_model_agent_agrees_with_the_trained_policy(trained: tuple[Path, str, di
     path, game, options = trained
     agent = make_agent(f"model:{path}", game, **options)
     model = MaskablePPO.load(path, device="cpu")
-    mine = PolicyAgent.from_policy(model.policy, agent.encoder)  # type: ignore[attr-defined]
+    canonical = load_config(path.parent / "config.yaml").canonical_suits  # the learner saw renamed suits
+    mine = PolicyAgent.from_policy(model.policy, agent.encoder, canonical_suits=canonical)  # type: ignore[attr-defined]
     rules = agent.encoder  # type: ignore[attr-defined]
     from whist_env.registry import get_spec
 
@@ -71,7 +73,8 @@ def test_saved_models_carry_their_metadata(trained: tuple[Path, str, dict]) -> N
     from whist_env.fingerprint import ModelMetadata, read_metadata
 
     path, game, options = trained
-    expected = ModelMetadata.for_game(game, options)
+    canonical = load_config(path.parent / "config.yaml").canonical_suits
+    expected = ModelMetadata.for_game(game, options, canonical_suits=canonical)
     assert read_metadata(path) == expected
     checkpoints = sorted((path.parent / "checkpoints").glob("step_*/model.zip"))
     assert checkpoints and all(read_metadata(p) == expected for p in checkpoints)
