@@ -179,13 +179,7 @@ def test_make_agent_builds_a_nested_fallback_through_the_grammar() -> None:
 
 
 @pytest.mark.parametrize("text", ["pretrained", "pimc:fallback=pretrained"])
-def test_pretrained_without_shipped_weights_says_so(text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import whist_env.agents.pretrained as pretrained
-
-    (tmp_path / "nothing_shipped").mkdir()  # a stand-in for whist_env.pretrained that holds no weights
-    (tmp_path / "nothing_shipped" / "__init__.py").write_text("")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(pretrained, "SHIPPED_PACKAGE", "nothing_shipped")
+def test_pretrained_without_shipped_weights_says_so(text: str, nothing_shipped: None) -> None:
     with pytest.raises(OptionError, match="is not available yet.*model:<path"):
         make_agent(text, "humbug_v0")
 
@@ -214,7 +208,6 @@ def test_make_pimc_without_a_builder_refuses_a_named_fallback() -> None:
 
 
 def test_docs_list_every_agent_and_parameter_and_quote_real_messages() -> None:
-    from pathlib import Path
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text(encoding="utf-8")
     for kind in AGENT_KINDS.values():

@@ -330,18 +330,6 @@ def test_pimc_with_a_pretrained_fallback_plays_legal_moves(game_id: str, exporte
     assert isinstance(colon.fallback, PretrainedAgent) and colon.fallback.path == str(exported[game_id])
 
 
-@pytest.fixture
-def nothing_shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A stand-in for ``whist_env.pretrained`` that holds no weights."""
-    import whist_env.agents.pretrained as pretrained
-
-    package = tmp_path / "nothing_shipped"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(pretrained, "SHIPPED_PACKAGE", "nothing_shipped")
-
-
 @pytest.mark.parametrize("game_id", GAMES)
 def test_pretrained_without_shipped_weights_says_how_to_use_your_own(game_id: str, nothing_shipped: None) -> None:
     for text in ("pretrained", "pimc:fallback=pretrained"):
