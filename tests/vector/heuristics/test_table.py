@@ -8,6 +8,7 @@ answers and every building block's card must equal the Python one.
 from __future__ import annotations
 
 from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
