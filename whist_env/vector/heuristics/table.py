@@ -24,7 +24,24 @@ import numpy as np
 
 from whist_env.agents import endgame_jit
 from whist_env.agents.endgame import ENDGAME_CARDS
-from whist_env.vector.core import MAX_SEATS, NO_TRUMP, NUM_BITS, SUIT_BITS, TOP_RANK, beats, card_count, jit
+from whist_env.vector.core import (
+    HAND,
+    LEADER,
+    MAX_SEATS,
+    NO_TRUMP,
+    NTRICK,
+    NUM_BITS,
+    NUM_SEATS,
+    SUIT_BITS,
+    TO_ACT,
+    TOP_RANK,
+    TRICK,
+    TRUMP,
+    VOIDS,
+    beats,
+    card_count,
+    jit,
+)
 
 if TYPE_CHECKING:
     from whist_env.view import PlayerView
@@ -224,6 +241,57 @@ def view_table(view: PlayerView, partner: int = -1, restrict: Mapping[int, int] 
         pools,
     )
     return tb
+
+
+# Rows of a work array (:func:`new_work`): the trick's seats and cards, no voids shown, no restriction.
+W_SEATS, W_CARDS, W_NO_VOIDS, W_NO_RESTRICT = range(4)
+
+
+@jit
+def new_work() -> np.ndarray:
+    """The scratch :func:`fill_table_row` needs (allocate once per batch).  # (4, MAX_SEATS)"""
+    work = np.zeros((4, MAX_SEATS), np.int64)
+    work[W_NO_RESTRICT, :] = NO_RESTRICT
+    return work
+
+
+@jit
+def fill_table_row(
+    tb: np.ndarray,
+    st: np.ndarray,
+    known: np.ndarray,
+    unseen: int,
+    recall: bool,
+    partner: int,
+    restrict: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    """:func:`fill_table` for the seat to act in the engine's state row ``st``: its hand, the voids shown (with
+    ``recall``), the current trick in play order from the leader, the trump and the number of seats come from the
+    row; ``known`` and ``unseen`` are what the game's view rules let that seat know (the game computes them).
+
+    Args:
+        tb: the table to fill.
+        st: the state row of one environment (in the play phase).
+        known: per seat, the cards the seat to act knows to be in that hand.
+        unseen: the cards it cannot place.
+        recall: whether it remembers the cards played (else no void is shown).
+        partner: its partner's seat, or -1.
+        restrict: per seat, a pool replacing ``unseen`` (``work[W_NO_RESTRICT]`` for none).
+        work: scratch from :func:`new_work`.
+    """
+    n = st[NUM_SEATS]
+    me = st[TO_ACT]
+    leader = st[LEADER]
+    size = st[NTRICK]
+    for i in range(size):
+        s = (leader + i) % n
+        work[W_SEATS, i] = s
+        work[W_CARDS, i] = st[TRICK + s]
+    voids = st[VOIDS : VOIDS + MAX_SEATS] if recall else work[W_NO_VOIDS]
+    fill_table(
+        tb, st[HAND + me], known, voids, unseen, work[W_SEATS], work[W_CARDS], size, st[TRUMP], n, me, partner, restrict
+    )
 
 
 @jit
