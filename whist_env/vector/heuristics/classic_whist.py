@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from whist_env.vector.classic_whist import CFG_RECALL, NUM_PLAYERS, seat_knowledge
 from whist_env.rules.core import PHASE_PLAY
+from whist_env.vector.classic_whist import CFG_RECALL, NUM_PLAYERS, seat_knowledge
 from whist_env.vector.core import MAX_SEATS, NO_TRUMP, PHASE, TO_ACT, jit, legal_mask
 from whist_env.vector.heuristics.table import (
     ACE,
