@@ -11,31 +11,32 @@
 act's view from the state row and makes the decision ``make_agent("heuristic", game, **options)`` makes from that
 view, in one jitted loop over the batch. :mod:`whist_env.vector.heuristics.table` holds the shared reasoning (the
 Table and the building blocks); each game's module (``classic_whist.py``, ...) reads its view quantities from the
-row and defines ``act_kernel(state, cfg, envs, out)``.
+row and defines ``act_kernel(state, cfg, envs, out)``; a game is ported once its module exists.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 from typing import Any
 
 import numpy as np
 
 from whist_env.errors import OptionError
-from whist_env.registry import get_spec
+from whist_env.registry import game_ids, get_spec
 from whist_env.vector.core import RawVectorEnv
 
-# The games whose heuristic is ported, and the module of each (imported, and so compiled, on first use).
-PORTS: dict[str, str] = {
-    "classic_whist_v0": "whist_env.vector.heuristics.classic_whist",
-    "humbug_whist_v0": "whist_env.vector.heuristics.humbug_whist",
-}
+
+def _port_module(game_id: str) -> str:
+    """Where a game's port lives: ``whist_env/vector/heuristics/<game>.py``, named after the game (as its engine is);
+    it defines ``act_kernel(state, cfg, envs, out)``."""
+    return f"whist_env.vector.heuristics.{game_id.removesuffix('_v0')}"
 
 
 def ported_games() -> list[str]:
-    """The games :class:`BatchedHeuristic` plays."""
-    return sorted(PORTS)
+    """The registered games whose heuristic has a batched port (the games :class:`BatchedHeuristic` plays)."""
+    return [g for g in game_ids() if importlib.util.find_spec(_port_module(g)) is not None]
 
 
 class BatchedHeuristic:
@@ -55,7 +56,7 @@ class BatchedHeuristic:
 
     def __init__(self, game_id: str, **options: Any) -> None:
         spec = get_spec(game_id)  # an unknown game: names the known ones
-        if game_id not in PORTS:
+        if game_id not in ported_games():
             raise OptionError(
                 f"the heuristic of {game_id!r} has no batched (numba) port yet; ported: {', '.join(ported_games())} "
                 "(use make_agent('heuristic', ...) through the AEC env for the others)"
@@ -63,7 +64,7 @@ class BatchedHeuristic:
         self.game_id = game_id
         self.options = dict(options)
         self.config = spec.make_rules(**options).config  # checks the options as the env does
-        self._kernel = importlib.import_module(PORTS[game_id]).act_kernel
+        self._kernel = importlib.import_module(_port_module(game_id)).act_kernel
 
     def act_state(self, venv: RawVectorEnv, envs: Any) -> np.ndarray:
         """The decision of the seat to act in each environment of ``envs``, read from ``venv``'s state block.
@@ -98,4 +99,4 @@ class BatchedHeuristic:
         return f"BatchedHeuristic({self.game_id!r}{', ' if opts else ''}{opts})"
 
 
-__all__ = ["PORTS", "BatchedHeuristic", "ported_games"]
+__all__ = ["BatchedHeuristic", "ported_games"]
