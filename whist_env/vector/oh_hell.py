@@ -31,21 +31,19 @@ from whist_env.vector.core import (
     GAME_COLS,
     GAME_SLOTS,
     HAND,
-    LAST,
     LAST_ACTOR,
     LEADER,
     MAX_SEATS,
     NUM_SEATS,
     PHASE,
-    PLAYED,
     RET,
     TO_ACT,
-    TRICK,
     TRICK_NO,
     TRUMP,
     TURN_UP,
     WON,
     RawVectorEnv,
+    cards_gone,
     deal_round_robin,
     env_list,
     expand,
@@ -250,17 +248,9 @@ def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> 
     for s in range(n):
         known[s] = 0
     known[me] = hand
-    seen = hand
+    seen = hand | cards_gone(st, recall)
     if st[TURN_UP] >= 0:
         seen |= 1 << st[TURN_UP]
-    for s in range(n):
-        if recall:
-            seen |= st[PLAYED + s]
-        else:
-            if st[TRICK + s] >= 0:
-                seen |= 1 << st[TRICK + s]
-            if st[LAST + s] >= 0:
-                seen |= 1 << st[LAST + s]
     return FULL & ~seen
 
 
