@@ -29,16 +29,13 @@ from whist_env.vector.core import (
     GAME_COLS,
     GAME_SLOTS,
     HAND,
-    LAST,
     LAST_ACTOR,
     LAST_WINNER,
     LEADER,
     MAX_SEATS,
     PHASE,
-    PLAYED,
     RET,
     TO_ACT,
-    TRICK,
     TRICK_NO,
     TRUMP,
     TURN_UP,
@@ -46,6 +43,7 @@ from whist_env.vector.core import (
     WON,
     RawVectorEnv,
     card_count,
+    cards_gone,
     check_actions,
     deal_round_robin,
     expand,
@@ -154,6 +152,45 @@ def deal_result(st: np.ndarray, cfg: np.ndarray) -> int:
 
 
 @jit
+def seen_draws(st: np.ndarray, recall: bool, me: int) -> tuple[int, int, int]:
+    """What seat ``me`` knows of the drawing (the rules' ``seen_draws``, from its side): the prizes it took, the
+    prizes the opponent took, its own face-down draws. RULES.md §5.6: the prizes are public, each seat's face-down
+    draws its own; without recall a seat knows only the draws of the phase-1 trick still on the table as the last
+    trick."""
+    opp = 1 - me
+    if recall:
+        return st[PRIZES + me], st[PRIZES + opp], st[DRAWS + me]
+    k = st[TRICK_NO]
+    w = st[LAST_WINNER]
+    if w >= 0 and 1 <= k <= PHASE1_TRICKS:
+        prize = 1 << st[STOCK + 2 * k - 2]
+        if w == me:
+            return prize, 0, 0
+        return 0, prize, 1 << st[STOCK + 2 * k - 1]
+    return 0, 0, 0
+
+
+@jit
+def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> int:
+    """What seat ``me`` knows of the cards (the rules' view): fills ``known`` (per seat, the cards known to be in
+    that hand) and returns the cards ``me`` cannot place (the heuristic's port reads them too)."""
+    opp = 1 - me
+    hand = st[HAND + me]
+    known[me] = hand
+    known[opp] = 0
+    if st[PHASE] != PHASE_OVER:
+        # with recall the opponent's hand is known once the stock is empty: what no one has seen elsewhere
+        if recall and st[TRICK_NO] >= PHASE1_TRICKS:
+            known[opp] = st[HAND + opp]
+        else:
+            known[opp] = st[HAND + opp] & seen_draws(st, recall, me)[1]
+    seen = hand | known[opp] | cards_gone(st, recall)
+    if st[TURN_UP] >= 0:  # the face-up stock card is public (§5.6)
+        seen |= 1 << st[TURN_UP]
+    return FULL & ~seen
+
+
+@jit
 def observe_row(
     bits: np.ndarray,
     obs_row: np.ndarray,
@@ -173,41 +210,9 @@ def observe_row(
     over = st[PHASE] == PHASE_OVER
     opp = 1 - me
     k = st[TRICK_NO]
-    hand = st[HAND + me]
-    # RULES.md §5.6: the prizes are public, each seat's face-down draws its own; without recall a seat knows only
-    # the draws of the phase-1 trick still on the table as the last trick
-    if recall:
-        prize_me = st[PRIZES + me]
-        prize_opp = st[PRIZES + opp]
-        own = st[DRAWS + me]
-    else:
-        prize_me = prize_opp = own = 0
-        w = st[LAST_WINNER]
-        if w >= 0 and 1 <= k <= PHASE1_TRICKS:
-            prize = 1 << st[STOCK + 2 * k - 2]
-            if w == me:
-                prize_me = prize
-            else:
-                prize_opp = prize
-                own = 1 << st[STOCK + 2 * k - 1]
-    known[me] = hand
-    known[opp] = 0
-    if not over:
-        # with recall the opponent's hand is known once the stock is empty: what no one has seen elsewhere
-        known[opp] = st[HAND + opp] if recall and k >= PHASE1_TRICKS else st[HAND + opp] & prize_opp
+    prize_me, prize_opp, own = seen_draws(st, recall, me)
     turn_up = st[TURN_UP]
-    seen = hand | known[opp]
-    if turn_up >= 0:
-        seen |= 1 << turn_up
-    for s in range(NUM_PLAYERS):
-        if recall:
-            seen |= st[PLAYED + s]
-        else:
-            if st[TRICK + s] >= 0:
-                seen |= 1 << st[TRICK + s]
-            if st[LAST + s] >= 0:
-                seen |= 1 << st[LAST + s]
-    write_common(bits, offs, st, me, known, FULL & ~seen, turn_up, recall)
+    write_common(bits, offs, st, me, known, seat_knowledge(st, recall, me, known), turn_up, recall)
     put_one(bits, offs, SLOT_STAGE, 0 if k < PHASE1_TRICKS else 1)
     put_one(bits, offs, SLOT_STOCK_SIZE, STOCK_SIZE - 2 * k if k < PHASE1_TRICKS else 0)
     put_one(bits, offs, SLOT_P1_ME, st[PHASE1_WON + me])

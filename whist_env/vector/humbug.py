@@ -90,6 +90,26 @@ def new_episode(st: np.ndarray, rng: np.ndarray, i: int, deck: np.ndarray, deale
 
 
 @jit
+def studying(st: np.ndarray, me: int) -> bool:
+    """Whether seat ``me`` is at its study step (RULES.md §3.3): it has not played a card this deal yet."""
+    return st[PHASE] != PHASE_OVER and st[PLAYED + me] == 0
+
+
+@jit
+def seat_knowledge(st: np.ndarray, open_table: bool, recall: bool, me: int, known: np.ndarray) -> int:
+    """What seat ``me`` knows of the cards (the rules' view): fills ``known`` (per seat, the cards known to be in
+    that hand) and returns the cards ``me`` cannot place (the heuristic's port reads them too)."""
+    opp = 1 - me
+    hand = st[HAND + me]
+    known[me] = hand
+    # RULES.md §3.3: a seat studies both dealt hands until it plays its first card; open_table shows the
+    # opponent's hand throughout
+    known[opp] = st[HAND + opp] if st[PHASE] != PHASE_OVER and (open_table or studying(st, me)) else 0
+    seen = hand | known[opp]  # the turn-up is in the dealer's hand, not on the table: it proves nothing seen
+    return FULL & ~(seen | cards_gone(st, recall))
+
+
+@jit
 def observe_row(
     bits: np.ndarray,
     obs_row: np.ndarray,
@@ -108,16 +128,9 @@ def observe_row(
     recall = cfg[CFG_RECALL] != 0
     over = st[PHASE] == PHASE_OVER
     opp = 1 - me
-    hand = st[HAND + me]
-    # RULES.md §3.3: a seat studies both dealt hands until it plays its first card; open_table shows the
-    # opponent's hand throughout
-    studying = not over and st[PLAYED + me] == 0
-    known[me] = hand
-    known[opp] = st[HAND + opp] if not over and (cfg[CFG_OPEN] or studying) else 0
-    seen = hand | known[opp]  # the turn-up is in the dealer's hand, not on the table: it proves nothing seen
-    seen |= cards_gone(st, recall)
-    write_common(bits, offs, st, me, known, FULL & ~seen, st[TURN_UP], recall)
-    if studying:
+    unseen = seat_knowledge(st, cfg[CFG_OPEN] != 0, recall, me, known)
+    write_common(bits, offs, st, me, known, unseen, st[TURN_UP], recall)
+    if studying(st, me):
         put_bits(bits, offs[SLOT_INIT_ME, 0], st[DEALT + me])
         put_bits(bits, offs[SLOT_INIT_OPP, 0], st[DEALT + opp])
     expand(bits, obs_row, lut)
