@@ -149,13 +149,25 @@ def test_policy_opponents_replay_too() -> None:
     assert replay_check("classic_whist_v0", {"episode": "deal"}, 40, seed=9, opponents=[lowest, "random", lowest]) >= 40
 
 
-@pytest.mark.parametrize("game_id", ["classic_whist_v0", "humbug_whist_v0"])
+# One deal per episode where the game has longer ones. Humbug open table: one Python agent object plays every env
+# here, and the hidden-hand agent's memory of each deal is per game (tests/vector/heuristics/test_humbug.py has it).
+HEURISTIC_CASES = {
+    "classic_whist_v0": {"episode": "deal"},
+    "german_whist_v0": {},
+    "humbug_v0": {"mode": "open_table"},
+    "humbug_whist_v0": {"episode": "deal"},
+    "oh_hell_v0": {"episode": "deal"},
+}
+
+
+@pytest.mark.parametrize("game_id", sorted(HEURISTIC_CASES))
 def test_heuristic_opponents_play_as_the_python_heuristic(game_id: str) -> None:
     """``opponents="heuristic"`` plays the batched heuristic inside: each opponent action is the Python agent's for
     the seat's view, and the single-agent twins replaying them see the same episodes."""
-    env = make_learner_env(game_id, B, opponents="heuristic", learner_seat="random", seed=4)
+    options = HEURISTIC_CASES[game_id]
+    env = make_learner_env(game_id, B, opponents="heuristic", learner_seat="random", seed=4, **options)
     venv = env.venv
-    agent = make_agent("heuristic", game_id)
+    agent = make_agent("heuristic", game_id, **options)
     step_envs = venv.step_envs
     compared = []
 
@@ -173,7 +185,7 @@ def test_heuristic_opponents_play_as_the_python_heuristic(game_id: str) -> None:
     for _ in range(60):
         env.step(random_actions(env.action_masks(), rng))
     assert len(compared) > 100
-    assert replay_check(game_id, {"episode": "deal"}, 30, seed=3, opponents="heuristic") >= 30
+    assert replay_check(game_id, options, 30, seed=3, opponents="heuristic") >= 30
 
 
 def test_act_state_opponents_play_like_the_same_policy_as_a_callable() -> None:
