@@ -72,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--lineup", choices=LINEUPS, default="alternate", help="how agents are seated (default alternate)")
     p.add_argument("--full-episodes", action="store_true", help="play whole episodes instead of single deals")
+    p.add_argument(
+        "--batched",
+        action="store_true",
+        help="play on the batched engine (whist_env.vector.arena; needs the vector extra): the same deals and report, "
+        "for agents with a batched form (random, heuristic, pretrained); --workers does not apply",
+    )
     p.add_argument("--json", type=Path, help="write the report(s) as JSON to this file")
     p.add_argument("--markdown", type=Path, help="write the report(s) as markdown to this file")
     p.add_argument(
@@ -122,9 +128,21 @@ def _run(argv: Sequence[str]) -> int:
     reports = []
     status = 0
     try:
+        if args.batched and args.records:
+            raise OptionError("--records replays deals in the AEC arena; run without --batched to write them")
         for game_id in games:
             if game_id not in known:
                 raise OptionError(f"unknown game {game_id!r}; available: {', '.join(known)} (or 'all')")
+            if args.batched:
+                from whist_env.vector.arena import evaluate_batched
+
+                report = evaluate_batched(
+                    game_id, args.agents, args.deals, args.seed, options, single_deal=not args.full_episodes,
+                    lineup=args.lineup, progress=not args.quiet,
+                )  # fmt: skip
+                reports.append(report)
+                print(report.to_markdown(), end="\n\n", flush=True)
+                continue
             # evaluate(), with the per-deal results kept for --records
             config = ArenaConfig(
                 game_id, tuple(args.agents), args.deals, args.seed, options, not args.full_episodes, args.lineup
