@@ -302,7 +302,7 @@ def _play_batch(
                 out = agent(obs[envs], mask[envs])
             think[j] += time.perf_counter() - t0
             acts[sel] = _legal_or_lowest(out, mask[envs], venv.game_id, labels[j], illegal, deal_of[envs], j)
-            np.add.at(decisions, (deal_of[envs], j), 1)
+            np.add.at(decisions[:, j], deal_of[envs], 1)  # a view: counts per deal
         step = venv.step(acts) if len(active) == b else venv.step_envs(active, acts)
         got[active] += step.rewards
         player[active] = step.current_player
@@ -329,7 +329,7 @@ def _legal_or_lowest(
         acts = np.zeros(len(mask), np.int64)
         ok = np.zeros(len(mask), bool)
     if not ok.all():
-        np.add.at(illegal, (deal_of[~ok], j), 1)
+        np.add.at(illegal[:, j], deal_of[~ok], 1)
         acts[~ok] = mask[~ok].argmax(axis=1)
     return acts
 
