@@ -205,15 +205,7 @@ def play_batched(
         OptionError: for a bad configuration (as the AEC arena raises it), whole episodes, or a bad ``batch_size``.
         ValueError: when an agent returns actions of the wrong shape.
     """
-    arena = Arena(config)  # the AEC arena's checks of the options, the lineup and the partnerships, and its deals
-    if not config.single_deal:
-        raise OptionError(
-            f"{config.game_id}: the batched arena plays single deals only: the later deals of a whole episode are "
-            "drawn by the engine's own generator, not the AEC arena's; drop --full-episodes (single_deal=False) or "
-            "run without --batched"
-        )
-    if config.num_deals < 1:
-        raise OptionError(f"num_deals must be at least 1, got {config.num_deals}")
+    arena = _checked_arena(config)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise OptionError(f"batch_size must be an int >= 1, got {batch_size!r}")
     if len(agents) != len(config.agents):
@@ -247,6 +239,21 @@ def play_batched(
         # the agents' think time is measured per batch call: each deal gets its share by its decisions
         results.append(DealResult(i, tabs, decisions[i].tolist(), illegal[i].tolist(), (think * share[i]).tolist()))
     return results, wall
+
+
+def _checked_arena(config: ArenaConfig) -> Arena:
+    """The AEC arena of ``config`` (its checks of the options, the lineup and the partnerships; its deals), after
+    the batched arena's own checks."""
+    arena = Arena(config)
+    if not config.single_deal:
+        raise OptionError(
+            f"{config.game_id}: the batched arena plays single deals only: the later deals of a whole episode are "
+            "drawn by the engine's own generator, not the AEC arena's; drop --full-episodes (single_deal=False) or "
+            "run without --batched"
+        )
+    if config.num_deals < 1:
+        raise OptionError(f"num_deals must be at least 1, got {config.num_deals}")
+    return arena
 
 
 def _play_batch(
@@ -369,8 +376,9 @@ def evaluate_batched(
         OptionError: for an agent without a batched form (naming it), a bad option, lineup or count.
     """
     specs = list(agents)
-    config = ArenaConfig(game_id, (), num_deals, seed, dict(options or {}), single_deal, lineup, tuple(names))
-    game_options = config.game_options()
+    config = ArenaConfig(game_id, ("?",) * len(specs), num_deals, seed, dict(options or {}), single_deal, lineup,
+                         tuple(names))  # fmt: skip
+    game_options = _checked_arena(config).options  # a bad configuration fails before any agent is built
     built = [batched_agent(s, game_id, game_options, np.random.default_rng([seed, 3, j])) for j, s in enumerate(specs)]
     # the report's agents by name: the AEC arena's config is only read here (its agents are never built)
     config = dataclasses.replace(config, agents=tuple(_label(s, a) for s, a in zip(specs, built, strict=True)))
