@@ -10,17 +10,21 @@ and in line with the AEC arena's random agent.
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
+from whist_env.agents.pretrained import NumpyPolicy, PretrainedAgent, play_policy
 from whist_env.cli_eval import main as eval_main
 from whist_env.errors import OptionError
 from whist_env.evaluation import ArenaConfig, evaluate, play_deals
-from whist_env.registry import game_ids
-from whist_env.vector.arena import BatchedRandom, batched_agent, evaluate_batched, play_batched
+from whist_env.registry import game_ids, get_spec
+from whist_env.vector import make
+from whist_env.vector.arena import BatchedPolicy, BatchedRandom, batched_agent, evaluate_batched, play_batched
 from whist_env.vector.core import RawVectorEnv
+from whist_env.vector.learner import random_actions
 
 NUM_DEALS = 24
 BATCH = 20  # smaller than the tables of a run: several batches, the last one smaller
@@ -100,6 +104,43 @@ def test_the_report_is_the_aec_arenas(game_id: str) -> None:
     assert bat.to_dict(timing=False) == aec.to_dict(timing=False)
     assert bat.timing["engine"] == "batched"
     assert bat.illegal_actions == 0
+
+
+def positions(game_id: str, options: dict, steps: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The seat to act's observation and mask in 96 environments over ``steps`` steps of random play."""
+    venv = make(game_id, 96, seed=seed, **options)
+    ts = venv.reset()
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(steps):
+        playing = ts.current_player >= 0
+        out.append((ts.observation[playing].copy(), ts.action_mask[playing].astype(bool)))
+        acts = np.zeros(venv.num_envs, np.int64)
+        acts[playing] = random_actions(out[-1][1], rng)
+        ts = venv.step(acts)
+    return out
+
+
+def near_ties(agent: PretrainedAgent) -> SimpleNamespace:
+    """The agent's network with every odd action's output a hair above the even one before it: near ties."""
+    arrays = agent.policy.arrays()
+    w, b = arrays["action_weight"], arrays["action_bias"]
+    w[1::2] = w[0:-1:2][: len(w[1::2])] * np.float32(1 + 1e-6)
+    b[1::2] = b[0:-1:2][: len(b[1::2])] + np.float32(1e-6)
+    policy = NumpyPolicy.from_arrays(arrays)
+    return SimpleNamespace(policy=policy, canonical=agent.canonical, deterministic=True, name="near ties")
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_the_batched_network_chooses_as_the_agent_on_every_row(game_id: str) -> None:
+    options = dict(get_spec(game_id).single_deal)
+    agent = PretrainedAgent(game_id, **options)
+    rng = np.random.default_rng(0)
+    for net in (agent, near_ties(agent)):
+        batched = BatchedPolicy(net, rng)
+        for obs, mask in positions(game_id, options, 20, seed=1):
+            want = [play_policy(net.policy, net.canonical, o, m, True, rng) for o, m in zip(obs, mask, strict=True)]
+            assert batched(obs, mask).tolist() == want
 
 
 @pytest.mark.parametrize(

@@ -45,6 +45,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from whist_env.agents.pretrained import choose
 from whist_env.errors import OptionError
 from whist_env.evaluation.arena import Arena, ArenaConfig, DealResult, Progress, TableResult, summarise
 from whist_env.evaluation.report import ArenaReport
@@ -64,6 +65,10 @@ __all__ = [
 
 BATCHED_NAMES = ("random", "heuristic", "pretrained")
 """The agent names that have a batched form (``pretrained`` also with its ``path``)."""
+
+NEAR_TIE = 1e-3
+"""A network's decision whose two best legal logits are closer than this is recomputed for its row alone (see
+:class:`BatchedPolicy`)."""
 
 DEFAULT_BATCH = 4096
 """Tables played at once by default (a batch of environments; the deals beyond it are played in further batches)."""
@@ -102,6 +107,10 @@ class BatchedPolicy:
     the same masked argmax (or softmax sample) of the same logits, with the same suit renaming
     (``canonical_suits``) and the same check of the network's game, options and layout (done by the agent).
 
+    Deterministic play makes the agent's own choices: one forward pass for the batch, except that a row whose two
+    best legal logits lie within :data:`NEAR_TIE` of each other is computed again alone, as the agent computes it
+    (a batch's matrix product rounds differently from a single row's, by about 1e-5, enough to flip a near tie).
+
     Args:
         agent: the agent whose policy, renaming and ``deterministic`` setting are played.
         rng: the generator samples are drawn from (``deterministic=False`` only).
@@ -118,10 +127,17 @@ class BatchedPolicy:
         if canonical is not None:
             obs, mask, perm = canonical.forward(obs, mask)
         legal = np.asarray(mask, bool)
+        policy = self.agent.policy
         # as choose(): float64 logits, illegal ones -inf, the argmax's ties to the lowest action
-        masked = np.where(legal, self.agent.policy.logits(obs).astype(np.float64), -np.inf)
+        masked = np.where(legal, policy.logits(obs).astype(np.float64), -np.inf)
         if self.agent.deterministic:
             actions = masked.argmax(axis=1)
+            # A matrix product over a batch rounds differently from one row's (measured: up to 2.5e-5 on the shipped
+            # networks), which could flip a near tie: there the row is decided as the agent decides it, alone.
+            if legal.shape[1] > 1:
+                top = np.partition(masked, -2, axis=1)
+                for r in np.flatnonzero(top[:, -1] - top[:, -2] < NEAR_TIE):
+                    actions[r] = choose(policy.logits(obs[r]), legal[r], True, self.rng)
         else:
             p = np.exp(masked - masked.max(axis=1, keepdims=True))
             cum = np.cumsum(p, axis=1)
