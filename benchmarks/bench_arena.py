@@ -7,9 +7,10 @@ extrapolated to ``--deals`` (it grows linearly with the deals: each is played al
 batched figures are of a second run: the first one in a process also loads the cached numba kernels (its
 wall time is shown apart, as "first run"). CPU time is the process's (``time.process_time``: every thread, so a
 multi-threaded BLAS under the network's forward pass counts in full). On a shared machine compare the columns of one
-run only, not runs made at different times:
+run only, not runs made at different times, and give BLAS one thread: its threads then wait on the machine's other
+work (measured on 2 loaded cores: a 200-row forward pass took 63 ms with OpenBLAS's default threads, 4 ms with one):
 
-    python benchmarks/bench_arena.py --games german_whist_v0 humbug_v0 --deals 2000 --aec-deals 200
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_arena.py --games german_whist_v0 humbug_v0 --deals 2000
 """
 
 from __future__ import annotations
