@@ -143,6 +143,12 @@ class TrainConfig:
     changed; ``whist_env.canonical``): observations, masks, cloned labels; its actions are renamed back. The flag is
     saved in the model's metadata, so every agent that plays the model applies it. Costs nothing; games without a
     trump are unchanged."""
+    search_reward: str = ""
+    """Search in the loop. ``phase1_dd`` (German Whist, one deal per episode): the learner's episode ends when
+    phase 2 starts, with the reward the deal would pay if both seats then played the open-handed phase 2
+    perfectly (the double-dummy solver's value; ``training/search_reward.py``). The learner is trained on phase 1
+    alone; it is meant as the phase-1 policy of a hybrid whose search plays phase 2
+    (``pimc(fallback=model:...)``). Empty: the game's own reward."""
     pretrain: PretrainConfig | None = None
     """Warm start before PPO (keys: see ``pretrain.*`` below); absent or null: PPO starts from random weights."""
 
@@ -199,6 +205,10 @@ class TrainConfig:
         n = game.num_players
         if isinstance(self.learner_seat, int) and not 0 <= self.learner_seat < n:
             raise ConfigError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {self.learner_seat}")
+        if self.search_reward:
+            from training.search_reward import check_search_reward
+
+            check_search_reward(self.search_reward, self.game, game)
         if self.partner and spec.partner_offset is None:
             games = ", ".join(partnership_games())
             raise ConfigError(f"partner applies to partnership games ({games}), not {self.game}")

@@ -54,6 +54,10 @@ def _make_env(config: TrainConfig) -> gym.Env:
     )
     if config.canonical_suits:  # innermost, so that every other wrapper sees the learner's (renamed) game
         env = CanonicalSuitsWrapper(env)
+    if config.search_reward:
+        from training.search_reward import Phase1SolverReward  # the solver (numba) only where it is used
+
+        env = Phase1SolverReward(env)
     if config.reward_scale != 1.0:
         scale = config.reward_scale
         env = gym.wrappers.TransformReward(env, lambda r: float(r) * scale)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
+from whist_env.agents import make_agent
 from whist_env.envs.single_agent import SingleAgentWhistEnv
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
 from whist_env.rules.core import PHASE_OVER
@@ -148,6 +149,61 @@ def test_policy_opponents_replay_too() -> None:
     assert replay_check("classic_whist_v0", {"episode": "deal"}, 40, seed=9, opponents=[lowest, "random", lowest]) >= 40
 
 
+@pytest.mark.parametrize("game_id", ["classic_whist_v0", "humbug_whist_v0"])
+def test_heuristic_opponents_play_as_the_python_heuristic(game_id: str) -> None:
+    """``opponents="heuristic"`` plays the batched heuristic inside: each opponent action is the Python agent's for
+    the seat's view, and the single-agent twins replaying them see the same episodes."""
+    env = make_learner_env(game_id, B, opponents="heuristic", learner_seat="random", seed=4)
+    venv = env.venv
+    agent = make_agent("heuristic", game_id)
+    step_envs = venv.step_envs
+    compared = []
+
+    def check(envs: np.ndarray, actions: np.ndarray) -> Any:
+        for i, a in zip(envs, actions, strict=True):
+            seat = int(venv.field("to_act")[i, 0])
+            if seat >= 0:
+                assert a == agent.act(venv.game.view(venv.export_state(int(i)), seat), np.random.default_rng(0))
+                compared.append(i)
+        return step_envs(envs, actions)
+
+    venv.step_envs = check  # type: ignore[method-assign]
+    env.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        env.step(random_actions(env.action_masks(), rng))
+    assert len(compared) > 100
+    assert replay_check(game_id, {"episode": "deal"}, 30, seed=3, opponents="heuristic") >= 30
+
+
+def test_act_state_opponents_play_like_the_same_policy_as_a_callable() -> None:
+    """An object with ``act_state`` is a batched agent: given the engine and the envs to act in, it plays inside
+    exactly as the callable of the same policy (the lowest legal action) does."""
+
+    class LowestFromState:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def act_state(self, venv: Any, envs: np.ndarray) -> np.ndarray:
+            self.calls += 1
+            _, mask = venv.observe_envs(envs, venv.field("to_act")[envs, 0])
+            return mask.argmax(axis=1)
+
+    from_state = LowestFromState()
+    envs = [
+        make_learner_env("german_whist_v0", B, opponents=policy, learner_seat="random", seed=6)
+        for policy in (lambda obs, mask: mask.argmax(axis=1), from_state)
+    ]
+    outs = [env.reset() for env in envs]
+    assert np.array_equal(outs[0][0], outs[1][0])
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        actions = random_actions(envs[0].action_masks(), rng)
+        got = [env.step(actions) for env in envs]
+        assert np.array_equal(got[0][0], got[1][0]) and np.array_equal(got[0][1], got[1][1])
+    assert from_state.calls > 0
+
+
 @pytest.mark.parametrize("game_id", vector_game_ids())
 def test_shapes_dtypes_and_spaces(game_id: str) -> None:
     env = make_learner_env(game_id, B, seed=0)
@@ -246,7 +302,7 @@ def test_a_bad_opponent_policy_is_reported_and_needs_a_reset() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"opponents": "heuristic"}, "batched policy callable"),
+        ({"opponents": "pimc"}, "batched policy callable"),
         ({"opponents": ["random"]}, "must hold 3 policies"),
         ({"opponents": {1: "random"}}, "batched policy callable"),
         ({"learner_seat": 4}, r"seat 0\.\.3"),

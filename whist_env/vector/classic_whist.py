@@ -188,6 +188,35 @@ def end_deal(st: np.ndarray, cfg: np.ndarray, team_rewards: np.ndarray) -> bool:
 
 
 @jit
+def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> int:
+    """What seat ``me`` knows of the cards (the rules' view): fills ``known`` (per seat, the cards known to be in
+    that hand) and returns the cards ``me`` cannot place (the heuristic's port reads them too)."""
+    over = st[PHASE] == PHASE_OVER
+    hand = st[HAND + me]
+    for s in range(NUM_PLAYERS):
+        known[s] = 0
+    known[me] = hand
+    t = st[TURN_UP]
+    d = st[DEALER]
+    # the turn-up is known to be in the dealer's hand while public, and with recall until the dealer plays it
+    if t >= 0 and not over and (st[TURN_PUBLIC] or recall) and (st[HAND + d] >> t) & 1 and d != me:
+        known[d] |= 1 << t
+    seen = hand
+    for s in range(NUM_PLAYERS):
+        seen |= known[s]
+        if recall:
+            seen |= st[PLAYED + s]
+        else:
+            if st[TRICK + s] >= 0:
+                seen |= 1 << st[TRICK + s]
+            if st[LAST + s] >= 0:
+                seen |= 1 << st[LAST + s]
+    if st[TURN_PUBLIC] and t >= 0:
+        seen |= 1 << t
+    return FULL & ~seen
+
+
+@jit
 def observe_row(
     bits: np.ndarray,
     obs_row: np.ndarray,
@@ -205,29 +234,9 @@ def observe_row(
     bits[:] = 0
     recall = cfg[CFG_RECALL] != 0
     over = st[PHASE] == PHASE_OVER
-    hand = st[HAND + me]
-    for s in range(NUM_PLAYERS):
-        known[s] = 0
-    known[me] = hand
-    t = st[TURN_UP]
-    d = st[DEALER]
-    # the turn-up is known to be in the dealer's hand while public, and with recall until the dealer plays it
-    if t >= 0 and not over and (st[TURN_PUBLIC] or recall) and (st[HAND + d] >> t) & 1 and d != me:
-        known[d] |= 1 << t
-    turn_up = t if st[TURN_PUBLIC] else -1
-    seen = hand
-    for s in range(NUM_PLAYERS):
-        seen |= known[s]
-        if recall:
-            seen |= st[PLAYED + s]
-        else:
-            if st[TRICK + s] >= 0:
-                seen |= 1 << st[TRICK + s]
-            if st[LAST + s] >= 0:
-                seen |= 1 << st[LAST + s]
-    if turn_up >= 0:
-        seen |= 1 << turn_up
-    write_common(bits, offs, st, me, known, FULL & ~seen, turn_up, recall)
+    unseen = seat_knowledge(st, recall, me, known)
+    turn_up = st[TURN_UP] if st[TURN_PUBLIC] else -1
+    write_common(bits, offs, st, me, known, unseen, turn_up, recall)
     us = me % 2
     put_one(bits, offs, SLOT_POINTS_US, st[TEAM_POINTS + us])
     put_one(bits, offs, SLOT_POINTS_THEM, st[TEAM_POINTS + 1 - us])

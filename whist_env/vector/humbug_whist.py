@@ -267,6 +267,31 @@ def end_deal(st: np.ndarray, cfg: np.ndarray, seat_rewards: np.ndarray) -> bool:
 
 
 @jit
+def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> int:
+    """What seat ``me`` knows of the cards (the rules' view): fills ``known`` (per seat, the cards known to be in
+    that hand) and returns the cards ``me`` cannot place (the heuristic's port reads them too)."""
+    phase = st[PHASE]
+    opp = 1 - me
+    d = st[DEALER]
+    hand = st[HAND + me]
+    known[me] = hand
+    known[opp] = 0
+    t = st[TURN_UP]
+    # the turn-up is known to be in the dealer's hand while public, and with recall until the dealer plays it
+    if phase != PHASE_OVER and (st[TURN_PUBLIC] or recall) and (st[HAND + d] >> t) & 1 and d != me:
+        known[d] |= 1 << t
+    # RULES.md §1.4: with recall the hand a seat put away stays in its memory, and a discarded turn-up is public
+    seen = hand | known[opp]
+    if recall:
+        seen |= st[PUT_AWAY + me]
+        if st[DECISIONS + d] == 1 and phase != PHASE_EXCHANGE:
+            seen |= 1 << t
+    if st[TURN_PUBLIC]:
+        seen |= 1 << t
+    return FULL & ~(seen | cards_gone(st, recall))
+
+
+@jit
 def observe_row(
     bits: np.ndarray,
     obs_row: np.ndarray,
@@ -287,25 +312,10 @@ def observe_row(
     over = phase == PHASE_OVER
     opp = 1 - me
     d = st[DEALER]
-    hand = st[HAND + me]
-    known[me] = hand
-    known[opp] = 0
     t = st[TURN_UP]
-    # the turn-up is known to be in the dealer's hand while public, and with recall until the dealer plays it
-    if not over and (st[TURN_PUBLIC] or recall) and (st[HAND + d] >> t) & 1 and d != me:
-        known[d] |= 1 << t
     turn_up = t if st[TURN_PUBLIC] else -1
     discarded = st[DECISIONS + d] == 1
-    # RULES.md §1.4: with recall the hand a seat put away stays in its memory, and a discarded turn-up is public
-    seen = hand | known[opp]
-    if recall:
-        seen |= st[PUT_AWAY + me]
-        if discarded and phase != PHASE_EXCHANGE:
-            seen |= 1 << t
-    if turn_up >= 0:
-        seen |= 1 << turn_up
-    seen |= cards_gone(st, recall)
-    write_common(bits, offs, st, me, known, FULL & ~seen, turn_up, recall)
+    write_common(bits, offs, st, me, known, seat_knowledge(st, recall, me, known), turn_up, recall)
     if phase == PHASE_EXCHANGE:
         put_one(bits, offs, SLOT_PHASE, 0)
     elif phase == PHASE_PLAY:

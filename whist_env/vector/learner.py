@@ -28,6 +28,7 @@ opponents' choices from a numpy generator; both are seeded from ``seed`` (and ``
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -41,8 +42,9 @@ from whist_env.vector.core import RawVectorEnv, TimeStep, env_list
 from whist_env.vector.engines import make
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
-OpponentSpec = str | Policy
+OpponentSpec = str | Policy | Any  # Any: an object with ``act_state`` (a batched agent reading the engine's state)
 RANDOM = "random"
+HEURISTIC = "heuristic"
 LEARNER = "the learner"
 
 
@@ -107,14 +109,21 @@ class LearnerVectorEnv(VectorEnv):
         """Replace who plays the other seats (at once, also in the middle of an episode).
 
         Args:
-            opponents: ``"random"`` (a uniformly random legal action) or a batched policy callable
-                ``(obs (k, D), mask (k, A) bool) -> actions (k,)`` for every other seat; or a sequence of ``n - 1``
-                of them for the seats to the learner's left, in order (relative seats 1, 2, ...). In a partnership
-                game the learner's partner (relative seat 2 of 4) is one of these seats, played like an opponent.
+            opponents: ``"random"`` (a uniformly random legal action), ``"heuristic"`` (the game's rule-based
+                agent, batched: :class:`whist_env.vector.heuristics.BatchedHeuristic` for the env's game and
+                options), a batched policy callable ``(obs (k, D), mask (k, A) bool) -> actions (k,)``, or an object
+                with ``act_state(venv, envs) -> actions (k,)`` reading the engine's state, for every other seat; or
+                a sequence of ``n - 1`` of them for the seats to the learner's left, in order (relative seats 1, 2,
+                ...). In a partnership game the learner's partner (relative seat 2 of 4) is one of these seats,
+                played like an opponent.
+
+        Raises:
+            OptionError: for an opponent of none of these kinds, or ``"heuristic"`` for a game whose heuristic has
+                no batched port yet (naming the ported ones).
         """
         n = self.num_players
         specs: list[OpponentSpec]
-        if isinstance(opponents, str) or callable(opponents):
+        if isinstance(opponents, str) or callable(opponents) or hasattr(opponents, "act_state"):
             specs = [opponents] * (n - 1)
         elif isinstance(opponents, Sequence) and not isinstance(opponents, Mapping):
             if len(opponents) != n - 1:
@@ -126,14 +135,25 @@ class LearnerVectorEnv(VectorEnv):
         else:
             specs = [opponents]  # type: ignore[list-item]  # reported below
         for spec in specs:
-            if not (spec == RANDOM if isinstance(spec, str) else callable(spec)) or callable(
-                getattr(spec, "act", None)
-            ):
-                raise OptionError(
-                    f"{self.game_id}: an opponent must be 'random' or a batched policy callable "
-                    f"(obs (k, D), mask (k, A) bool) -> actions (k,), got {spec!r} (Agent objects and other names "
-                    "have no batched form yet: use whist_env.envs.single_agent for them)"
+            if isinstance(spec, str):
+                ok = spec in (RANDOM, HEURISTIC)
+            else:
+                ok = callable(getattr(spec, "act_state", None)) or (
+                    callable(spec) and not callable(getattr(spec, "act", None))
                 )
+            if not ok:
+                raise OptionError(
+                    f"{self.game_id}: an opponent must be 'random', 'heuristic', a batched policy callable "
+                    f"(obs (k, D), mask (k, A) bool) -> actions (k,) or an object with act_state(venv, envs), got "
+                    f"{spec!r} (Agent objects and other names have no batched form yet: use "
+                    "whist_env.envs.single_agent for them)"
+                )
+        if HEURISTIC in specs:
+            from whist_env.vector.heuristics import BatchedHeuristic
+
+            # one batched heuristic for every seat it plays (it keeps no state of its own)
+            heuristic = BatchedHeuristic(self.game_id, **dataclasses.asdict(self.venv.game.config))
+            specs = [heuristic if spec == HEURISTIC else spec for spec in specs]
         # the distinct policies, and which one plays each relative seat (index 0: the learner, -1)
         self._policies: list[OpponentSpec] = []
         self._policy_of = np.full(n, -1, np.int64)
@@ -316,7 +336,10 @@ class LearnerVectorEnv(VectorEnv):
         """The actions of the policy ``spec`` for the seats to act in ``rows``, checked."""
         if isinstance(spec, str):
             return random_actions(self._mask[rows], self._rng)
-        out = np.asarray(spec(self._obs[rows], self._mask[rows]))
+        if hasattr(spec, "act_state"):
+            out = np.asarray(spec.act_state(self.venv, rows))
+        else:
+            out = np.asarray(spec(self._obs[rows], self._mask[rows]))
         if out.shape != rows.shape or not np.issubdtype(out.dtype, np.integer):
             raise ValueError(
                 f"{self.game_id}: the opponent policy {spec!r} must return an integer array of shape {rows.shape} "
@@ -341,8 +364,9 @@ def make_learner_env(
     Args:
         game_id: a registered game with a batched engine.
         num_envs: the batch size ``B``.
-        opponents: ``"random"`` or a batched policy callable ``(obs (k, D), mask (k, A) bool) -> actions (k,)``
-            (a frozen network: self-play), for every other seat, or a sequence of ``n - 1`` of them (relative seats
+        opponents: ``"random"``, ``"heuristic"`` (the game's rule-based agent, batched), a batched policy callable
+            ``(obs (k, D), mask (k, A) bool) -> actions (k,)`` (a frozen network: self-play) or an object with
+            ``act_state(venv, envs)``, for every other seat, or a sequence of ``n - 1`` of them (relative seats
             1..n-1 from the learner's left; a partnership game's partner is relative seat 2, played by its policy).
             A callable gets the seat to act's observation in the engine's dtype.
         learner_seat: a seat 0..n-1, or ``"random"``: a seat drawn for every episode.

@@ -1,0 +1,26 @@
+"""The Humbug whist heuristic's numba port decides as the Python agent does: the exchange and the card play."""
+
+from __future__ import annotations
+
+import pytest
+from heuristic_positions import compare_positions, grid_of
+
+from whist_env.rules.humbug_whist import EXCHANGE, KEEP
+
+GAME = "humbug_whist_v0"
+GRID = grid_of(GAME)
+PER_ENTRY = 10_000 // len(GRID) + 1  # >= 10,000 positions over the option grid
+
+
+@pytest.mark.parametrize("k", range(len(GRID)))
+def test_port_equals_python_heuristic(k: int) -> None:
+    decided = compare_positions(GAME, GRID[k], PER_ENTRY, seed=k)
+    assert decided.total() >= PER_ENTRY
+    assert decided[KEEP] > 10 and decided[EXCHANGE] > 10  # both exchange decisions were compared
+
+
+@pytest.mark.parametrize("k", range(len(GRID)))
+def test_port_equals_python_heuristic_in_heuristic_play(k: int) -> None:
+    """Mostly the heuristic's own play (the positions an arena or a learner meets): 40,000 more positions."""
+    decided = compare_positions(GAME, GRID[k], 4 * PER_ENTRY, seed=100 + k, num_envs=64, heuristic_share=0.95)
+    assert decided.total() >= 4 * PER_ENTRY
