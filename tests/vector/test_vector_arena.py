@@ -24,6 +24,7 @@ from whist_env.registry import game_ids, get_spec
 from whist_env.vector import make
 from whist_env.vector.arena import BatchedPolicy, BatchedRandom, batched_agent, evaluate_batched, play_batched
 from whist_env.vector.core import RawVectorEnv
+from whist_env.vector.heuristics import ported_games
 from whist_env.vector.learner import random_actions
 
 NUM_DEALS = 24
@@ -141,6 +142,16 @@ def test_the_batched_network_chooses_as_the_agent_on_every_row(game_id: str) -> 
         for obs, mask in positions(game_id, options, 20, seed=1):
             want = [play_policy(net.policy, net.canonical, o, m, True, rng) for o, m in zip(obs, mask, strict=True)]
             assert batched(obs, mask).tolist() == want
+
+
+@pytest.mark.parametrize("game_id", ported_games())
+def test_the_heuristic_port_plays_the_aec_arenas_deals(game_id: str) -> None:
+    config = ArenaConfig(game_id, ("heuristic", Lowest()), NUM_DEALS, seed=13)
+    heuristic = batched_agent("heuristic", game_id, config.game_options(), np.random.default_rng(0))
+    assert_same_play(config, [heuristic, lowest])
+    aec = evaluate(game_id, ["heuristic", "pretrained"], NUM_DEALS, seed=13)
+    bat = evaluate_batched(game_id, ["heuristic", "pretrained"], NUM_DEALS, seed=13, batch_size=BATCH)
+    assert bat.to_dict(timing=False) == aec.to_dict(timing=False)
 
 
 @pytest.mark.parametrize(

@@ -19,9 +19,10 @@ from the rules' own start state (``import_state``), so that the card is the AEC 
 **Agents** are batched agents (the protocol of :mod:`whist_env.vector`): a callable ``(obs (k, D), mask (k, A) bool)
 -> actions (k,)`` (a network), or an object with ``act_state(venv, envs) -> actions`` that reads the engine's state
 block (the heuristic ports, ``whist_env.vector.heuristics.BatchedHeuristic``). By name (:func:`batched_agent`):
-``"random"`` (a uniformly random legal action), ``"heuristic"`` (the game's heuristic port) and ``"pretrained"`` or
-``"pretrained(path=<exported .npz>)"`` (the network :class:`~whist_env.agents.pretrained.PretrainedAgent` plays, one
-forward pass for a whole batch of decisions). Any other name has no batched form: :func:`batched_agent` says so,
+``"random"`` (a uniformly random legal action), ``"heuristic"`` (the game's heuristic port, in the games
+``whist_env.vector.heuristics.ported_games()`` lists) and ``"pretrained"`` or ``"pretrained(path=<exported .npz>)"``
+(the network :class:`~whist_env.agents.pretrained.PretrainedAgent` plays, one forward pass for a whole batch of
+decisions). Any other name, or a heuristic not ported yet, has no batched form: :func:`batched_agent` says so,
 naming it.
 
 **What matches the AEC arena.** Deterministic agents (the pretrained network, the heuristic port) play the same
@@ -182,15 +183,10 @@ def batched_agent(spec: Any, game_id: str, options: dict[str, Any], rng: np.rand
 
         return BatchedPolicy(make_agent(parsed, game_id, **options), rng)
     if parsed.name == "heuristic":
-        try:
-            from whist_env.vector.heuristics import BatchedHeuristic  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            raise OptionError(
-                f"agent {spec!r} has no batched form in this install: whist_env.vector.heuristics (the heuristic "
-                "ports) is missing; run without --batched (the AEC arena) for it"
-            ) from None
-        agent: StateAgent = BatchedHeuristic(game_id, **dict(parsed.kwargs), **options)
-        return agent
+        from whist_env.vector.heuristics import BatchedHeuristic
+
+        # a game whose heuristic is not ported yet: its OptionError names the ported games
+        return BatchedHeuristic(game_id, **dict(parsed.kwargs), **options)
     raise OptionError(
         f"agent {spec!r} has no batched form; agents with one: {', '.join(BATCHED_NAMES)} (pretrained also as "
         "pretrained(path=<exported .npz>): export a trained model with whist_env.agents.pretrained.export_policy), "
