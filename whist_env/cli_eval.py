@@ -4,6 +4,7 @@
     whist-eval all --agents heuristic random --deals 2000 --seed 0 --workers 2 --markdown results.md
     whist-eval oh_hell_v0 --option num_players=5 --option trump_mode=drawn_card --json report.json
     whist-eval german_whist_v0 --agents pimc heuristic --deals 200 --records worst/ --worst 5
+    whist-eval german_whist_v0 --agents pretrained random --deals 2000 --batched   # the batched engine: seconds
 
 ``--records DIR`` writes the game records (JSON, :class:`~whist_env.record.GameRecord`) of every table of the
 ``--worst`` deals for the first agent (lowest margin over the best other agent), so a surprising result can be
