@@ -31,21 +31,19 @@ from whist_env.vector.core import (
     GAME_COLS,
     GAME_SLOTS,
     HAND,
-    LAST,
     LAST_ACTOR,
     LEADER,
     MAX_SEATS,
     NUM_SEATS,
     PHASE,
-    PLAYED,
     RET,
     TO_ACT,
-    TRICK,
     TRICK_NO,
     TRUMP,
     TURN_UP,
     WON,
     RawVectorEnv,
+    cards_gone,
     deal_round_robin,
     env_list,
     expand,
@@ -193,25 +191,13 @@ def observe_row(
     known: np.ndarray,
 ) -> None:
     """Observation and action mask of seat ``me`` (the rules' ``view`` and the encoder, in one pass) into the
-    output rows (uint64 words), built in the scratches ``bits`` and ``mask_bits``; ``known`` is all zeros (§4.7:
-    no seat knows another's cards)."""
+    output rows (uint64 words), built in the scratches ``bits`` and ``mask_bits``; ``known`` is scratch for
+    :func:`seat_knowledge` (§4.7: no seat knows another's cards)."""
     bits[:] = 0
     n = st[NUM_SEATS]
     recall = cfg[CFG_RECALL] != 0
     phase = st[PHASE]
-    seen = st[HAND + me]
-    t = st[TURN_UP]
-    if t >= 0:
-        seen |= 1 << t
-    for s in range(n):
-        if recall:
-            seen |= st[PLAYED + s]
-        else:
-            if st[TRICK + s] >= 0:
-                seen |= 1 << st[TRICK + s]
-            if st[LAST + s] >= 0:
-                seen |= 1 << st[LAST + s]
-    write_common(bits, offs, st, me, known, FULL & ~seen, t, recall)
+    write_common(bits, offs, st, me, known, seat_knowledge(st, recall, me, known), st[TURN_UP], recall)
     if phase == PHASE_BIDDING:
         put_one(bits, offs, SLOT_PHASE, 0)
     elif phase == PHASE_PLAY:
@@ -250,6 +236,22 @@ def observe_row(
         else:
             put_bits(mask_bits, 0, legal_mask(st))
     expand(mask_bits, mask_row, mask_lut)
+
+
+@jit
+def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> int:
+    """What seat ``me`` knows of the cards (the rules' view, §4.7): fills ``known`` (its own hand; no seat knows
+    another's cards) and returns the cards ``me`` cannot place (the turn-up is out of play, face up; the drawn
+    card's place is unknown). The heuristic's port reads them too."""
+    n = st[NUM_SEATS]
+    hand = st[HAND + me]
+    for s in range(n):
+        known[s] = 0
+    known[me] = hand
+    seen = hand | cards_gone(st, recall)
+    if st[TURN_UP] >= 0:
+        seen |= 1 << st[TURN_UP]
+    return FULL & ~seen
 
 
 @jit
