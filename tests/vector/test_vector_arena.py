@@ -154,6 +154,13 @@ def test_the_heuristic_port_plays_the_aec_arenas_deals(game_id: str) -> None:
     assert bat.to_dict(timing=False) == aec.to_dict(timing=False)
 
 
+@pytest.mark.parametrize("options", [{"trump_mode": "drawn_card"}, {"num_players": 5, "trump_mode": "drawn_card"}])
+def test_the_oh_hell_heuristic_port_plays_drawn_trump_deals_as_the_aec_arena(options: dict) -> None:
+    config = ArenaConfig("oh_hell_v0", ("heuristic", Lowest()), NUM_DEALS, seed=2, options=options)
+    heuristic = batched_agent("heuristic", "oh_hell_v0", config.game_options(), np.random.default_rng(0))
+    assert_same_play(config, [heuristic, lowest])
+
+
 @pytest.mark.parametrize(
     ("game_id", "options", "lineup"),
     [
