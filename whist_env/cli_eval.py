@@ -4,6 +4,7 @@
     whist-eval all --agents heuristic random --deals 2000 --seed 0 --workers 2 --markdown results.md
     whist-eval oh_hell_v0 --option num_players=5 --option trump_mode=drawn_card --json report.json
     whist-eval german_whist_v0 --agents pimc heuristic --deals 200 --records worst/ --worst 5
+    whist-eval german_whist_v0 --agents pretrained random --deals 2000 --batched   # the batched engine: seconds
 
 ``--records DIR`` writes the game records (JSON, :class:`~whist_env.record.GameRecord`) of every table of the
 ``--worst`` deals for the first agent (lowest margin over the best other agent), so a surprising result can be
@@ -72,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--lineup", choices=LINEUPS, default="alternate", help="how agents are seated (default alternate)")
     p.add_argument("--full-episodes", action="store_true", help="play whole episodes instead of single deals")
+    p.add_argument(
+        "--batched",
+        action="store_true",
+        help="play on the batched engine (whist_env.vector.arena; needs the vector extra): the same deals and report, "
+        "for agents with a batched form (random, heuristic, pretrained); --workers does not apply",
+    )
     p.add_argument("--json", type=Path, help="write the report(s) as JSON to this file")
     p.add_argument("--markdown", type=Path, help="write the report(s) as markdown to this file")
     p.add_argument(
@@ -122,9 +129,21 @@ def _run(argv: Sequence[str]) -> int:
     reports = []
     status = 0
     try:
+        if args.batched and args.records:
+            raise OptionError("--records replays deals in the AEC arena; run without --batched to write them")
         for game_id in games:
             if game_id not in known:
                 raise OptionError(f"unknown game {game_id!r}; available: {', '.join(known)} (or 'all')")
+            if args.batched:
+                from whist_env.vector.arena import evaluate_batched
+
+                report = evaluate_batched(
+                    game_id, args.agents, args.deals, args.seed, options, single_deal=not args.full_episodes,
+                    lineup=args.lineup, progress=not args.quiet,
+                )  # fmt: skip
+                reports.append(report)
+                print(report.to_markdown(), end="\n\n", flush=True)
+                continue
             # evaluate(), with the per-deal results kept for --records
             config = ArenaConfig(
                 game_id, tuple(args.agents), args.deals, args.seed, options, not args.full_episodes, args.lineup

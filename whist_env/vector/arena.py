@@ -1,0 +1,401 @@
+"""The arena on the batched engine: :func:`evaluate_batched`, the twin of :func:`whist_env.evaluation.evaluate` for
+agents that have a batched form (issue #14, point 3).
+
+    >>> from whist_env.vector.arena import evaluate_batched
+    >>> report = evaluate_batched("german_whist_v0", ["pretrained", "random"], num_deals=2000, seed=0)
+    >>> print(report.to_markdown())
+
+**The same comparison.** The deals, the seat rotation and the statistics are those of the AEC arena
+(:mod:`whist_env.evaluation.arena`, whose docstring gives the method): deal ``i`` of seed ``s`` is the same dealer
+and deck (:meth:`~whist_env.evaluation.arena.Arena.deal`), replayed once per rotation of the lineup
+(:func:`~whist_env.evaluation.arena.seat_assignments`), and the report is built by the AEC arena's own
+:func:`~whist_env.evaluation.arena.summarise` from the same per-deal results, so it is an
+:class:`~whist_env.evaluation.report.ArenaReport` that ``whist-eval`` and the reports print as any other. Every table
+(one replay of one deal) is one environment of a :class:`~whist_env.vector.core.RawVectorEnv`; the deals are given to
+it through ``reset(options={"decks": ..., "dealers": ...})``. Oh Hell with ``trump_mode="drawn_card"`` also draws
+the trump card at deal time, from the AEC arena's game generator ``default_rng([s, i, 1])``: there each table starts
+from the rules' own start state (``import_state``), so that the card is the AEC arena's too.
+
+**Agents** are batched agents (the protocol of :mod:`whist_env.vector`): a callable ``(obs (k, D), mask (k, A) bool)
+-> actions (k,)`` (a network), or an object with ``act_state(venv, envs) -> actions`` that reads the engine's state
+block (the heuristic ports, ``whist_env.vector.heuristics.BatchedHeuristic``). By name (:func:`batched_agent`):
+``"random"`` (a uniformly random legal action), ``"heuristic"`` (the game's heuristic port, in the games
+``whist_env.vector.heuristics.ported_games()`` lists) and ``"pretrained"`` or ``"pretrained(path=<exported .npz>)"``
+(the network :class:`~whist_env.agents.pretrained.PretrainedAgent` plays, one forward pass for a whole batch of
+decisions). Any other name, or a heuristic not ported yet, has no batched form: :func:`batched_agent` says so,
+naming it.
+
+**What matches the AEC arena.** Deterministic agents (the pretrained network, the heuristic port) play the same
+cards on the same deals, so every per-deal score, the means, the intervals and the win/draw/loss counts are the AEC
+arena's (tests/vector/test_vector_arena.py checks it for every game). Random agents draw from their own generators
+(``default_rng([seed, 3, j])`` for agent ``j``), not from the AEC arena's per-table ones: their results are
+reproducible from ``seed`` (for the same ``batch_size``), and agree with the AEC arena's in distribution only.
+Illegal actions are counted per agent and replaced by the lowest legal action, as there. ``ms_per_decision`` is the
+time in the agent's batch calls divided by its decisions.
+
+**Whole episodes** (``single_deal=False``: an Oh Hell match, a rubber) are refused: the AEC arena draws their later
+deals from its game generator, the engine from its own, so the later deals would not be the same.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from whist_env.agents.pretrained import choose
+from whist_env.errors import OptionError
+from whist_env.evaluation.arena import Arena, ArenaConfig, DealResult, Progress, TableResult, summarise
+from whist_env.evaluation.report import ArenaReport
+from whist_env.vector.core import RawVectorEnv
+from whist_env.vector.engines import make
+from whist_env.vector.learner import random_actions
+
+__all__ = [
+    "BATCHED_NAMES",
+    "BatchedPolicy",
+    "BatchedRandom",
+    "StateAgent",
+    "batched_agent",
+    "evaluate_batched",
+    "play_batched",
+]
+
+BATCHED_NAMES = ("random", "heuristic", "pretrained")
+"""The agent names that have a batched form (``pretrained`` also with its ``path``)."""
+
+NEAR_TIE = 1e-3
+"""A network's decision whose two best legal logits are closer than this is recomputed for its row alone (see
+:class:`BatchedPolicy`)."""
+
+DEFAULT_BATCH = 4096
+"""Tables played at once by default (a batch of environments; the deals beyond it are played in further batches)."""
+
+
+@runtime_checkable
+class StateAgent(Protocol):
+    """A batched agent that reads the engine's state block (the heuristic ports)."""
+
+    def act_state(self, venv: RawVectorEnv, envs: np.ndarray) -> np.ndarray:
+        """The action of the seat to act in each environment of ``envs`` (indices into ``venv``).  # (k,)"""
+        ...
+
+
+BatchedAgent = Callable[[np.ndarray, np.ndarray], Any] | StateAgent
+
+
+class BatchedRandom:
+    """A uniformly random legal action per row, drawn from its own generator.
+
+    Args:
+        rng: the generator every draw comes from.
+    """
+
+    name = "random"
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return random_actions(mask, self.rng)
+
+
+class BatchedPolicy:
+    """The network of a :class:`~whist_env.agents.pretrained.PretrainedAgent`, played on a batch of decisions at once:
+    the same masked argmax (or softmax sample) of the same logits, with the same suit renaming
+    (``canonical_suits``) and the same check of the network's game, options and layout (done by the agent).
+
+    Deterministic play makes the agent's own choices: one forward pass for the batch, except that a row whose two
+    best legal logits lie within :data:`NEAR_TIE` of each other is computed again alone, as the agent computes it
+    (a batch's matrix product rounds differently from a single row's, by about 1e-5, enough to flip a near tie).
+
+    Args:
+        agent: the agent whose policy, renaming and ``deterministic`` setting are played.
+        rng: the generator samples are drawn from (``deterministic=False`` only).
+    """
+
+    def __init__(self, agent: Any, rng: np.random.Generator) -> None:
+        self.agent = agent
+        self.name = str(agent.name)
+        self.rng = rng
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        canonical = self.agent.canonical
+        perm = None
+        if canonical is not None:
+            obs, mask, perm = canonical.forward(obs, mask)
+        legal = np.asarray(mask, bool)
+        policy = self.agent.policy
+        # as choose(): float64 logits, illegal ones -inf, the argmax's ties to the lowest action
+        masked = np.where(legal, policy.logits(obs).astype(np.float64), -np.inf)
+        if self.agent.deterministic:
+            actions = masked.argmax(axis=1)
+            # A matrix product over a batch rounds differently from one row's (measured: up to 2.5e-5 on the shipped
+            # networks), which could flip a near tie: there the row is decided as the agent decides it, alone.
+            if legal.shape[1] > 1:
+                top = np.partition(masked, -2, axis=1)
+                for r in np.flatnonzero(top[:, -1] - top[:, -2] < NEAR_TIE):
+                    actions[r] = choose(policy.logits(obs[r]), legal[r], True, self.rng)
+        else:
+            p = np.exp(masked - masked.max(axis=1, keepdims=True))
+            cum = np.cumsum(p, axis=1)
+            u = self.rng.random(len(p)) * cum[:, -1]
+            actions = np.minimum((cum <= u[:, None]).sum(axis=1), legal.shape[1] - 1)
+            actions = np.where(legal[np.arange(len(p)), actions], actions, masked.argmax(axis=1))
+        return actions if perm is None else canonical.action_back(actions, perm)
+
+
+def batched_agent(spec: Any, game_id: str, options: dict[str, Any], rng: np.random.Generator) -> BatchedAgent:
+    """The batched form of an agent given by name, or the batched agent itself.
+
+    Args:
+        spec: ``"random"``, ``"heuristic"``, ``"pretrained"``, ``"pretrained(path=...)"`` (any spelling of
+            :mod:`whist_env.agents.agent_spec`), a callable ``(obs, mask) -> actions`` or an object with
+            ``act_state(venv, envs)``.
+        game_id: the game.
+        options: the game's options (as played: the single-deal ones included).
+        rng: the generator of a random agent (and of a sampling network).
+
+    Raises:
+        OptionError: for an agent without a batched form (naming it and the names that have one), or what
+            building the named agent raises (a bad option, no shipped weights).
+    """
+    if not isinstance(spec, str):
+        if isinstance(spec, StateAgent) or callable(spec):
+            return spec
+        raise OptionError(
+            f"a batched agent is a name ({', '.join(BATCHED_NAMES)}), a callable (obs, mask) -> actions or an object "
+            f"with act_state(venv, envs); got {spec!r}"
+        )
+    from whist_env.agents.agent_spec import parse_agent_spec
+
+    parsed = parse_agent_spec(spec)
+    if parsed.name == "random":
+        from whist_env.registry import get_spec
+
+        get_spec(game_id).make_rules(**options)  # an unknown game or a bad option fails here, as make_agent's
+        return BatchedRandom(rng)
+    if parsed.name == "pretrained":
+        from whist_env.agents.factory import make_agent
+
+        return BatchedPolicy(make_agent(parsed, game_id, **options), rng)
+    if parsed.name == "heuristic":
+        from whist_env.vector.heuristics import BatchedHeuristic
+
+        # a game whose heuristic is not ported yet: its OptionError names the ported games
+        return BatchedHeuristic(game_id, **dict(parsed.kwargs), **options)
+    raise OptionError(
+        f"agent {spec!r} has no batched form; agents with one: {', '.join(BATCHED_NAMES)} (pretrained also as "
+        "pretrained(path=<exported .npz>): export a trained model with whist_env.agents.pretrained.export_policy), "
+        "or pass a batched callable; play the others in the AEC arena (whist-eval without --batched)"
+    )
+
+
+def _label(spec: Any, agent: Any) -> str:
+    """How an agent is named in the report: its name as given, else the batched agent's ``name``."""
+    if isinstance(spec, str):
+        return spec
+    return str(getattr(agent, "name", None) or getattr(agent, "__name__", None) or type(agent).__name__)
+
+
+def play_batched(
+    config: ArenaConfig,
+    agents: Sequence[BatchedAgent],
+    batch_size: int = DEFAULT_BATCH,
+    progress: bool = False,
+) -> tuple[list[DealResult], float]:
+    """Play every deal of ``config`` on the batched engine with the batched ``agents`` (one per agent of
+    ``config``, in order); the results in deal order, as :func:`whist_env.evaluation.arena.play_deals` returns them.
+
+    Returns:
+        The results, and the wall time in seconds.
+
+    Raises:
+        OptionError: for a bad configuration (as the AEC arena raises it), whole episodes, or a bad ``batch_size``.
+        ValueError: when an agent returns actions of the wrong shape.
+    """
+    arena = _checked_arena(config)
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise OptionError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    if len(agents) != len(config.agents):
+        raise OptionError(f"give one batched agent per agent of the config: {len(config.agents)}, got {len(agents)}")
+    m = len(agents)
+    tables = len(arena.assignments)
+    total = config.num_deals * tables
+    size = min(batch_size, total)
+    venv = make(config.game_id, size, seed=config.seed, **arena.options)
+    deals = [arena.deal(i) for i in range(config.num_deals)]
+    returns = np.zeros((total, venv.num_players), np.float64)
+    decisions = np.zeros((config.num_deals, m), np.int64)
+    illegal = np.zeros((config.num_deals, m), np.int64)
+    think = np.zeros(m, np.float64)
+    bar = Progress(config.num_deals, config.game_id, enabled=progress)
+    start = time.perf_counter()
+    for first in range(0, total, size):
+        rows = np.arange(first, min(total, first + size))
+        if len(rows) < size:  # the last batch: a smaller engine (the same options)
+            venv = make(config.game_id, len(rows), seed=config.seed, **arena.options)
+        _play_batch(venv, arena, deals, rows, agents, returns, decisions, illegal, think)
+        bar.update((rows[-1] + 1) // tables - bar.done)  # the deals whose every table is played
+    wall = time.perf_counter() - start
+    share = np.divide(decisions, decisions.sum(axis=0), out=np.zeros(decisions.shape), where=decisions.sum(axis=0) > 0)
+    results = []
+    for i in range(config.num_deals):
+        tabs = [
+            TableResult(tuple(a), tuple(float(x) for x in returns[i * tables + r]))
+            for r, a in enumerate(arena.assignments)
+        ]
+        # the agents' think time is measured per batch call: each deal gets its share by its decisions
+        results.append(DealResult(i, tabs, decisions[i].tolist(), illegal[i].tolist(), (think * share[i]).tolist()))
+    return results, wall
+
+
+def _checked_arena(config: ArenaConfig) -> Arena:
+    """The AEC arena of ``config`` (its checks of the options, the lineup and the partnerships; its deals), after
+    the batched arena's own checks."""
+    arena = Arena(config)
+    if not config.single_deal:
+        raise OptionError(
+            f"{config.game_id}: the batched arena plays single deals only: the later deals of a whole episode are "
+            "drawn by the engine's own generator, not the AEC arena's; drop --full-episodes (single_deal=False) or "
+            "run without --batched"
+        )
+    if config.num_deals < 1:
+        raise OptionError(f"num_deals must be at least 1, got {config.num_deals}")
+    return arena
+
+
+def _play_batch(
+    venv: RawVectorEnv,
+    arena: Arena,
+    deals: Sequence[tuple[int, list[int]]],
+    rows: np.ndarray,
+    agents: Sequence[BatchedAgent],
+    returns: np.ndarray,
+    decisions: np.ndarray,
+    illegal: np.ndarray,
+    think: np.ndarray,
+) -> None:
+    """Play the tables ``rows`` (global table indices: deal ``row // T``, replay ``row % T``) to their end in
+    ``venv`` (one environment per table), adding to the per-table ``returns`` and the per-deal counters."""
+    tables = len(arena.assignments)
+    labels = arena.config.labels()
+    deal_of, replay = rows // tables, rows % tables
+    seats = np.array(arena.assignments, np.int64)[replay]  # agent index per seat  # (b, n)
+    ts = venv.reset(
+        options={
+            "decks": np.array([deals[i][1] for i in deal_of], np.int64),
+            "dealers": np.array([deals[i][0] for i in deal_of], np.int64),
+        }
+    )
+    player, obs, mask = ts.current_player.copy(), ts.observation.copy(), ts.action_mask.astype(bool)
+    if getattr(arena.game, "drawn", False):
+        # Oh Hell's drawn trump card comes from the game generator at deal time: start from the rules' own state
+        config = arena.config
+        for e, i in enumerate(deal_of):
+            game_rng = np.random.default_rng([config.seed, int(i), 1])
+            dealer, deck = deals[i]
+            venv.import_state(e, arena.game.new_episode(game_rng, deck=deck, dealer=dealer))
+        player = venv.field("to_act")[:, 0].copy()
+        obs, mask_i8 = venv.observe(player)
+        obs, mask = obs.copy(), mask_i8.astype(bool)
+    b = len(rows)
+    every = np.arange(b)
+    active = every
+    got = np.zeros((b, venv.num_players), np.float64)
+    while len(active):
+        who = seats[active, player[active]]
+        acts = np.zeros(len(active), np.int64)
+        for j, agent in enumerate(agents):
+            sel = np.flatnonzero(who == j)
+            if not len(sel):
+                continue
+            envs = active[sel]
+            t0 = time.perf_counter()
+            if isinstance(agent, StateAgent):
+                out = agent.act_state(venv, envs)
+            else:
+                out = agent(obs[envs], mask[envs])
+            think[j] += time.perf_counter() - t0
+            acts[sel] = _legal_or_lowest(out, mask[envs], venv.game_id, labels[j], illegal, deal_of[envs], j)
+            np.add.at(decisions[:, j], deal_of[envs], 1)  # a view: counts per deal
+        step = venv.step(acts) if len(active) == b else venv.step_envs(active, acts)
+        got[active] += step.rewards
+        player[active] = step.current_player
+        obs[active] = step.observation
+        mask[active] = step.action_mask.astype(bool)
+        active = active[~step.terminated]
+    returns[rows] += got
+
+
+def _legal_or_lowest(
+    out: Any, mask: np.ndarray, game_id: str, label: str, illegal: np.ndarray, deal_of: np.ndarray, j: int
+) -> np.ndarray:
+    """An agent's actions, each illegal one counted against its deal and replaced by the lowest legal action."""
+    acts = np.asarray(out)
+    if acts.shape != (len(mask),):
+        raise ValueError(
+            f"{game_id}: agent {label!r} must return one action per row, shape ({len(mask)},); got shape {acts.shape}"
+        )
+    if np.issubdtype(acts.dtype, np.integer) and acts.dtype != np.bool_:
+        acts = acts.astype(np.int64)
+        ok = (acts >= 0) & (acts < mask.shape[1])
+        ok[ok] = mask[np.flatnonzero(ok), acts[ok]]
+    else:  # not integers: illegal, as the AEC arena counts them
+        acts = np.zeros(len(mask), np.int64)
+        ok = np.zeros(len(mask), bool)
+    if not ok.all():
+        np.add.at(illegal[:, j], deal_of[~ok], 1)
+        acts[~ok] = mask[~ok].argmax(axis=1)
+    return acts
+
+
+def evaluate_batched(
+    game_id: str,
+    agents: Iterable[Any],
+    num_deals: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    *,
+    single_deal: bool = True,
+    lineup: str = "alternate",
+    names: Sequence[str] = (),
+    batch_size: int = DEFAULT_BATCH,
+    progress: bool = False,
+) -> ArenaReport:
+    """Compare batched agents over ``num_deals`` duplicate deals of ``game_id`` on the batched engine: the
+    comparison of :func:`whist_env.evaluation.evaluate`, with the same deals and the same report (see the module
+    docstring for what matches it).
+
+        >>> report = evaluate_batched("humbug_v0", ["pretrained", "random"], num_deals=2000, seed=1)
+
+    Args:
+        game_id: the environment id (a game with a batched engine).
+        agents: two or more batched agents, or names that have a batched form (:func:`batched_agent`).
+        num_deals: deals to play; each is replayed once per rotation of the lineup.
+        seed: the run's seed: the deals, and the random agents' generators.
+        options: the game's options.
+        single_deal: must be True (whole episodes are refused: see the module docstring).
+        lineup: ``"alternate"`` or ``"one_vs_rest"``.
+        names: labels for the report (default: the names given, else the agents' ``name``).
+        batch_size: tables played at once (memory; the results do not depend on it for deterministic agents).
+        progress: draw a progress bar on stderr.
+
+    Raises:
+        OptionError: for an agent without a batched form (naming it), a bad option, lineup or count.
+    """
+    specs = list(agents)
+    config = ArenaConfig(game_id, ("?",) * len(specs), num_deals, seed, dict(options or {}), single_deal, lineup,
+                         tuple(names))  # fmt: skip
+    game_options = _checked_arena(config).options  # a bad configuration fails before any agent is built
+    built = [batched_agent(s, game_id, game_options, np.random.default_rng([seed, 3, j])) for j, s in enumerate(specs)]
+    # the report's agents by name: the AEC arena's config is only read here (its agents are never built)
+    config = dataclasses.replace(config, agents=tuple(_label(s, a) for s, a in zip(specs, built, strict=True)))
+    results, wall = play_batched(config, built, batch_size=batch_size, progress=progress)
+    report = summarise(config, results, wall)
+    report.timing["engine"] = "batched"
+    report.timing["batch_size"] = min(batch_size, len(results) * report.tables_per_deal)
+    return report
