@@ -58,7 +58,7 @@ def jit_borrow(f: Callable[..., Any]) -> Callable[..., Any]:
     cost about 40% of Oh Hell's ``step()`` (docs/results_vector.md). A kernel that allocates its scratch arrays
     uses :func:`jit` and hands them to a row loop compiled here.
     """
-    jitted: Callable[..., Any] = njit(cache=True, _nrt=False)(f)
+    jitted: Callable[..., Any] = njit(cache=True, _nrt=False)(f)  # type: ignore[call-overload]  # not in the stubs
     return jitted
 
 
