@@ -111,12 +111,13 @@ def openspiel_rate(players: int, tricks: int, tensor: bool, seconds: float) -> f
 
 
 def peers(cases: list[tuple[str, dict[str, Any], str]], seconds: float) -> None:
-    """Print the AEC env's rate for each case, then OpenSpiel's (see the module docstring)."""
+    """Print the AEC env's rate for each case, then OpenSpiel's when Oh Hell is measured (see the module
+    docstring)."""
     print("peers, decisions per wall-clock second (one thread)")
     for game, game_options, _ in cases:
         label = f"{game} {game_options or 'defaults'}"
         print(f"  our AEC env, {label}: {timed(aec_loop(game, game_options), seconds, 1):,.0f}")
-    for players, tricks in OPENSPIEL_CASES:
+    for players, tricks in OPENSPIEL_CASES if any(case[0] == "oh_hell_v0" for case in cases) else ():
         for tensor in (False, True):
             got = openspiel_rate(players, tricks, tensor, seconds)
             if got is None:
