@@ -11,13 +11,23 @@ in fresh processes: ``cold`` with an empty numba cache, ``cached`` loading the k
 
 Without ``--options``, the run also measures the extra cases of issue #14 (:data:`EXTRA_CASES`: Oh Hell with 8
 players and float32 observations) for the games measured; ``--no-extra`` skips them.
+
+Peers, in the same run (``--no-peers`` skips them): each case through our AEC env (``whist_env.make``, one
+environment, random legal play in Python: ``benchmarks/bench_aec.py``'s loop), and, when ``pyspiel`` imports (the
+``bench`` extra), OpenSpiel's ``oh_hell``. The wheel offers no C++ rollout loop, so that row is what a Python
+user of pyspiel gets: a loop of ``apply_action`` on a random one of ``legal_actions()`` (chance nodes included,
+only decisions counted), with and without the acting seat's ``information_state_tensor`` at each decision.
+OpenSpiel's game is one deal of a fixed number of tricks (3 to 7 players), the closest it has to ours. The AEC
+and OpenSpiel rates are decisions per wall-clock second of a single thread (pin it to one core).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -25,6 +35,7 @@ import time
 from typing import Any
 
 import numpy as np
+from bench_aec import aec_loop, timed  # the AEC loop of benchmarks/bench_aec.py (this folder is on sys.path)
 
 import whist_env.vector as vector
 
@@ -36,6 +47,8 @@ COMPILE_PROBE = (
 )
 # (game, options, observation dtype) measured besides each game's defaults (issue #14's targets)
 EXTRA_CASES: tuple[tuple[str, dict[str, Any], str], ...] = (("oh_hell_v0", {"num_players": 8}, "float32"),)
+# OpenSpiel oh_hell configurations measured: (players, tricks); it takes 3 to 7 players, and turns a trump card up
+OPENSPIEL_CASES = ((4, 12), (7, 7))
 
 
 def rate(game_id: str, options: dict[str, Any], num_envs: int, seconds: float, obs_dtype: str) -> tuple[float, float]:
@@ -70,6 +83,50 @@ def compile_times(game_id: str, options: dict[str, Any], obs_dtype: str) -> tupl
     return out[0], out[1]
 
 
+def openspiel_rate(players: int, tricks: int, tensor: bool, seconds: float) -> float | None:
+    """Decisions per second of a Python loop of random play over pyspiel's ``oh_hell`` (with the acting seat's
+    information-state tensor at each decision when ``tensor``); None when pyspiel is not installed."""
+    try:
+        pyspiel = importlib.import_module("pyspiel")
+    except ImportError:
+        return None
+    game = pyspiel.load_game("oh_hell", {"players": players, "num_tricks_fixed": tricks})
+    pick = random.Random(0)
+
+    def run(sec: float) -> int:
+        decisions = 0
+        end = time.perf_counter() + sec
+        while time.perf_counter() < end:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                legal = state.legal_actions()
+                if not state.is_chance_node():
+                    decisions += 1
+                    if tensor:
+                        state.information_state_tensor(state.current_player())
+                state.apply_action(legal[int(pick.random() * len(legal))])
+        return decisions
+
+    return timed(run, seconds, 1)
+
+
+def peers(cases: list[tuple[str, dict[str, Any], str]], seconds: float) -> None:
+    """Print the AEC env's rate for each case, then OpenSpiel's when Oh Hell is measured (see the module
+    docstring)."""
+    print("peers, decisions per wall-clock second (one thread)")
+    for game, game_options, _ in cases:
+        label = f"{game} {game_options or 'defaults'}"
+        print(f"  our AEC env, {label}: {timed(aec_loop(game, game_options), seconds, 1):,.0f}")
+    for players, tricks in OPENSPIEL_CASES if any(case[0] == "oh_hell_v0" for case in cases) else ():
+        for tensor in (False, True):
+            got = openspiel_rate(players, tricks, tensor, seconds)
+            if got is None:
+                print("  OpenSpiel: pyspiel is not installed (pip install -e '.[bench]')")
+                return
+            what = "with" if tensor else "without"
+            print(f"  OpenSpiel oh_hell n={players} k={tricks}, Python loop, {what} info-state tensor: {got:,.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -81,6 +138,7 @@ def main() -> None:
     parser.add_argument("--obs-dtype", default="uint8", choices=("uint8", "float32"))
     parser.add_argument("--no-compile", action="store_true", help="skip the compile-time measurement")
     parser.add_argument("--no-extra", action="store_true", help="skip the extra cases (EXTRA_CASES)")
+    parser.add_argument("--no-peers", action="store_true", help="skip the AEC env and OpenSpiel rates")
     args = parser.parse_args()
     options = json.loads(args.options)
     unknown = sorted(set(args.games) - set(vector.vector_game_ids()))
@@ -98,6 +156,8 @@ def main() -> None:
         if not args.no_compile:
             cold, cached = compile_times(game, game_options, obs_dtype)
             print(f"first step in a new process: cold cache {cold:.2f} s, cached {cached:.2f} s")
+    if not args.no_peers:
+        peers(cases, args.seconds)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,19 @@ def jit(f: Callable[..., Any]) -> Callable[..., Any]:
     return jitted
 
 
+def jit_borrow(f: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`jit` without numba's reference counting: for the per-row helpers, which allocate no array and return
+    none (numba refuses to compile an allocation here), and only borrow arrays their caller holds.
+
+    numba counts the references of every array view it makes (``state[i]``, a slice, an array argument), each an
+    atomic update through a call; in the per-row code these views are made for every decision, and the counting
+    cost about 40% of Oh Hell's ``step()`` (docs/results_vector.md). A kernel that allocates its scratch arrays
+    uses :func:`jit` and hands them to a row loop compiled here.
+    """
+    jitted: Callable[..., Any] = njit(cache=True, _nrt=False)(f)  # type: ignore[call-overload]  # not in the stubs
+    return jitted
+
+
 # ------------------------------------------------------------------------------------------ the state block
 MAX_SEATS = 8
 NO_TRUMP = 4  # the trump column when there is none (the encoders' ``NT`` entry of the trump one-hot)
@@ -188,7 +201,7 @@ def scratch(obs: np.ndarray, lut: np.ndarray) -> np.ndarray:
     return np.zeros((entries + WORD - 1) // WORD + 2, np.int64)  # + 2: put_bits writes three words at the end too
 
 
-@jit
+@jit_borrow
 def put_bits(bits: np.ndarray, at: int, mask: int) -> None:
     """OR the bits of ``mask`` (non-negative, < 2**63) into the scratch ``bits`` from bit ``at`` on (nothing when
     ``at < 0``). Three words are always written, with no loop: a branch on the data is mostly mispredicted."""
@@ -203,7 +216,7 @@ def put_bits(bits: np.ndarray, at: int, mask: int) -> None:
     bits[w + 2] |= rest >> WORD
 
 
-@jit
+@jit_borrow
 def put_one(bits: np.ndarray, offs: np.ndarray, slot: int, index: int) -> None:
     """Set entry ``index`` of the piece in ``slot`` (a one-hot or a count, clipped to the piece's last entry)."""
     at = offs[slot, 0]
@@ -213,13 +226,13 @@ def put_one(bits: np.ndarray, offs: np.ndarray, slot: int, index: int) -> None:
         bits[j // WORD] |= 1 << (j % WORD)
 
 
-@jit
+@jit_borrow
 def put_flags(bits: np.ndarray, offs: np.ndarray, slot: int, flags: int) -> None:
     """Write the bits of ``flags`` as the entries of the flags piece in ``slot``."""
     put_bits(bits, offs[slot, 0], flags & ((1 << offs[slot, 1]) - 1))
 
 
-@jit
+@jit_borrow
 def expand(bits: np.ndarray, out: np.ndarray, lut: np.ndarray) -> None:
     """Write the scratch ``bits`` into an output row ``out`` (uint64 words) through the byte table ``lut``.
 
@@ -239,10 +252,12 @@ def expand(bits: np.ndarray, out: np.ndarray, lut: np.ndarray) -> None:
     elif per == 4:  # float32: the four words of each byte written out, with no inner loop (twice as fast)
         for j in range(4 * full):
             at = ((bits[j >> 2] >> (8 * (j & 3))) & 255) * 4
-            out[4 * j] = lut[at]
-            out[4 * j + 1] = lut[at + 1]
-            out[4 * j + 2] = lut[at + 2]
-            out[4 * j + 3] = lut[at + 3]
+            # all four loaded before any store: the compiler may then move them as one 32-byte vector
+            a, b, c, d = lut[at], lut[at + 1], lut[at + 2], lut[at + 3]
+            out[4 * j] = a
+            out[4 * j + 1] = b
+            out[4 * j + 2] = c
+            out[4 * j + 3] = d
     else:
         for w in range(full):
             x = bits[w]
@@ -257,14 +272,14 @@ def expand(bits: np.ndarray, out: np.ndarray, lut: np.ndarray) -> None:
             out[j * per + q] = lut[at * per + q]
 
 
-@jit
+@jit_borrow
 def expand_mask(legal: int, out: np.ndarray, lut: np.ndarray) -> None:
     """Write the legal action mask ``legal`` into an int8 mask row ``out`` (uint64 words; ``lut`` of int8)."""
     for j in range(out.shape[0]):
         out[j] = lut[(legal >> (8 * j)) & 255]
 
 
-@jit
+@jit_borrow
 def put_scalar(row: np.ndarray, offs: np.ndarray, slot: int, value: float) -> None:
     """Write the scalar piece in ``slot`` of a float32 output row ``row`` (uint64 words, after :func:`expand`):
     ``value`` (already divided by the piece's scale, in float64 as the encoder does), clipped to [0, 1]."""
@@ -273,7 +288,7 @@ def put_scalar(row: np.ndarray, offs: np.ndarray, slot: int, value: float) -> No
         row.view(np.float32)[at] = 0.0 if value < 0.0 else (1.0 if value > 1.0 else value)
 
 
-@jit
+@jit_borrow
 def card_count(mask: int) -> int:
     """How many cards the 52-bit ``mask`` holds."""
     count = 0
@@ -282,7 +297,7 @@ def card_count(mask: int) -> int:
     return count
 
 
-@jit
+@jit_borrow
 def rng_next(rng: np.ndarray, i: int) -> np.uint64:
     """Advance environment ``i``'s xorshift64 generator (Marsaglia 13/7/17) and return its new value."""
     x = rng[i]
@@ -293,13 +308,13 @@ def rng_next(rng: np.ndarray, i: int) -> np.uint64:
     return x
 
 
-@jit
+@jit_borrow
 def rng_below(rng: np.ndarray, i: int, k: int) -> int:
     """A number in ``0..k-1`` from environment ``i``'s generator (the high bits: the best ones of xorshift)."""
     return int((rng_next(rng, i) >> np.uint64(32)) % np.uint64(k))
 
 
-@jit
+@jit_borrow
 def shuffle_deck(st: np.ndarray, rng: np.ndarray, i: int) -> None:
     """A uniformly shuffled deck into ``st[DECK:]`` (Fisher-Yates with environment ``i``'s generator)."""
     for c in range(NUM_CARDS):
@@ -311,7 +326,7 @@ def shuffle_deck(st: np.ndarray, rng: np.ndarray, i: int) -> None:
         st[DECK + j] = t
 
 
-@jit
+@jit_borrow
 def deal_round_robin(st: np.ndarray, n: int, first: int, num_cards: int) -> None:
     """Deal ``DECK[k]`` to seat ``(first + k) % n`` for the first ``num_cards`` cards; reset the deal's fields."""
     for s in range(MAX_SEATS):
@@ -335,7 +350,7 @@ def deal_round_robin(st: np.ndarray, n: int, first: int, num_cards: int) -> None
     st[PHASE] = PHASE_PLAY
 
 
-@jit
+@jit_borrow
 def legal_mask(st: np.ndarray, free_tricks: int = 0) -> int:
     """Legal cards of the seat to act: RULES.md §0.4 (follow the led suit if able); 0 when the episode is over.
 
@@ -351,7 +366,7 @@ def legal_mask(st: np.ndarray, free_tricks: int = 0) -> int:
     return follow if follow else hand
 
 
-@jit
+@jit_borrow
 def beats(card: int, best: int, trump: int) -> bool:
     """Whether ``card`` takes the lead of a trick from ``best``: RULES.md §0.5 (``trump`` 4: no trump)."""
     s = card // 13
@@ -360,7 +375,7 @@ def beats(card: int, best: int, trump: int) -> bool:
     return s == trump
 
 
-@jit
+@jit_borrow
 def play_card(st: np.ndarray, card: int, free_tricks: int = 0) -> int:
     """Play ``card`` (legal) for the seat to act: RULES.md §0.4, §0.5. Returns the trick's winner, or -1 while
     the trick goes on (the winner then leads; the caller ends the deal after its last trick). In the first
@@ -409,7 +424,7 @@ def play_card(st: np.ndarray, card: int, free_tricks: int = 0) -> int:
     return winner
 
 
-@jit
+@jit_borrow
 def cards_gone(st: np.ndarray, recall: bool) -> int:
     """The played cards a seat has seen go: with ``recall`` every card played this deal, else only those of the
     current and the last trick (the part of ``unseen`` every trick game's view rules share)."""
@@ -425,7 +440,14 @@ def cards_gone(st: np.ndarray, recall: bool) -> int:
     return gone
 
 
-@jit
+@jit_borrow
+def relative(seat: int, me: int, n: int) -> int:
+    """``(seat - me) % n`` for seats ``0..n-1``, without a division (a hot path: every observation)."""
+    r = seat - me
+    return r + n if r < 0 else r
+
+
+@jit_borrow
 def write_common(
     bits: np.ndarray,
     offs: np.ndarray,
@@ -449,8 +471,9 @@ def write_common(
         put_one(bits, offs, SLOT_TURN_UP, turn_up)
     put_one(bits, offs, SLOT_TRUMP, st[TRUMP])
     over = st[PHASE] == PHASE_OVER
+    s = me - 1
     for r in range(n):
-        s = (me + r) % n
+        s = s + 1 if s + 1 < n else 0  # (me + r) % n, without a division
         if r:
             put_bits(bits, offs[SLOT_KNOWN + r, 0], known[s])
         if st[TRICK + s] >= 0:
@@ -462,16 +485,16 @@ def write_common(
             put_flags(bits, offs, SLOT_VOID + r, st[VOIDS + s])
         put_one(bits, offs, SLOT_TRICKS + r, st[WON + s])
     if st[NTRICK] > 0 or not over:
-        put_one(bits, offs, SLOT_LEADER, (st[LEADER] - me) % n)
+        put_one(bits, offs, SLOT_LEADER, relative(st[LEADER], me, n))
     if st[LAST_WINNER] >= 0:
-        put_one(bits, offs, SLOT_LAST_WINNER, (st[LAST_WINNER] - me) % n)
-    put_one(bits, offs, SLOT_DEALER, (st[DEALER] - me) % n)
+        put_one(bits, offs, SLOT_LAST_WINNER, relative(st[LAST_WINNER], me, n))
+    put_one(bits, offs, SLOT_DEALER, relative(st[DEALER], me, n))
     if not over:
-        put_one(bits, offs, SLOT_TO_ACT, (st[TO_ACT] - me) % n)
+        put_one(bits, offs, SLOT_TO_ACT, relative(st[TO_ACT], me, n))
     write_card_facts(bits, offs, st, hand, recall)
 
 
-@jit
+@jit_borrow
 def write_card_facts(bits: np.ndarray, offs: np.ndarray, st: np.ndarray, hand: int, recall: bool) -> None:
     """The ``master``, ``winning_now`` and ``out[suit]`` pieces (``features.card_facts_reference``): facts of the
     cards as the view shows them (without recall, only the current trick is known to be gone)."""
@@ -507,7 +530,7 @@ def write_card_facts(bits: np.ndarray, offs: np.ndarray, st: np.ndarray, hand: i
         put_bits(bits, offs[SLOT_WINNING_NOW, 0], winning)
 
 
-@jit
+@jit_borrow
 def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray, free_tricks: int = 0) -> int:
     """Mark in ``bad`` each playing environment whose action is not a legal card now (``free_tricks``: see
     :func:`legal_mask`); returns how many (a step kernel calls it first and changes nothing when it finds any).

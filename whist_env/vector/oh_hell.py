@@ -48,6 +48,7 @@ from whist_env.vector.core import (
     env_list,
     expand,
     jit,
+    jit_borrow,
     legal_mask,
     play_card,
     put_bits,
@@ -77,7 +78,7 @@ SLOT_NEED = SLOT_BID + MAX_SEATS
 SLOT_BEHIND = SLOT_NEED + MAX_SEATS
 
 
-@jit
+@jit_borrow
 def start_deal(st: np.ndarray, cfg: np.ndarray) -> None:
     """RULES.md §4.2: deal ``n k`` cards of ``DECK`` singly from the dealer's left, set the rest aside; §4.3 the
     trump (the drawn card's suit, or the first undealt card turned up); §4.4 förhand bids first (and leads)."""
@@ -106,13 +107,13 @@ def start_deal(st: np.ndarray, cfg: np.ndarray) -> None:
     st[TO_ACT] = st[LEADER]
 
 
-@jit
+@jit_borrow
 def draw_trump_card(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray) -> None:
     """RULES.md §4.3 drawn_card: a card drawn from the full pack before the deal (and the shuffle), returned."""
     st[DRAWN] = rng_below(rng, i, NUM_CARDS) if cfg[CFG_TRUMP] == MODE_DRAWN else -1
 
 
-@jit
+@jit_borrow
 def new_episode(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, deck: np.ndarray, dealer: int) -> None:
     """Start an episode: the given dealer or one drawn, the trump card drawn, the given deck (``deck[0] >= 0``)
     or one shuffled (RULES.md §0.3 draw order)."""
@@ -130,7 +131,7 @@ def new_episode(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, deck: 
     start_deal(st, cfg)
 
 
-@jit
+@jit_borrow
 def legal_bids(st: np.ndarray) -> int:
     """RULES.md §4.4: the legal bids as a mask (bit ``b``: bid ``b``), 0..k less the one the hook rule forbids."""
     k = st[DEAL_TRICKS]
@@ -147,7 +148,7 @@ def legal_bids(st: np.ndarray) -> int:
     return mask
 
 
-@jit
+@jit_borrow
 def is_legal(st: np.ndarray, action: int) -> bool:
     """Whether ``action`` is legal for the seat to act (a bid in the bidding, a card in the play)."""
     if st[PHASE] == PHASE_BIDDING:
@@ -156,7 +157,7 @@ def is_legal(st: np.ndarray, action: int) -> bool:
     return 0 <= action < NUM_CARDS and (legal_mask(st) >> action) & 1 == 1
 
 
-@jit
+@jit_borrow
 def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> int:
     """Mark in ``bad`` each playing environment whose action is not legal now; returns how many."""
     count = 0
@@ -167,7 +168,7 @@ def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> in
     return count
 
 
-@jit
+@jit_borrow
 def deal_score(bid: int, took: int, prefix_one: bool, per_trick: bool) -> int:
     """RULES.md §4.6: an exact bid scores "1" written before it (prefix_one: 10 + bid below 10, else 100 + bid;
     bids are at most 26) or 10 + bid; a miss scores 0, or one point per trick taken."""
@@ -176,7 +177,7 @@ def deal_score(bid: int, took: int, prefix_one: bool, per_trick: bool) -> int:
     return took if per_trick else 0
 
 
-@jit
+@jit_borrow
 def observe_row(
     bits: np.ndarray,
     mask_bits: np.ndarray,
@@ -213,8 +214,9 @@ def observe_row(
         left -= st[WON + s]
         lead = max(lead, st[RET + s])
     lost = 0
+    s = me - 1
     for r in range(n):
-        s = (me + r) % n
+        s = s + 1 if s + 1 < n else 0  # (me + r) % n, without a division
         b = st[BIDS + s]
         put_one(bits, offs, SLOT_BID + r, b + 1)  # entry 0: not yet
         if b >= 0:
@@ -306,9 +308,34 @@ def step_kernel(
     if refused:
         return refused
     known = np.zeros(MAX_SEATS, np.int64)
-    bits = scratch(obs, lut)
-    mask_bits = scratch(mask, mask_lut)
     none = np.full(1, -1, np.int64)
+    step_rows(
+        state, rng, cfg, offs, lut, mask_lut, actions, current, obs, mask, rewards, terminated,
+        scratch(obs, lut), scratch(mask, mask_lut), known, none,
+    )  # fmt: skip
+    return 0
+
+
+@jit_borrow
+def step_rows(
+    state: np.ndarray,
+    rng: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    actions: np.ndarray,
+    current: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    bits: np.ndarray,
+    mask_bits: np.ndarray,
+    known: np.ndarray,
+    none: np.ndarray,
+) -> None:
+    """:func:`step_kernel`'s loop over the environments, with legal actions, in the scratches it allocated."""
     prefix_one = cfg[CFG_PREFIX] != 0
     per_trick = cfg[CFG_PER_TRICK] != 0
     for i in range(state.shape[0]):
@@ -346,7 +373,6 @@ def step_kernel(
         seat = st[TO_ACT] if st[PHASE] != PHASE_OVER else st[LAST_ACTOR]
         current[i] = st[TO_ACT]
         observe_row(bits, mask_bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, seat, known)
-    return 0
 
 
 @jit
@@ -362,8 +388,24 @@ def observe_kernel(
 ) -> None:
     """The observation and mask of ``seats[i]`` in every environment ``i``."""
     known = np.zeros(MAX_SEATS, np.int64)
-    bits = scratch(obs, lut)
-    mask_bits = scratch(mask, mask_lut)
+    observe_rows(state, cfg, offs, lut, mask_lut, seats, obs, mask, scratch(obs, lut), scratch(mask, mask_lut), known)
+
+
+@jit_borrow
+def observe_rows(
+    state: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    seats: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    bits: np.ndarray,
+    mask_bits: np.ndarray,
+    known: np.ndarray,
+) -> None:
+    """:func:`observe_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         observe_row(bits, mask_bits, obs[i], mask[i], state[i], cfg, offs, lut, mask_lut, seats[i], known)
 
