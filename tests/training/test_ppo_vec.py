@@ -62,7 +62,7 @@ def test_tiny_run_end_to_end(tmp_path: Path) -> None:
     agent = make_agent(f"pretrained(path={run_dir / 'policy.npz'})", "german_whist_v0")
     obs = np.random.default_rng(0).integers(0, 2, (5, 1024)).astype(np.float32)
     with torch.no_grad():
-        want = model.actor(torch.as_tensor(obs)).numpy()
+        want = model.dense_forward(torch.as_tensor(obs), torch.ones((5, 52), dtype=torch.bool))[0].numpy()
     np.testing.assert_allclose(agent.policy.logits(obs), want, rtol=1e-5, atol=1e-5)
 
 
@@ -117,15 +117,45 @@ def test_masked_sampling_is_always_legal() -> None:
     """Even where the network prefers an illegal action by far, the masked policy never samples one."""
     model = ppo_vec.build_actor_critic(8, 6, [16])
     with torch.no_grad():
-        model.actor[-1].bias.copy_(torch.tensor([50.0, 0, 0, 0, 0, 50.0]))
+        model.actor_rest[-1].bias.copy_(torch.tensor([50.0, 0, 0, 0, 0, 50.0]))
     gen = torch.Generator().manual_seed(0)
     mask = torch.rand((4000, 6), generator=gen) < 0.3
     mask[:, 0] = False
     mask[~mask.any(1), 2] = True
-    logp = torch.log_softmax(model.masked_logits(torch.rand((4000, 8), generator=gen), mask), -1)
+    obs = (torch.rand((4000, 8), generator=gen) < 0.5).to(torch.uint8)
+    logp = torch.log_softmax(model(ppo_vec.SparseRows.of(obs), mask)[0], -1)
     actions = torch.multinomial(logp.exp(), 1, generator=gen).squeeze(1)
     assert mask[torch.arange(4000), actions].all()
     assert torch.isfinite(-(logp.exp() * logp).sum(-1)).all()  # the masked entropy has no NaN
+
+
+@pytest.mark.parametrize("kind", ["binary", "scalars"])
+def test_sparse_forward_matches_the_dense_twin(kind: str) -> None:
+    """The fast path (sums of weight rows of the non-zero entries) equals the matrix product, values and gradients,
+    on many random batches of sparse observations (0/1 ``uint8``, or ``float32`` with other values too)."""
+    gen = torch.Generator().manual_seed(4)
+    model = ppo_vec.build_actor_critic(300, 20, [64, 32])
+    for trial in range(30):
+        k = int(torch.randint(1, 200, (1,), generator=gen))
+        dense = (torch.rand((k, 300), generator=gen) < 0.02 + 0.1 * (trial % 3)).to(torch.uint8)
+        if kind == "scalars":
+            dense = dense.float() * torch.rand((k, 300), generator=gen) * 3
+        dense[0] = 0  # a row with no non-zero entry at all
+        mask = torch.rand((k, 20), generator=gen) < 0.5
+        mask[:, 3] = True
+        grads = []
+        for fast in (True, False):
+            model.zero_grad()
+            out = model(ppo_vec.SparseRows.of(dense), mask) if fast else model.dense_forward(dense, mask)
+            (torch.log_softmax(out[0], -1)[mask].sum() + out[1].square().sum()).backward()
+            grads.append([p.grad.clone() for p in model.parameters()] + [out[0].detach(), out[1].detach()])
+        for fast_value, dense_value in zip(*grads, strict=True):
+            torch.testing.assert_close(fast_value, dense_value, rtol=1e-4, atol=1e-4)
+    # a rollout's steps stacked (each padded to its own width) give the same rows
+    parts = [ppo_vec.SparseRows.of(dense[:1]), ppo_vec.SparseRows.of(dense[1:])]
+    with torch.no_grad():
+        whole = model(ppo_vec.SparseRows.cat(parts, 300), mask)
+        torch.testing.assert_close(whole, model.dense_forward(dense, mask), rtol=1e-4, atol=1e-4)
 
 
 def test_training_plays_only_legal_actions() -> None:
