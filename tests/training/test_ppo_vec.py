@@ -223,3 +223,20 @@ def test_env_state_round_trip() -> None:
     again = play(30, 1)
     for x, y in zip(first, again, strict=True):
         np.testing.assert_array_equal(x, y)
+
+
+def test_self_play_draws_frozen_snapshots() -> None:
+    """With self_play, snapshots of the learner are taken every self_play_refresh steps (at most self_play_pool of
+    them) and then play opponent seats; the snapshots are copies, untouched by later updates."""
+    overrides = ppo_vec.parse_set([*TINY[1::2], "self_play=true", "self_play_refresh=256", "self_play_pool=2",
+                                   "self_play_weight=0.9", "total_timesteps=1024"])  # fmt: skip
+    trainer = ppo_vec.PPOVec(load_config_as(ppo_vec.PPOVecConfig, CONFIG, overrides))
+    assert trainer.draw_opponents() == ["random"]  # no snapshot yet
+    trainer.train()
+    assert [s.step for s in trainer.snapshots] == [768, 1024]
+    draws = [d for _ in range(200) for d in trainer.draw_opponents()]
+    share = sum(isinstance(d, ppo_vec.Snapshot) for d in draws) / len(draws)
+    assert 0.8 < share < 0.97
+    current = ppo_vec.numpy_actor(trainer.model).arrays()
+    first = trainer.snapshots[0].policy.arrays()
+    assert any(not np.array_equal(current[k], first[k]) for k in current if k != "activations")
