@@ -172,6 +172,11 @@ class PPOVecConfig:
             raise ConfigError(f"self_play_weight must be in [0, 1), got {self.self_play_weight}")
         if not (self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {self.device!r}")
+        if self.device.startswith("cuda"):
+            import torch
+
+            if not torch.cuda.is_available():
+                raise ConfigError(f"device {self.device!r}: torch sees no CUDA device here; use 'auto' or 'cpu'")
         if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
             raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
         self._validate_env()

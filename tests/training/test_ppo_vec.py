@@ -104,6 +104,7 @@ def test_resume_refuses_another_config(tmp_path: Path, capsys: pytest.CaptureFix
         ("opponents={nobody: 1.0}", "opponents 'nobody'"),
         ("device=tpu", "device must be 'auto', 'cpu' or 'cuda[:N]', got 'tpu'"),
         ("n_envs=two", "n_envs must be int, got str 'two'"),
+        *([("device=cuda", "torch sees no CUDA device here")] if not torch.cuda.is_available() else []),
     ],
 )
 def test_config_errors_are_clear(tmp_path: Path, override: str, message: str) -> None:
