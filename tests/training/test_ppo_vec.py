@@ -241,3 +241,11 @@ def test_self_play_draws_frozen_snapshots() -> None:
     current = ppo_vec.numpy_actor(trainer.model).arrays()
     first = trainer.snapshots[0].policy.arrays()
     assert any(not np.array_equal(current[k], first[k]) for k in current if k != "activations")
+
+
+def test_one_config_per_game_and_all_load() -> None:
+    from whist_env.vector import vector_game_ids
+
+    paths = sorted(CONFIG.parent.glob("ppo_vec_*.yaml"))
+    games = {load_config_as(ppo_vec.PPOVecConfig, p).game for p in paths}
+    assert games == set(vector_game_ids()) and len(paths) == len(games)
