@@ -442,6 +442,7 @@ class PPOVec:
         self.episode_returns: list[float] = []
         self.episode_lengths: list[int] = []
         self.timers = Timers()
+        self.saved_step = -1  # the step of the newest checkpoint this trainer wrote or resumed from
         self.writer: Any = None
         self._obs: np.ndarray | None = None
 
@@ -643,6 +644,7 @@ class PPOVec:
         self.next_snapshot = int(state["next_snapshot"])
         self.next_checkpoint = int(state["next_checkpoint"])
         self.episode_returns, self.episode_lengths = (list(x) for x in state["episodes"])
+        self.saved_step = self.num_timesteps
 
     def save_checkpoint(self) -> Path:
         """Write ``checkpoints/step_<n>/state.pt`` atomically (a ``.tmp`` directory renamed into place) and drop all
@@ -662,8 +664,15 @@ class PPOVec:
             torch.save(self.state(), f)
             f.flush()
             os.fsync(f.fileno())
-        shutil.rmtree(final, ignore_errors=True)
-        os.replace(tmp, final)
+        if final.exists():  # the same step again (a damaged one skipped on resume): swap, then drop the old one
+            aside = root / (name + ".old")
+            shutil.rmtree(aside, ignore_errors=True)
+            os.replace(final, aside)
+            os.replace(tmp, final)
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.replace(tmp, final)
+        self.saved_step = self.num_timesteps
         older = [p for p in checkpoint_dirs(self.run_dir) if (step_of(p) or 0) < self.num_timesteps]
         for p in older[self.config.keep_checkpoints - 1 :]:
             shutil.rmtree(p, ignore_errors=True)
@@ -816,6 +825,8 @@ def resolve(args: argparse.Namespace) -> tuple[PPOVecConfig, Path, tuple[Path, d
             f"{'; '.join(differs)}. Resume with the command that started the run plus --resume; only "
             "--total-timesteps may change"
         )
+    if "total_timesteps" not in overrides:  # without the flag a resumed run keeps its own length, not the file's
+        config.total_timesteps = saved.total_timesteps
     found = find_checkpoint(run_dir)
     if found is None:
         raise ConfigError(
@@ -852,7 +863,8 @@ def main(argv: list[str] | None = None) -> int:
         log(f"{config.game} on {trainer.device}: {config.total_timesteps:,} steps -> {run_dir}")
     w0, c0 = now()
     trainer.train()
-    trainer.save_checkpoint()
+    if trainer.saved_step != trainer.num_timesteps:  # the end of the run is checkpointed too
+        trainer.save_checkpoint()
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     policy = export_actor(trainer.model, run_dir / "policy.npz", config.game, config.game_options)
     summary: dict[str, Any] = {

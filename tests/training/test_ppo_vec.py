@@ -81,6 +81,9 @@ def test_resume_continues_identically(tmp_path: Path) -> None:
         assert torch.equal(value, b["model"][key]), key
     assert a["trainer_rng"] == b["trainer_rng"]
     np.testing.assert_array_equal(a["env"]["engine"]["_state"], b["env"]["engine"]["_state"])
+    # a finished run resumed: nothing to train, the same newest checkpoint
+    assert run(tmp_path, "--set", "final_eval_deals=0", "--run-name", "straight", "--resume") == 0
+    assert final_state(tmp_path / "straight")["num_timesteps"] == 1024
 
 
 def test_resume_refuses_another_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
