@@ -651,7 +651,7 @@ class PPOVec:
         but the newest ``keep_checkpoints``."""
         import torch
 
-        from training.checkpoint import checkpoint_dirs, step_of
+        from training.checkpoint import checkpoint_dirs, move_into_place, step_of
 
         assert self.run_dir is not None
         root = self.run_dir / "checkpoints"
@@ -664,14 +664,7 @@ class PPOVec:
             torch.save(self.state(), f)
             f.flush()
             os.fsync(f.fileno())
-        if final.exists():  # the same step again (a damaged one skipped on resume): swap, then drop the old one
-            aside = root / (name + ".old")
-            shutil.rmtree(aside, ignore_errors=True)
-            os.replace(final, aside)
-            os.replace(tmp, final)
-            shutil.rmtree(aside, ignore_errors=True)
-        else:
-            os.replace(tmp, final)
+        move_into_place(tmp, final)
         self.saved_step = self.num_timesteps
         older = [p for p in checkpoint_dirs(self.run_dir) if (step_of(p) or 0) < self.num_timesteps]
         for p in older[self.config.keep_checkpoints - 1 :]:
