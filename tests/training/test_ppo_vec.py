@@ -55,6 +55,7 @@ def test_tiny_run_end_to_end(tmp_path: Path) -> None:
     state = final_state(run_dir)
     assert state["num_timesteps"] == 512
     assert (run_dir / "command.txt").read_text().startswith("python training/ppo_vec.py --config")
+    assert list((run_dir / "tb").rglob("events.out.tfevents.*"))
     # the exported actor computes the torch actor's logits
     config = load_config_as(ppo_vec.PPOVecConfig, run_dir / "config.yaml")
     model = ppo_vec.build_actor_critic(1024, 52, config.net_arch)
