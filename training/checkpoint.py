@@ -159,14 +159,7 @@ def save_checkpoint(run_dir: Path, model: Any, extra: dict[str, Any], keep: int)
         pickle.dump(extra, f, protocol=pickle.HIGHEST_PROTOCOL)
         f.flush()
         os.fsync(f.fileno())
-    if final.exists():  # the same step again (a finished run resumed): move the old one aside, then drop it
-        aside = root / (name + ".old")
-        shutil.rmtree(aside, ignore_errors=True)
-        os.replace(final, aside)
-        os.replace(tmp, final)
-        shutil.rmtree(aside, ignore_errors=True)
-    else:
-        os.replace(tmp, final)
+    move_into_place(tmp, final)
     pointer = root / (LATEST + ".tmp")
     pointer.write_text(name + "\n")
     os.replace(pointer, root / LATEST)
@@ -174,6 +167,19 @@ def save_checkpoint(run_dir: Path, model: Any, extra: dict[str, Any], keep: int)
     for p in older[max(keep - 1, 0) :]:
         shutil.rmtree(p, ignore_errors=True)
     return final
+
+
+def move_into_place(tmp: Path, final: Path) -> None:
+    """Rename the complete directory ``tmp`` to ``final``; an existing ``final`` (the same step again: a finished run
+    resumed) is moved aside first and dropped after, so that a whole copy exists at every moment."""
+    if final.exists():
+        aside = final.with_name(final.name + ".old")
+        shutil.rmtree(aside, ignore_errors=True)
+        os.replace(final, aside)
+        os.replace(tmp, final)
+        shutil.rmtree(aside, ignore_errors=True)
+    else:
+        os.replace(tmp, final)
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:

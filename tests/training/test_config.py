@@ -14,7 +14,7 @@ from whist_env.registry import game_ids  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 # configs/rllib_*.yaml are training/rllib_selfplay.py's (RLlibConfig), tested in tests/rllib
-CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml") if not p.name.startswith("rllib_"))
+CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml") if not p.name.startswith(("rllib_", "ppo_vec_")))
 
 
 def write(tmp_path: Path, text: str, name: str = "c.yaml") -> Path:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 # configs/rllib_*.yaml are training/rllib_selfplay.py's (RLlibConfig), tested in tests/rllib
-CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml") if not p.name.startswith("rllib_"))
+CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml") if not p.name.startswith(("rllib_", "ppo_vec_")))
 
 
 def tiny_args(config: Path, runs_dir: Path, run_name: str, total: int = 256, *extra: str) -> list[str]:

@@ -1,0 +1,161 @@
+"""End-to-end learner steps/s of ``training/ppo_vec.py`` against the sb3 path, and where the time goes in each.
+
+    python benchmarks/bench_ppo.py                                  # German Whist, 4 rollouts per path, 2 rounds
+    python benchmarks/bench_ppo.py --game classic_whist_v0 --rollouts 3 --rounds 3 --json out.json
+
+Paths (every one: sb3's ``MlpPolicy`` network ``[256, 256]`` tanh, rollouts of 4096 learner decisions, minibatches of
+1024, 4 epochs, gamma 1, lambda 0.95, random opponents, one torch thread, cpu):
+
+* ``sb3``: ``training/train.py``'s path: ``MaskablePPO`` on 16 ``SingleAgentWhistEnv`` in a ``DummyVecEnv`` (the
+  configs' ``vec_env``), ``n_steps`` 256;
+* ``sb3_engine``: the same ``MaskablePPO`` on the batched engine through ``whist_env.vector.sb3`` (256 envs, 16 steps);
+* ``ppo_vec``: ``training/ppo_vec.py`` on the batched engine (256 envs, 16 steps).
+
+The paths run one after the other within a round, and rounds repeat, so that a machine shared with other work loads
+them alike; both wall and CPU seconds (this process's) are reported. The breakdown: ``env`` (stepping, with the
+opponents and the action masks), ``forward`` (the policy in rollouts: the rest of the rollout collection) and
+``update`` (PPO's epochs); what is left of the wall time (set-up of a ``learn()`` call, logging) is ``other``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+ROLLOUT = 4096
+HYPER: dict[str, Any] = {"batch_size": 1024, "n_epochs": 4, "gamma": 1.0, "gae_lambda": 0.95, "clip_range": 0.2,
+                         "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5}  # fmt: skip
+PATHS = ("sb3", "sb3_engine", "ppo_vec")
+
+
+class Clock:
+    """Wall and CPU seconds per phase, gathered by wrapping methods."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+
+    def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            w, c = time.perf_counter(), time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.wall[name] = self.wall.get(name, 0.0) + time.perf_counter() - w
+                self.cpu[name] = self.cpu.get(name, 0.0) + time.process_time() - c
+
+        return timed
+
+
+def run_sb3(game: str, steps: int, engine: bool, seed: int) -> dict[str, Any]:
+    """``MaskablePPO`` for ``steps`` decisions on the single-agent envs (``engine`` False) or the batched engine."""
+    import torch
+
+    from training.config import from_dict
+    from training.envs import build_vec_env
+    from whist_env.learn import make_ppo
+
+    torch.set_num_threads(1)
+    if engine:
+        from whist_env.vector import make_learner_env
+        from whist_env.vector.sb3 import as_sb3_vec_env
+
+        venv: Any = as_sb3_vec_env(make_learner_env(game, 256, opponents="random", learner_seat="random", seed=seed))
+        n_steps = 16
+    else:
+        config = from_dict({"game": game, "n_envs": 16, "opponents": {"random": 1.0}, "seed": seed,
+                            "eval_opponents": ["random"]})  # fmt: skip
+        venv = build_vec_env(config)
+        n_steps = 256
+    clock = Clock()
+    venv.step_wait = clock.wrap("env", venv.step_wait)
+    venv.env_method = clock.wrap("env", venv.env_method)  # MaskablePPO reads the masks through it
+    model = make_ppo(venv, seed=seed, net_arch=[256, 256], learning_rate=3e-4, n_steps=n_steps, **HYPER)
+    model.collect_rollouts = clock.wrap("rollout", model.collect_rollouts)
+    model.train = clock.wrap("update", model.train)
+    w, c = time.perf_counter(), time.process_time()
+    model.learn(total_timesteps=steps)
+    wall, cpu = time.perf_counter() - w, time.process_time() - c
+    assert model.num_timesteps == steps, model.num_timesteps
+    breakdown = {k: (clock.wall.get(k, 0.0), clock.cpu.get(k, 0.0)) for k in ("env", "rollout", "update")}
+    forward = tuple(r - e for r, e in zip(breakdown.pop("rollout"), breakdown["env"], strict=True))
+    breakdown["forward"] = forward
+    venv.close()
+    return {"wall_s": wall, "cpu_s": cpu, "breakdown": breakdown}
+
+
+def run_ppo_vec(game: str, steps: int, seed: int) -> dict[str, Any]:
+    """``training/ppo_vec.py``'s trainer for ``steps`` decisions (no run directory: no checkpoint, no log)."""
+    from training.config import config_from_dict
+    from training.ppo_vec import PPOVec, PPOVecConfig
+
+    values = {"game": game, "n_envs": 256, "n_steps": 16, "total_timesteps": steps, "seed": seed, "device": "cpu",
+              "learning_rate": 3e-4, "net_arch": [256, 256], "opponents": {"random": 1.0}, **HYPER}  # fmt: skip
+    config = config_from_dict(PPOVecConfig, values)
+    trainer = PPOVec(config)
+    w, c = time.perf_counter(), time.process_time()
+    trainer.train()
+    wall, cpu = time.perf_counter() - w, time.process_time() - c
+    assert trainer.num_timesteps == steps, trainer.num_timesteps
+    t = trainer.timers
+    return {"wall_s": wall, "cpu_s": cpu, "breakdown": {k: (t.wall[k], t.cpu[k]) for k in t.wall}}
+
+
+def run_path(path: str, game: str, steps: int, seed: int) -> dict[str, Any]:
+    if path == "ppo_vec":
+        return run_ppo_vec(game, steps, seed)
+    return run_sb3(game, steps, path == "sb3_engine", seed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", default="german_whist_v0")
+    p.add_argument("--rollouts", type=int, default=4, help="rollouts of 4096 decisions per path and round")
+    p.add_argument("--rounds", type=int, default=2, help="rounds of the paths, interleaved")
+    p.add_argument("--paths", default=",".join(PATHS), help=f"comma-separated, of {', '.join(PATHS)}")
+    p.add_argument("--json", type=Path, help="also write the raw results here")
+    args = p.parse_args(argv)
+    paths = args.paths.split(",")
+    bad = [x for x in paths if x not in PATHS]
+    if bad:
+        p.error(f"--paths: unknown path(s) {bad}; known: {', '.join(PATHS)}")
+    steps = args.rollouts * ROLLOUT
+    for path in paths:  # warm-up: numba's kernels, torch's first calls, the encoders' tables
+        run_path(path, args.game, ROLLOUT, 99)
+    results: dict[str, list[dict[str, Any]]] = {x: [] for x in paths}
+    for r in range(args.rounds):
+        for path in paths:
+            out = run_path(path, args.game, steps, r)
+            results[path].append(out)
+            print(f"round {r} {path:>10}: {steps / out['wall_s']:8,.0f} steps/s wall, {steps / out['cpu_s']:8,.0f} "
+                  f"steps/CPU-s", file=sys.stderr, flush=True)  # fmt: skip
+    print(f"\n{args.game}: {steps:,} learner steps per run, {args.rounds} rounds (median per path)\n")
+    print("| path | steps/s (wall) | steps per CPU-s | env wall / CPU s | forward wall / CPU s | update wall / CPU s |"
+          " other wall s |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    import statistics
+
+    for path in paths:
+        runs = sorted(results[path], key=lambda o: o["wall_s"])
+        mid = runs[len(runs) // 2]
+        b = mid["breakdown"]
+        other = mid["wall_s"] - sum(v[0] for v in b.values())
+        cells = " | ".join(f"{b[k][0]:.1f} / {b[k][1]:.1f}" for k in ("env", "forward", "update"))
+        cpu = statistics.median(steps / o["cpu_s"] for o in runs)
+        print(f"| {path} | {steps / mid['wall_s']:,.0f} | {cpu:,.0f} | {cells} | {other:.1f} |")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

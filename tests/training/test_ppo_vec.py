@@ -1,0 +1,255 @@
+"""training/ppo_vec.py: masked PPO on the batched engine (a tiny run end to end, --resume, config errors, masking)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from training import ppo_vec
+from training.config import ConfigError, load_config_as
+from whist_env.agents import make_agent
+from whist_env.vector import make_learner_env
+
+CONFIG = Path(__file__).resolve().parents[2] / "configs" / "ppo_vec_german_whist.yaml"
+TINY = [
+    "--set",
+    "n_envs=32",
+    "--set",
+    "n_steps=8",
+    "--set",
+    "batch_size=64",
+    "--set",
+    "n_epochs=2",
+    "--set",
+    "net_arch=[32]",
+    "--set",
+    "checkpoint_freq=512",
+    "--set",
+    "keep_checkpoints=10",
+]
+
+
+def run(tmp_path: Path, *extra: str) -> int:
+    return ppo_vec.main(["--config", str(CONFIG), "--runs-dir", str(tmp_path), *TINY, *extra])
+
+
+def final_state(run_dir: Path) -> dict:
+    found = ppo_vec.find_checkpoint(run_dir)
+    assert found is not None
+    return found[1]
+
+
+def test_tiny_run_end_to_end(tmp_path: Path) -> None:
+    """Train, checkpoint, export and evaluate through the arena; the exported agent plays as the torch actor."""
+    assert run(tmp_path, "--total-timesteps", "512", "--set", "final_eval_deals=6", "--run-name", "a") == 0
+    run_dir = tmp_path / "a"
+    summary = json.loads((run_dir / "eval.json").read_text())
+    assert summary["timesteps"] == 512
+    (row,) = summary["eval"]
+    assert row["opponent"] == "random" and row["deals"] == 6 and row["illegal_actions"] == 0
+    assert set(summary["timers_wall_s"]) == {"env", "forward", "update"}
+    state = final_state(run_dir)
+    assert state["num_timesteps"] == 512
+    assert (run_dir / "command.txt").read_text().startswith("python training/ppo_vec.py --config")
+    assert list((run_dir / "tb").rglob("events.out.tfevents.*"))
+    # the exported actor computes the torch actor's logits
+    config = load_config_as(ppo_vec.PPOVecConfig, run_dir / "config.yaml")
+    model = ppo_vec.build_actor_critic(1024, 52, config.net_arch)
+    model.load_state_dict(state["model"])
+    agent = make_agent(f"pretrained(path={run_dir / 'policy.npz'})", "german_whist_v0")
+    obs = np.random.default_rng(0).integers(0, 2, (5, 1024)).astype(np.float32)
+    with torch.no_grad():
+        want = model.dense_forward(torch.as_tensor(obs), torch.ones((5, 52), dtype=torch.bool))[0].numpy()
+    np.testing.assert_allclose(agent.policy.logits(obs), want, rtol=1e-5, atol=1e-5)
+
+
+def test_resume_continues_identically(tmp_path: Path) -> None:
+    """512 steps, then --resume to 1024, ends with the very weights and optimizer state of one 1024-step run."""
+    assert run(tmp_path, "--total-timesteps", "1024", "--set", "final_eval_deals=0", "--run-name", "straight") == 0
+    assert run(tmp_path, "--total-timesteps", "512", "--set", "final_eval_deals=0", "--run-name", "split") == 0
+    assert final_state(tmp_path / "split")["num_timesteps"] == 512
+    assert (
+        run(tmp_path, "--total-timesteps", "1024", "--set", "final_eval_deals=0", "--run-name", "split", "--resume")
+        == 0
+    )
+    a, b = final_state(tmp_path / "straight"), final_state(tmp_path / "split")
+    assert a["num_timesteps"] == b["num_timesteps"] == 1024
+    for key, value in a["model"].items():
+        assert torch.equal(value, b["model"][key]), key
+    assert a["trainer_rng"] == b["trainer_rng"]
+    np.testing.assert_array_equal(a["env"]["engine"]["_state"], b["env"]["engine"]["_state"])
+    # a finished run resumed: nothing to train, the same newest checkpoint
+    assert run(tmp_path, "--set", "final_eval_deals=0", "--run-name", "straight", "--resume") == 0
+    assert final_state(tmp_path / "straight")["num_timesteps"] == 1024
+
+
+def test_resume_refuses_another_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(tmp_path, "--total-timesteps", "256", "--set", "final_eval_deals=0", "--run-name", "r") == 0
+    capsys.readouterr()
+    assert run(tmp_path, "--set", "learning_rate=0.1", "--run-name", "r", "--resume") == 2
+    err = capsys.readouterr().err
+    assert "differs from the run's saved" in err and "learning_rate: saved 0.0003, now 0.1" in err
+    assert run(tmp_path, "--run-name", "r") == 2  # a fresh start over an existing run
+    assert "already exists: pass --resume" in capsys.readouterr().err
+    assert run(tmp_path, "--run-name", "nothing", "--resume") == 2
+    assert "does not exist; start the run without --resume" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("colour=red", "unknown key(s) 'colour'"),
+        ("batch_size=100", "batch_size (100) must divide n_steps * n_envs"),
+        ("game=chess_v0", "game: unknown game 'chess_v0'; games with a batched engine:"),
+        ("opponents={nobody: 1.0}", "opponents 'nobody'"),
+        ("device=tpu", "device must be 'auto', 'cpu' or 'cuda[:N]', got 'tpu'"),
+        ("n_envs=two", "n_envs must be int, got str 'two'"),
+        *([("device=cuda", "torch sees no CUDA device here")] if not torch.cuda.is_available() else []),
+    ],
+)
+def test_config_errors_are_clear(tmp_path: Path, override: str, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_config_as(ppo_vec.PPOVecConfig, CONFIG, ppo_vec.parse_set([override]))
+    assert message in str(err.value)
+    assert not any(tmp_path.iterdir())
+
+
+def test_masked_sampling_is_always_legal() -> None:
+    """Even where the network prefers an illegal action by far, the masked policy never samples one."""
+    model = ppo_vec.build_actor_critic(8, 6, [16])
+    with torch.no_grad():
+        model.actor_rest[-1].bias.copy_(torch.tensor([50.0, 0, 0, 0, 0, 50.0]))
+    gen = torch.Generator().manual_seed(0)
+    mask = torch.rand((4000, 6), generator=gen) < 0.3
+    mask[:, 0] = False
+    mask[~mask.any(1), 2] = True
+    obs = (torch.rand((4000, 8), generator=gen) < 0.5).to(torch.uint8)
+    logp = torch.log_softmax(model(ppo_vec.SparseRows.of(obs), mask)[0], -1)
+    actions = torch.multinomial(logp.exp(), 1, generator=gen).squeeze(1)
+    assert mask[torch.arange(4000), actions].all()
+    assert torch.isfinite(-(logp.exp() * logp).sum(-1)).all()  # the masked entropy has no NaN
+
+
+@pytest.mark.parametrize("kind", ["binary", "scalars"])
+def test_sparse_forward_matches_the_dense_twin(kind: str) -> None:
+    """The fast path (sums of weight rows of the non-zero entries) equals the matrix product, values and gradients,
+    on many random batches of sparse observations (0/1 ``uint8``, or ``float32`` with other values too)."""
+    gen = torch.Generator().manual_seed(4)
+    model = ppo_vec.build_actor_critic(300, 20, [64, 32])
+    for trial in range(30):
+        k = int(torch.randint(1, 200, (1,), generator=gen))
+        dense = (torch.rand((k, 300), generator=gen) < 0.02 + 0.1 * (trial % 3)).to(torch.uint8)
+        if kind == "scalars":
+            dense = dense.float() * torch.rand((k, 300), generator=gen) * 3
+        dense[0] = 0  # a row with no non-zero entry at all
+        mask = torch.rand((k, 20), generator=gen) < 0.5
+        mask[:, 3] = True
+        grads = []
+        for fast in (True, False):
+            model.zero_grad()
+            out = model(ppo_vec.SparseRows.of(dense), mask) if fast else model.dense_forward(dense, mask)
+            (torch.log_softmax(out[0], -1)[mask].sum() + out[1].square().sum()).backward()
+            grads.append([p.grad.clone() for p in model.parameters()] + [out[0].detach(), out[1].detach()])
+        for fast_value, dense_value in zip(*grads, strict=True):
+            torch.testing.assert_close(fast_value, dense_value, rtol=1e-4, atol=1e-4)
+    # a rollout's steps stacked (each padded to its own width) give the same rows
+    parts = [ppo_vec.SparseRows.of(dense[:1]), ppo_vec.SparseRows.of(dense[1:])]
+    with torch.no_grad():
+        whole = model(ppo_vec.SparseRows.cat(parts, 300), mask)
+        torch.testing.assert_close(whole, model.dense_forward(dense, mask), rtol=1e-4, atol=1e-4)
+
+
+def test_training_plays_only_legal_actions() -> None:
+    """A rollout on the engine: the env raises IllegalActionError on any illegal learner action, so a rollout that
+    completes was legal everywhere; the stored actions also agree with the stored masks."""
+    config = load_config_as(ppo_vec.PPOVecConfig, CONFIG, ppo_vec.parse_set(TINY[1::2]))
+    trainer = ppo_vec.PPOVec(config)
+    trainer._obs, _ = trainer.env.reset(seed=3)
+    batch = trainer.collect()
+    assert batch["mask"][torch.arange(len(batch["act"])), batch["act"]].all()
+    assert trainer.num_timesteps == 256
+
+
+def test_snapshot_opponent_plays_legal_cards() -> None:
+    model = ppo_vec.build_actor_critic(1024, 52, [16])
+    snap = ppo_vec.Snapshot(ppo_vec.numpy_actor(model), 0)
+    env = make_learner_env("german_whist_v0", 64, opponents=snap, seed=1)  # the env checks the opponent's actions
+    obs, _ = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        mask = env.action_masks()
+        obs, *_ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+
+
+def test_gae_matches_the_plain_sum() -> None:
+    """The backward recursion equals the definition: sum over l of (gamma lambda)^l delta_{t+l}, within an episode."""
+    rng = np.random.default_rng(1)
+    t_steps, b, gamma, lam = 12, 7, 0.9, 0.8
+    for _ in range(20):
+        rewards = rng.normal(size=(t_steps, b)).astype(np.float32)
+        values = rng.normal(size=(t_steps + 1, b)).astype(np.float32)
+        dones = (rng.random((t_steps, b)) < 0.25).astype(np.float32)
+        got = ppo_vec.gae(rewards, values, dones, gamma, lam)
+        for e in range(b):
+            for t in range(t_steps):
+                want, scale = 0.0, 1.0
+                for u in range(t, t_steps):
+                    live = 1.0 - dones[u, e]
+                    want += scale * (rewards[u, e] + gamma * values[u + 1, e] * live - values[u, e])
+                    if not live:
+                        break
+                    scale *= gamma * lam
+                assert got[t, e] == pytest.approx(want, abs=1e-4)
+
+
+def test_env_state_round_trip() -> None:
+    """After set_env_state the env replays exactly what followed the captured state (deals, seats, opponents)."""
+    env = make_learner_env("classic_whist_v0", 16, opponents="random", learner_seat="random", seed=5)
+    env.reset()
+    rng = np.random.default_rng(2)
+
+    def play(steps: int, seed: int) -> list[np.ndarray]:
+        pick = np.random.default_rng(seed)
+        out = []
+        for _ in range(steps):
+            mask = env.action_masks()
+            obs, reward, *_ = env.step(np.array([pick.choice(np.flatnonzero(m)) for m in mask]))
+            out += [obs, reward]
+        return out
+
+    play(int(rng.integers(5, 20)), 0)
+    saved = ppo_vec.env_state(env)
+    first = play(30, 1)
+    ppo_vec.set_env_state(env, saved)
+    again = play(30, 1)
+    for x, y in zip(first, again, strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_self_play_draws_frozen_snapshots() -> None:
+    """With self_play, snapshots of the learner are taken every self_play_refresh steps (at most self_play_pool of
+    them) and then play opponent seats; the snapshots are copies, untouched by later updates."""
+    overrides = ppo_vec.parse_set([*TINY[1::2], "self_play=true", "self_play_refresh=256", "self_play_pool=2",
+                                   "self_play_weight=0.9", "total_timesteps=1024"])  # fmt: skip
+    trainer = ppo_vec.PPOVec(load_config_as(ppo_vec.PPOVecConfig, CONFIG, overrides))
+    assert trainer.draw_opponents() == ["random"]  # no snapshot yet
+    trainer.train()
+    assert [s.step for s in trainer.snapshots] == [768, 1024]
+    draws = [d for _ in range(200) for d in trainer.draw_opponents()]
+    share = sum(isinstance(d, ppo_vec.Snapshot) for d in draws) / len(draws)
+    assert 0.8 < share < 0.97
+    current = ppo_vec.numpy_actor(trainer.model).arrays()
+    first = trainer.snapshots[0].policy.arrays()
+    assert any(not np.array_equal(current[k], first[k]) for k in current if k != "activations")
+
+
+def test_one_config_per_game_and_all_load() -> None:
+    from whist_env.vector import vector_game_ids
+
+    paths = sorted(CONFIG.parent.glob("ppo_vec_*.yaml"))
+    games = {load_config_as(ppo_vec.PPOVecConfig, p).game for p in paths}
+    assert games == set(vector_game_ids()) and len(paths) == len(games)

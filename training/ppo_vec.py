@@ -1,0 +1,885 @@
+"""Masked PPO on the batched engine in one file: a learner against batched opponents, trained with torch alone.
+
+    python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml
+    python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml --seed 1 --set n_envs=512
+    python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml --resume     # after an interruption
+
+The twin of ``training/train.py`` (sb3-contrib's ``MaskablePPO`` on one single-agent env per process slot) on
+:func:`whist_env.vector.make_learner_env`, where the other seats play inside the engine, batched. What is the same:
+the network (sb3's ``MlpPolicy``: separate actor and critic MLPs of ``net_arch`` with ``tanh``, orthogonal
+initialisation, Adam with ``eps=1e-5``), the PPO loss (clipped objective on normalised advantages, value MSE,
+entropy bonus, gradient clipping), the YAML config with ``--set key=value`` and ``--seed`` overrides, TensorBoard
+scalars (``runs/<run>/tb``), checkpoints and ``--resume``. What differs: a rollout is ``n_steps`` steps of ``n_envs``
+environments stepped as one batch (so ``n_envs`` is large and ``n_steps`` small for the same rollout size), and the
+illegal actions' logits are set to a large negative number before the softmax.
+
+Opponents: ``opponents`` maps names the learner env takes (``random``; ``heuristic`` once the batched heuristic is
+hooked up there) to draw weights; with ``self_play``, frozen snapshots of the learner (greedy numpy copies of its
+actor, batched callables ``(obs, mask) -> actions``) take ``self_play_weight`` of the draws. Each opponent seat
+draws its player at the start of every rollout.
+
+At the end the actor is exported to the numpy format of the shipped agents (``runs/<run>/policy.npz``, played by
+``make_agent("pretrained(path=...)", game)``) and evaluated with :func:`whist_env.evaluation.evaluate` on
+``final_eval_deals`` duplicate deals against each of ``eval_opponents``; the table is ``runs/<run>/eval.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import shlex
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # run as a script: make the `training` package importable
+    sys.path.insert(0, str(REPO))
+
+from training.config import ConfigError, field_docs, load_config_as, parse_set, save_config  # noqa: E402
+
+CHECKPOINT_FILE = "state.pt"
+"""The one file of a checkpoint directory ``checkpoints/step_<n>/``."""
+RESUMABLE = ("total_timesteps", "run_name", "runs_dir")
+"""Keys a resumed run may differ in: its length (extend it) and where it is."""
+ILLEGAL_LOGIT = -1e8
+"""The logit of an illegal action: its probability is exactly 0 in float32, and no ``inf - inf`` NaN can arise."""
+
+
+@dataclasses.dataclass
+class PPOVecConfig:
+    """Everything one ``ppo_vec`` run needs; the saved ``runs/<run_name>/config.yaml`` reproduces it."""
+
+    game: str
+    """Environment id with a batched engine (``german_whist_v0``, ``classic_whist_v0``, ``humbug_v0``,
+    ``oh_hell_v0``, ``humbug_whist_v0``)."""
+    game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """The game's options, exactly as ``whist_env.make(game, **game_options)`` takes them."""
+    run_name: str = ""
+    """Name of the run directory ``runs/<run_name>/``; empty: ``<config file stem>_s<seed>``."""
+    runs_dir: str = "runs"
+    """Where run directories are written."""
+    seed: int = 0
+    """Seeds the network, the deals, the opponents' draws and the evaluation."""
+    total_timesteps: int = 200_000
+    """Learner decisions to train for (summed over the environments)."""
+    n_envs: int = 256
+    """Environments stepped as one batch."""
+    n_steps: int = 16
+    """Steps per environment per rollout (a rollout is ``n_steps * n_envs`` decisions)."""
+    batch_size: int = 1024
+    """Minibatch size of a PPO update."""
+    n_epochs: int = 4
+    """Passes over a rollout per update."""
+    learning_rate: float = 3e-4
+    """Adam's step size (decayed linearly to 0 when ``lr_schedule`` is ``linear``)."""
+    lr_schedule: str = "constant"
+    """``constant`` or ``linear``."""
+    gamma: float = 1.0
+    """Discount factor."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_range: float = 0.2
+    """PPO clip range."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping (global norm)."""
+    net_arch: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the actor and of the critic (two separate MLPs, ``tanh``)."""
+    reward_scale: float = 1.0
+    """Rewards are multiplied by this in training (the evaluation reports the game's own scores)."""
+    learner_seat: str | int = "random"
+    """The learner's seat: ``random`` (drawn per episode) or a fixed seat."""
+    opponents: dict[str, float] = dataclasses.field(default_factory=lambda: {"random": 1.0})
+    """Opponents the learner env plays itself (``random``; ``heuristic`` where it is hooked up) and their draw
+    weights; every opponent seat draws one per rollout."""
+    self_play: bool = False
+    """Add frozen snapshots of the learner to the opponents."""
+    self_play_refresh: int = 50_000
+    """Timesteps between two snapshots."""
+    self_play_pool: int = 4
+    """Most snapshots kept (the oldest is dropped)."""
+    self_play_weight: float = 0.5
+    """Probability that an opponent seat is played by a snapshot (once there is one)."""
+    checkpoint_freq: int = 50_000
+    """Timesteps between checkpoints (at the end of a rollout; the end of the run is checkpointed too)."""
+    keep_checkpoints: int = 2
+    """Checkpoints kept on disk (the latest ones)."""
+    final_eval_deals: int = 1000
+    """Duplicate deals per opponent in the final evaluation (0: none)."""
+    eval_opponents: list[str] = dataclasses.field(default_factory=lambda: ["random"])
+    """Opponents of the final evaluation (agent names ``whist_env.agents`` knows)."""
+    eval_workers: int = 1
+    """Processes of the final evaluation."""
+    device: str = "auto"
+    """torch device: ``auto`` (cuda when available, else cpu), ``cpu``, ``cuda``, ``cuda:1``, ..."""
+    torch_threads: int = 1
+    """``torch.set_num_threads`` (on cpu); 1 as in the sb3 path."""
+
+    def validate(self) -> None:
+        """Cross-field checks.
+
+        Raises:
+            ConfigError: naming the field, the bad value and what is allowed.
+        """
+        from whist_env.vector import vector_game_ids
+
+        if self.game not in vector_game_ids():
+            raise ConfigError(
+                f"game: unknown game {self.game!r}; games with a batched engine: {', '.join(vector_game_ids())}"
+            )
+        for name in (
+            "total_timesteps",
+            "n_envs",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "checkpoint_freq",
+            "self_play_refresh",
+            "self_play_pool",
+            "keep_checkpoints",
+            "torch_threads",
+            "eval_workers",
+        ):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.final_eval_deals < 0:
+            raise ConfigError(f"final_eval_deals must be 0 or more, got {self.final_eval_deals}")
+        if (self.n_steps * self.n_envs) % self.batch_size:
+            raise ConfigError(
+                f"batch_size ({self.batch_size}) must divide n_steps * n_envs "
+                f"({self.n_steps} * {self.n_envs} = {self.n_steps * self.n_envs})"
+            )
+        if self.lr_schedule not in ("constant", "linear"):
+            raise ConfigError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
+        if not self.net_arch or any(h <= 0 for h in self.net_arch):
+            raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
+        if not self.opponents or any(w < 0 for w in self.opponents.values()) or sum(self.opponents.values()) <= 0:
+            raise ConfigError(
+                f"opponents must map opponent names to non-negative weights with a positive sum, got {self.opponents}"
+            )
+        if not 0.0 <= self.self_play_weight < 1.0:
+            raise ConfigError(f"self_play_weight must be in [0, 1), got {self.self_play_weight}")
+        if not (self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda")):
+            raise ConfigError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {self.device!r}")
+        if self.device.startswith("cuda"):
+            import torch
+
+            if not torch.cuda.is_available():
+                raise ConfigError(f"device {self.device!r}: torch sees no CUDA device here; use 'auto' or 'cpu'")
+        if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
+            raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
+        self._validate_env()
+
+    def _validate_env(self) -> None:
+        """The game options, seat and opponents, checked by building the env (one environment) and the agents."""
+        from whist_env.agents import make_agent
+        from whist_env.errors import OptionError
+        from whist_env.vector import make_learner_env
+
+        if isinstance(self.learner_seat, str) and self.learner_seat != "random":
+            raise ConfigError(f"learner_seat must be 'random' or a seat number, got {self.learner_seat!r}")
+        for name in self.opponents:
+            try:
+                make_learner_env(self.game, 1, opponents=name, learner_seat=self.learner_seat, **self.game_options)
+            except OptionError as err:
+                raise ConfigError(f"opponents {name!r} (or game_options, learner_seat): {err}") from err
+        for name in self.eval_opponents:
+            try:
+                make_agent(name, self.game, **self.game_options)
+            except OptionError as err:
+                raise ConfigError(f"eval_opponents: {err}") from err
+
+
+# ---------------------------------------------------------------------------------------------- the network
+class SparseRows:
+    """A batch of observations ``(k, D)`` as the columns of its non-zero entries, padded: ``cols`` ``(k, K)`` (pad:
+    ``D``, which indexes an all-zero weight row) and their values ``vals`` ``(k, K)`` (None when every non-zero
+    entry is 1, as in the ``uint8`` observations of the five games)."""
+
+    def __init__(self, cols: Any, vals: Any) -> None:
+        self.cols = cols
+        self.vals = vals
+
+    @classmethod
+    def of(cls, obs: Any) -> SparseRows:
+        """The sparse rows of a dense observation tensor ``(k, D)`` (any dtype)."""
+        import torch
+
+        k, d = obs.shape
+        rows, cols = obs.nonzero(as_tuple=True)
+        counts = torch.bincount(rows, minlength=k)
+        width = max(int(counts.max()) if k else 0, 1)
+        starts = counts.cumsum(0) - counts
+        pos = torch.arange(len(rows), device=obs.device) - starts.repeat_interleave(counts)
+        padded = torch.full((k, width), d, dtype=torch.int64, device=obs.device)
+        padded[rows, pos] = cols
+        vals = None
+        values = obs[rows, cols]
+        if obs.dtype.is_floating_point and bool((values != 1).any()):
+            vals = torch.zeros((k, width), dtype=torch.float32, device=obs.device)
+            vals[rows, pos] = values.float()
+        return cls(padded, vals)
+
+    @staticmethod
+    def cat(parts: list[SparseRows], d: int) -> SparseRows:
+        """The rows of ``parts`` stacked (padded to the widest; ``d``: the observation size, the pad column)."""
+        import torch
+
+        width = max(p.cols.shape[1] for p in parts)
+
+        def pad(x: Any, fill: float) -> Any:
+            return torch.nn.functional.pad(x, (0, width - x.shape[1]), value=fill)
+
+        cols = torch.cat([pad(p.cols, d) for p in parts])
+        if all(p.vals is None for p in parts):
+            return SparseRows(cols, None)
+        vals = [torch.ones_like(p.cols, dtype=torch.float32) if p.vals is None else p.vals for p in parts]
+        return SparseRows(cols, torch.cat([pad(v, 0.0) for v in vals]))
+
+    def __getitem__(self, idx: Any) -> SparseRows:
+        return SparseRows(self.cols[idx], None if self.vals is None else self.vals[idx])
+
+
+def build_actor_critic(obs_size: int, num_actions: int, net_arch: list[int]) -> Any:
+    """sb3's ``MlpPolicy`` in plain torch: actor and critic MLPs of ``net_arch`` with ``tanh``, orthogonal init
+    (gain sqrt(2) in the hidden layers, 0.01 for the logits, 1 for the value), as ``MaskablePPO`` builds it.
+
+    The two first layers read the same observation and are stored together, transposed, as one ``(D + 1, 2 h)``
+    matrix ``first_weight`` (row ``D``: zeros, the padding of :class:`SparseRows`): the fast path
+    (:meth:`forward`) sums the rows of an observation's non-zero entries (``embedding_bag``), whose cost grows with
+    the non-zero entries (about 7% of ``D`` in these games) instead of ``D``; the first layers are most of the
+    network's arithmetic. :meth:`dense_forward` is its plain twin (a matrix product), the definition it is tested
+    against.
+    """
+    import torch
+    from torch import nn
+
+    def linear(n_in: int, n_out: int, gain: float) -> nn.Linear:
+        layer = nn.Linear(n_in, n_out)
+        nn.init.orthogonal_(layer.weight, gain)
+        nn.init.zeros_(layer.bias)
+        return layer
+
+    def rest(out: int, gain: float) -> nn.Sequential:
+        """The layers after the first one: ``tanh``, then the further hidden layers, then the head."""
+        layers: list[nn.Module] = [nn.Tanh()]
+        for n_in, n_out in zip(net_arch, net_arch[1:], strict=False):
+            layers += [linear(n_in, n_out, float(np.sqrt(2))), nn.Tanh()]
+        layers.append(linear(net_arch[-1], out, gain))
+        return nn.Sequential(*layers)
+
+    h = net_arch[0]
+
+    class ActorCritic(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            first = [linear(obs_size, h, float(np.sqrt(2))) for _ in range(2)]  # as sb3 initialises each
+            weight = torch.cat([f.weight.detach() for f in first]).t()  # (D, 2h)
+            self.first_weight = nn.Parameter(torch.cat([weight, torch.zeros(1, 2 * h)]).contiguous())
+            self.first_bias = nn.Parameter(torch.zeros(2 * h))
+            self.actor_rest = rest(num_actions, 0.01)
+            self.critic_rest = rest(1, 1.0)
+
+        def _heads(self, first: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            first = first + self.first_bias
+            logits = self.actor_rest(first[:, :h]).masked_fill(~mask, ILLEGAL_LOGIT)
+            return logits, self.critic_rest(first[:, h:]).squeeze(-1)
+
+        def forward(self, rows: SparseRows, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            """The masked logits (illegal actions: :data:`ILLEGAL_LOGIT`) and the value of a batch, the fast way."""
+            first = nn.functional.embedding_bag(
+                rows.cols, self.first_weight, mode="sum", per_sample_weights=rows.vals, padding_idx=obs_size
+            )
+            return self._heads(first, mask)
+
+        def dense_forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            """:meth:`forward` of dense observations ``(k, D)`` by a matrix product (the plain twin)."""
+            return self._heads(obs.float() @ self.first_weight[:obs_size], mask)
+
+        def actor_layers(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+            """The actor's ``(weight (out, in), bias)`` pairs, first layer first, as ``nn.Linear`` stores them."""
+            pairs = [(self.first_weight[:obs_size, :h].t(), self.first_bias[:h])]
+            pairs += [(m.weight, m.bias) for m in self.actor_rest if isinstance(m, nn.Linear)]
+            return pairs
+
+    return ActorCritic()
+
+
+def numpy_actor(model: Any) -> Any:
+    """The actor as the numpy :class:`~whist_env.agents.pretrained.NumpyPolicy` the shipped agents play."""
+    from whist_env.agents.pretrained import NumpyPolicy
+
+    arrays = [
+        (np.ascontiguousarray(w.detach().cpu().numpy(), np.float32), b.detach().cpu().numpy().astype(np.float32))
+        for w, b in model.actor_layers()
+    ]
+    return NumpyPolicy(arrays[:-1], ["tanh"] * (len(arrays) - 1), arrays[-1])
+
+
+def export_actor(model: Any, path: Path, game: str, options: dict[str, Any]) -> Path:
+    """Write the actor as a ``.npz`` in the shipped agents' format, with the game's metadata (the file that
+    ``make_agent("pretrained(path=...)", game, **options)`` plays)."""
+    from whist_env.fingerprint import ModelMetadata, write_metadata
+
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    np.savez(tmp, **numpy_actor(model).arrays())  # type: ignore[arg-type]
+    write_metadata(tmp, ModelMetadata.for_game(game, options))
+    os.replace(tmp, path)
+    return path
+
+
+class Snapshot:
+    """A frozen copy of the learner's actor as a batched opponent ``(obs (k, D), mask (k, A)) -> actions (k,)``:
+    the argmax of the legal actions' logits (numpy; picklable, so checkpoints keep the pool)."""
+
+    def __init__(self, policy: Any, step: int) -> None:
+        self.policy = policy
+        self.step = step
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        logits = self.policy.logits(obs)
+        return np.where(mask, logits, -np.inf).argmax(axis=1).astype(np.int64)
+
+    def __repr__(self) -> str:
+        return f"Snapshot(step={self.step})"
+
+
+# ---------------------------------------------------------------------------------------------- env state
+_LEARNER_FIELDS = ("_seat", "_player", "_obs", "_mask", "_pending", "_return", "_length", "_ready")
+_ENGINE_FIELDS = ("_state", "_rng", "_bad", "_started")
+
+
+def env_state(env: Any) -> dict[str, Any]:
+    """Everything that decides the learner env's future (the engine's state block and generators, the learner
+    env's seats, pending rewards and generator), copied, for a checkpoint."""
+    out: dict[str, Any] = {k: np.copy(getattr(env, k)) for k in _LEARNER_FIELDS}
+    out["rng"] = env._rng.bit_generator.state
+    out["engine"] = {k: np.copy(getattr(env.venv, k)) for k in _ENGINE_FIELDS}
+    return out
+
+
+def set_env_state(env: Any, state: dict[str, Any]) -> None:
+    """Put :func:`env_state`'s values back into an env built with the same game, options and ``n_envs``."""
+    for k in _LEARNER_FIELDS:
+        value = state[k]
+        setattr(env, k, value.copy() if value.ndim else value.item())
+    env._rng.bit_generator.state = state["rng"]
+    for k, value in state["engine"].items():
+        setattr(env.venv, k, value.copy() if value.ndim else value.item())
+
+
+# ---------------------------------------------------------------------------------------------- the trainer
+class Timers:
+    """Wall and CPU seconds spent per phase (``env``: stepping incl. the opponents; ``forward``: the policy in
+    rollouts; ``update``: PPO's epochs), for the benchmark's breakdown."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {"env": 0.0, "forward": 0.0, "update": 0.0}
+        self.cpu: dict[str, float] = dict(self.wall)
+
+    def add(self, name: str, wall0: float, cpu0: float) -> None:
+        self.wall[name] += time.perf_counter() - wall0
+        self.cpu[name] += time.process_time() - cpu0
+
+
+def now() -> tuple[float, float]:
+    """(wall, process CPU) seconds, the start of a :meth:`Timers.add`."""
+    return time.perf_counter(), time.process_time()
+
+
+class PPOVec:
+    """The trainer: an env, the network, Adam, and the loop (:meth:`train`).
+
+    Args:
+        config: the run's config.
+        run_dir: where checkpoints, TensorBoard logs and the exported policy go (None: nowhere; no checkpoints).
+        log: called with one line per rollout (None: silent).
+    """
+
+    def __init__(self, config: PPOVecConfig, run_dir: Path | None = None, log: Callable[[str], None] | None = None):
+        import torch
+
+        from whist_env.vector import make_learner_env
+
+        self.config = config
+        self.run_dir = run_dir
+        self.log = log
+        if config.device == "auto":
+            self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        else:
+            self.device = torch.device(config.device)
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed)
+        names = list(config.opponents)
+        self.env = make_learner_env(
+            config.game,
+            config.n_envs,
+            opponents=names[0],
+            learner_seat=config.learner_seat,
+            seed=config.seed,
+            **config.game_options,
+        )
+        self.obs_size = int(self.env.venv.observation_size)
+        self.num_actions = int(self.env.venv.num_actions)
+        self.model = build_actor_critic(self.obs_size, self.num_actions, list(config.net_arch)).to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(7,)))
+        self.num_timesteps = 0
+        self.snapshots: list[Snapshot] = []
+        self.next_snapshot = config.self_play_refresh
+        self.next_checkpoint = config.checkpoint_freq
+        self.episode_returns: list[float] = []
+        self.episode_lengths: list[int] = []
+        self.timers = Timers()
+        self.saved_step = -1  # the step of the newest checkpoint this trainer wrote or resumed from
+        self.writer: Any = None
+        self._obs: np.ndarray | None = None
+
+    # -------------------------------------------------------------- opponents
+    def draw_opponents(self) -> list[Any]:
+        """One player per opponent seat (relative seats 1..n-1) for the next rollout, drawn from the weights."""
+        c = self.config
+        names = list(c.opponents)
+        total = sum(c.opponents.values())
+        share = c.self_play_weight if (c.self_play and self.snapshots) else 0.0
+        pool: list[Any] = [*names, *self.snapshots]
+        weights = [(1.0 - share) * c.opponents[k] / total for k in names]
+        weights += [share / len(self.snapshots)] * len(self.snapshots) if share else [0.0] * len(self.snapshots)
+        picks = self.rng.choice(len(pool), size=self.env.num_players - 1, p=np.asarray(weights) / sum(weights))
+        return [pool[i] for i in picks]
+
+    # -------------------------------------------------------------- rollouts and updates
+    def collect(self) -> dict[str, Any]:
+        """One rollout of ``n_steps`` batched steps; returns its tensors and GAE advantages and returns."""
+        import torch
+
+        c, dev = self.config, self.device
+        t_steps, b = c.n_steps, c.n_envs
+        obs_parts: list[SparseRows] = []
+        mask_buf = torch.zeros((t_steps, b, self.num_actions), dtype=torch.bool, device=dev)
+        act_buf = torch.zeros((t_steps, b), dtype=torch.int64, device=dev)
+        logp_buf = torch.zeros((t_steps, b), dtype=torch.float32, device=dev)
+        val_buf = torch.zeros((t_steps + 1, b), dtype=torch.float32, device=dev)
+        rew = np.zeros((t_steps, b), np.float32)
+        done = np.zeros((t_steps, b), np.float32)
+        assert self._obs is not None
+        obs_np, mask_np = self._obs, self.env.action_masks()
+        for t in range(t_steps):
+            w0, c0 = now()
+            with torch.no_grad():
+                rows = SparseRows.of(torch.as_tensor(obs_np, device=dev))
+                mask = torch.as_tensor(mask_np, device=dev)
+                logits, value = self.model(rows, mask)
+                log_probs = torch.log_softmax(logits, -1)
+                action = torch.multinomial(log_probs.exp(), 1).squeeze(1)
+                obs_parts.append(rows)
+                mask_buf[t], act_buf[t] = mask, action
+                logp_buf[t] = log_probs.gather(1, action[:, None]).squeeze(1)
+                val_buf[t] = value
+                actions = action.cpu().numpy()
+            self.timers.add("forward", w0, c0)
+            w0, c0 = now()
+            obs_np, reward, terminated, truncated, infos = self.env.step(actions)
+            mask_np = self.env.action_masks()
+            self.timers.add("env", w0, c0)
+            rew[t] = reward * c.reward_scale
+            done[t] = terminated | truncated
+            if "_episode" in infos:
+                ended = infos["_episode"]
+                self.episode_returns += infos["episode"]["r"][ended].tolist()
+                self.episode_lengths += infos["episode"]["l"][ended].tolist()
+        w0, c0 = now()
+        with torch.no_grad():
+            last = SparseRows.of(torch.as_tensor(obs_np, device=dev))
+            val_buf[t_steps] = self.model(last, torch.ones((b, self.num_actions), dtype=torch.bool, device=dev))[1]
+            obs = SparseRows.cat(obs_parts, self.obs_size)
+        self.timers.add("forward", w0, c0)
+        self._obs = obs_np
+        values = val_buf.cpu().numpy()
+        adv = gae(rew, values, done, c.gamma, c.gae_lambda)
+        returns = adv + values[:-1]
+        self.num_timesteps += t_steps * b
+        return {
+            "obs": obs,
+            "mask": mask_buf.reshape(t_steps * b, -1),
+            "act": act_buf.reshape(-1),
+            "logp": logp_buf.reshape(-1),
+            "adv": torch.as_tensor(adv.reshape(-1), device=dev),
+            "ret": torch.as_tensor(returns.reshape(-1), device=dev),
+        }
+
+    def update(self, batch: dict[str, Any]) -> dict[str, float]:
+        """``n_epochs`` passes of minibatch PPO over one rollout; returns the last epoch's mean losses."""
+        import torch
+
+        c = self.config
+        if c.lr_schedule == "linear":
+            frac = max(1.0 - self.num_timesteps / c.total_timesteps, 0.0)
+            for group in self.optimizer.param_groups:
+                group["lr"] = c.learning_rate * frac
+        n = batch["act"].shape[0]
+        stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip")}
+        for _ in range(c.n_epochs):
+            order = torch.as_tensor(self.rng.permutation(n), device=self.device)
+            for start in range(0, n, c.batch_size):
+                idx = order[start : start + c.batch_size]
+                logits, values = self.model(batch["obs"][idx], batch["mask"][idx])
+                log_probs = torch.log_softmax(logits, -1)
+                logp = log_probs.gather(1, batch["act"][idx][:, None]).squeeze(1)
+                ratio = torch.exp(logp - batch["logp"][idx])
+                adv = batch["adv"][idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                policy_loss = -torch.min(adv * ratio, adv * ratio.clamp(1 - c.clip_range, 1 + c.clip_range)).mean()
+                value_loss = torch.nn.functional.mse_loss(values, batch["ret"][idx])
+                # masked entropy: an illegal action's probability underflows to exactly 0, so it adds 0 * finite
+                entropy = -(log_probs.exp() * log_probs).sum(-1).mean()
+                loss = policy_loss - c.ent_coef * entropy + c.vf_coef * value_loss
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), c.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    log_ratio = logp - batch["logp"][idx]
+                    stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
+                    stats["clip"].append(float(((ratio - 1).abs() > c.clip_range).float().mean()))
+                stats["policy_loss"].append(policy_loss.item())
+                stats["value_loss"].append(value_loss.item())
+                stats["entropy"].append(entropy.item())
+        return {k: float(np.mean(v)) for k, v in stats.items()}
+
+    def train(self) -> None:
+        """Train until ``total_timesteps``, checkpointing on the way (a resumed trainer goes on from its step)."""
+        c = self.config
+        if self.run_dir is not None and self.writer is None:
+            self.writer = tensorboard_writer(self.run_dir / "tb")
+        if self._obs is None:
+            self._obs, _ = self.env.reset(seed=c.seed)
+        while self.num_timesteps < c.total_timesteps:
+            self.env.set_opponents(self.draw_opponents())
+            w0 = time.perf_counter()
+            batch = self.collect()
+            u0, uc0 = now()
+            stats = self.update(batch)
+            self.timers.add("update", u0, uc0)
+            self._report(stats, time.perf_counter() - w0)
+            if c.self_play and self.num_timesteps >= self.next_snapshot:
+                self.snapshots = [*self.snapshots, Snapshot(numpy_actor(self.model), self.num_timesteps)]
+                self.snapshots = self.snapshots[-c.self_play_pool :]
+                self.next_snapshot += c.self_play_refresh
+            if self.run_dir is not None and (self.num_timesteps >= self.next_checkpoint):
+                self.save_checkpoint()
+                while self.next_checkpoint <= self.num_timesteps:
+                    self.next_checkpoint += c.checkpoint_freq
+
+    def _report(self, stats: dict[str, float], seconds: float) -> None:
+        rows = self.config.n_envs * self.config.n_steps
+        recent_r = self.episode_returns[-1000:]
+        recent_l = self.episode_lengths[-1000:]
+        scalars = {f"train/{k}": v for k, v in stats.items()}
+        scalars["time/steps_per_s"] = rows / max(seconds, 1e-9)
+        if recent_r:
+            scalars["rollout/ep_rew_mean"] = float(np.mean(recent_r))
+            scalars["rollout/ep_len_mean"] = float(np.mean(recent_l))
+        if self.writer is not None:
+            for k, v in scalars.items():
+                self.writer.add_scalar(k, v, self.num_timesteps)
+        self.episode_returns, self.episode_lengths = recent_r, recent_l
+        if self.log is not None:
+            ret = f"ep_rew_mean {scalars['rollout/ep_rew_mean']:+.3f}" if recent_r else "no episode ended yet"
+            self.log(
+                f"{self.num_timesteps:>10,} steps  {ret}  entropy {stats['entropy']:.3f}  "
+                f"kl {stats['approx_kl']:.4f}  {scalars['time/steps_per_s']:,.0f} steps/s"
+            )
+
+    # -------------------------------------------------------------- checkpoints
+    def state(self) -> dict[str, Any]:
+        """Everything a resumed run needs to continue exactly (for :meth:`save_checkpoint`)."""
+        import torch
+
+        from training.checkpoint import capture_rng
+
+        return {
+            "num_timesteps": self.num_timesteps,
+            "config": dataclasses.asdict(self.config),
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "rng": capture_rng(),
+            "torch_cuda_rng": torch.cuda.get_rng_state_all() if self.device.type == "cuda" else None,
+            "trainer_rng": self.rng.bit_generator.state,
+            "env": env_state(self.env),
+            "obs": None if self._obs is None else self._obs.copy(),
+            "snapshots": self.snapshots,
+            "next_snapshot": self.next_snapshot,
+            "next_checkpoint": self.next_checkpoint,
+            "episodes": (self.episode_returns, self.episode_lengths),
+        }
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Continue from :meth:`state`'s values (a trainer built with the same config)."""
+        import torch
+
+        from training.checkpoint import restore_rng
+
+        self.num_timesteps = int(state["num_timesteps"])
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        restore_rng(state["rng"])
+        if state["torch_cuda_rng"] is not None and self.device.type == "cuda":
+            torch.cuda.set_rng_state_all(state["torch_cuda_rng"])
+        self.rng.bit_generator.state = state["trainer_rng"]
+        set_env_state(self.env, state["env"])
+        self._obs = state["obs"]
+        self.snapshots = list(state["snapshots"])
+        self.next_snapshot = int(state["next_snapshot"])
+        self.next_checkpoint = int(state["next_checkpoint"])
+        self.episode_returns, self.episode_lengths = (list(x) for x in state["episodes"])
+        self.saved_step = self.num_timesteps
+
+    def save_checkpoint(self) -> Path:
+        """Write ``checkpoints/step_<n>/state.pt`` atomically (a ``.tmp`` directory renamed into place) and drop all
+        but the newest ``keep_checkpoints``."""
+        import torch
+
+        from training.checkpoint import checkpoint_dirs, move_into_place, step_of
+
+        assert self.run_dir is not None
+        root = self.run_dir / "checkpoints"
+        root.mkdir(parents=True, exist_ok=True)
+        name = f"step_{self.num_timesteps:012d}"
+        tmp, final = root / (name + ".tmp"), root / name
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        with open(tmp / CHECKPOINT_FILE, "wb") as f:
+            torch.save(self.state(), f)
+            f.flush()
+            os.fsync(f.fileno())
+        move_into_place(tmp, final)
+        self.saved_step = self.num_timesteps
+        older = [p for p in checkpoint_dirs(self.run_dir) if (step_of(p) or 0) < self.num_timesteps]
+        for p in older[self.config.keep_checkpoints - 1 :]:
+            shutil.rmtree(p, ignore_errors=True)
+        return final
+
+
+def gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float, lam: float) -> np.ndarray:
+    """Generalised advantage estimates (T, B) of a rollout.
+
+    Args:
+        rewards: (T, B) the reward of each step.
+        values: (T + 1, B) the critic's value of each step's observation, and of the observation after the last.
+        dones: (T, B) 1 where the step ended its episode (same-step autoreset: the next observation is the next
+            episode's, so nothing is bootstrapped through it; episodes are never truncated here).
+        gamma: discount.
+        lam: GAE's lambda.
+    """
+    adv = np.zeros_like(rewards)
+    last = np.zeros(rewards.shape[1], np.float32)
+    for t in range(rewards.shape[0] - 1, -1, -1):
+        live = 1.0 - dones[t]
+        delta = rewards[t] + gamma * values[t + 1] * live - values[t]
+        last = delta + gamma * lam * live * last
+        adv[t] = last
+    return adv
+
+
+def tensorboard_writer(path: Path) -> Any:
+    """A TensorBoard ``SummaryWriter`` at ``path``, or None when tensorboard is not installed."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(path))
+
+
+def find_checkpoint(run_dir: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The newest checkpoint of the run that loads whole (a damaged one is skipped with a warning), or None."""
+    import torch
+
+    from training.checkpoint import checkpoint_dirs, step_of
+
+    for path in checkpoint_dirs(run_dir):
+        try:
+            state = torch.load(path / CHECKPOINT_FILE, map_location="cpu", weights_only=False)
+            if state["num_timesteps"] != step_of(path):
+                raise ValueError("its step differs from the directory's")
+            return path, state
+        except Exception as err:  # noqa: BLE001 (a damaged file raises almost anything)
+            print(f"warning: skipping damaged checkpoint {path}: {type(err).__name__}: {err}", file=sys.stderr)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- evaluation
+def evaluate_policy(config: PPOVecConfig, policy_path: Path) -> list[dict[str, Any]]:
+    """The exported actor against each of ``eval_opponents`` on ``final_eval_deals`` duplicate deals (the arena's
+    one-deal unit when the training options allow it with the same observation layout, else whole episodes)."""
+    from training.evaluation import lineup_for, single_deal_ok
+    from whist_env.evaluation import evaluate
+    from whist_env.fingerprint import ModelMetadata
+    from whist_env.registry import get_spec
+
+    g, opts = config.game, dict(config.game_options)
+    one_deal = {**opts, **get_spec(g).single_deal}
+    layouts = {ModelMetadata.for_game(g, o).layout_fingerprint for o in (opts, one_deal)}
+    same_layout = len(layouts) == 1
+    single = single_deal_ok(g, opts) and same_layout
+    rows = []
+    for opponent in config.eval_opponents:
+        report = evaluate(
+            g,
+            [f"pretrained(path={policy_path})", opponent],
+            config.final_eval_deals,
+            1_000_003 + config.seed,
+            opts,
+            workers=config.eval_workers,
+            single_deal=single,
+            lineup=lineup_for(g, opts),
+            names=("learner", opponent),
+        )
+        me, diff = report.agent("learner"), report.pairs[0].diff
+        rows.append(
+            {
+                "opponent": opponent,
+                "deals": report.num_deals,
+                "unit": report.unit,
+                "mean": me.mean.mean,
+                "ci95": me.mean.half_width,
+                "diff": diff.mean,
+                "diff_ci95": diff.half_width,
+                "win_rate": me.win,
+                "illegal_actions": me.illegal,
+            }
+        )
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------- command line
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description="Masked PPO on the batched engine (see the module docstring).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Config keys (--set key=value):\n"
+        + "\n".join(f"  {k}: {v}" for k, v in field_docs(PPOVecConfig).items()),
+    )
+    p.add_argument("--config", type=Path, required=True, help="configs/ppo_vec_<game>.yaml")
+    p.add_argument("--seed", type=int, help="override seed")
+    p.add_argument("--total-timesteps", type=int, help="override total_timesteps (with --resume: extend the run)")
+    p.add_argument("--run-name", help="override run_name (default <config stem>_s<seed>)")
+    p.add_argument("--runs-dir", help="override runs_dir (default runs)")
+    p.add_argument("--device", help="override device (auto, cpu, cuda)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override any config key")
+    p.add_argument("--resume", action="store_true", help="continue the run from its newest checkpoint")
+    p.add_argument("--overwrite", action="store_true", help="delete an existing run of the same name and start anew")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    return p.parse_args(argv)
+
+
+def resolve(args: argparse.Namespace) -> tuple[PPOVecConfig, Path, tuple[Path, dict[str, Any]] | None]:
+    """The run's config, its directory and the checkpoint it resumes from (None: a fresh run).
+
+    Raises:
+        ConfigError: a bad config or flag, a run directory in the way, or a ``--resume`` that cannot resume (no
+            saved run or checkpoint, or a config that differs from the saved one in more than ``total_timesteps``).
+    """
+    overrides: dict[str, Any] = parse_set(args.set)
+    for flag in ("seed", "total_timesteps", "run_name", "runs_dir", "device"):
+        if getattr(args, flag) is not None:
+            overrides[flag] = getattr(args, flag)
+    config = load_config_as(PPOVecConfig, args.config, overrides)
+    run_dir = Path(config.runs_dir) / config.run_name
+    if not args.resume:
+        if run_dir.exists():
+            if not args.overwrite:
+                raise ConfigError(
+                    f"{run_dir} already exists: pass --resume to continue it, --overwrite to start it "
+                    "again, or --run-name to start another"
+                )
+            shutil.rmtree(run_dir)
+        return config, run_dir, None
+    saved_path = run_dir / "config.yaml"
+    if not saved_path.exists():
+        raise ConfigError(f"--resume: {saved_path} does not exist; start the run without --resume")
+    saved = load_config_as(PPOVecConfig, saved_path)
+    a, b = dataclasses.asdict(saved), dataclasses.asdict(config)
+    differs = [f"{k}: saved {a[k]!r}, now {b[k]!r}" for k in a if k not in RESUMABLE and a[k] != b[k]]
+    if differs:
+        raise ConfigError(
+            f"--resume: this command's config differs from the run's saved {saved_path} in "
+            f"{'; '.join(differs)}. Resume with the command that started the run plus --resume; only "
+            "--total-timesteps may change"
+        )
+    if "total_timesteps" not in overrides:  # without the flag a resumed run keeps its own length, not the file's
+        config.total_timesteps = saved.total_timesteps
+    found = find_checkpoint(run_dir)
+    if found is None:
+        raise ConfigError(
+            f"--resume: {run_dir} has no valid checkpoint to resume from; start it again with --overwrite"
+        )
+    return config, run_dir, found
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``ppo_vec.py``; returns the exit status (0 done, 2 a bad config or command)."""
+    args = parse_args(argv)
+    try:
+        config, run_dir, found = resolve(args)
+    except ConfigError as err:
+        if args.debug:
+            raise
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(config, run_dir / "config.yaml")
+    command = run_dir / "command.txt"
+    if not command.exists():
+        given = argv if argv is not None else sys.argv[1:]
+        command.write_text("python training/ppo_vec.py " + " ".join(shlex.quote(a) for a in given) + "\n")
+
+    def log(line: str) -> None:
+        print(f"[{config.run_name}] {line}", flush=True)
+
+    trainer = PPOVec(config, run_dir, log)
+    if found is not None:
+        trainer.load_state(found[1])
+        log(f"resuming from {found[0].name} ({trainer.num_timesteps:,} steps)")
+    else:
+        log(f"{config.game} on {trainer.device}: {config.total_timesteps:,} steps -> {run_dir}")
+    w0, c0 = now()
+    trainer.train()
+    if trainer.saved_step != trainer.num_timesteps:  # the end of the run is checkpointed too
+        trainer.save_checkpoint()
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    policy = export_actor(trainer.model, run_dir / "policy.npz", config.game, config.game_options)
+    summary: dict[str, Any] = {
+        "timesteps": trainer.num_timesteps,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "timers_wall_s": trainer.timers.wall,
+        "timers_cpu_s": trainer.timers.cpu,
+    }
+    if config.final_eval_deals:
+        log(f"final evaluation: {config.final_eval_deals} duplicate deals vs {', '.join(config.eval_opponents)}")
+        summary["eval"] = evaluate_policy(config, policy)
+        for row in summary["eval"]:
+            log(
+                f"vs {row['opponent']}: learner - opponent {row['diff']:+.3f} ± {row['diff_ci95']:.3f} per "
+                f"{row['unit']} ({row['deals']} duplicate deals), illegal actions {row['illegal_actions']}"
+            )
+    (run_dir / "eval.json").write_text(json.dumps(summary, indent=2))
+    if trainer.writer is not None:
+        trainer.writer.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
