@@ -2,9 +2,12 @@
 
     python benchmarks/bench_ppo.py                                  # German Whist, 4 rollouts per path, 2 rounds
     python benchmarks/bench_ppo.py --game classic_whist_v0 --rollouts 3 --rounds 3 --json out.json
+    python benchmarks/bench_ppo.py --opponents heuristic            # the heuristic (its numba port on the engine)
 
 Paths (every one: sb3's ``MlpPolicy`` network ``[256, 256]`` tanh, rollouts of 4096 learner decisions, minibatches of
-1024, 4 epochs, gamma 1, lambda 0.95, random opponents, one torch thread, cpu):
+1024, 4 epochs, gamma 1, lambda 0.95, the same opponents (``--opponents``: random, or the heuristic: the Python
+agent on the single-agent envs, its numba port, whose decisions are the same, on the batched engine), the same
+number of torch threads (``--threads``, 1 by default, as the configs), cpu):
 
 * ``sb3``: ``training/train.py``'s path: ``MaskablePPO`` on 16 ``SingleAgentWhistEnv`` in a ``DummyVecEnv`` (the
   configs' ``vec_env``), ``n_steps`` 256;
@@ -56,7 +59,7 @@ class Clock:
         return timed
 
 
-def run_sb3(game: str, steps: int, engine: bool, seed: int) -> dict[str, Any]:
+def run_sb3(game: str, steps: int, engine: bool, seed: int, opponents: str, threads: int) -> dict[str, Any]:
     """``MaskablePPO`` for ``steps`` decisions on the single-agent envs (``engine`` False) or the batched engine."""
     import torch
 
@@ -64,15 +67,15 @@ def run_sb3(game: str, steps: int, engine: bool, seed: int) -> dict[str, Any]:
     from training.envs import build_vec_env
     from whist_env.learn import make_ppo
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     if engine:
         from whist_env.vector import make_learner_env
         from whist_env.vector.sb3 import as_sb3_vec_env
 
-        venv: Any = as_sb3_vec_env(make_learner_env(game, 256, opponents="random", learner_seat="random", seed=seed))
+        venv: Any = as_sb3_vec_env(make_learner_env(game, 256, opponents=opponents, learner_seat="random", seed=seed))
         n_steps = 16
     else:
-        config = from_dict({"game": game, "n_envs": 16, "opponents": {"random": 1.0}, "seed": seed,
+        config = from_dict({"game": game, "n_envs": 16, "opponents": {opponents: 1.0}, "seed": seed,
                             "eval_opponents": ["random"]})  # fmt: skip
         venv = build_vec_env(config)
         n_steps = 256
@@ -93,13 +96,14 @@ def run_sb3(game: str, steps: int, engine: bool, seed: int) -> dict[str, Any]:
     return {"wall_s": wall, "cpu_s": cpu, "breakdown": breakdown}
 
 
-def run_ppo_vec(game: str, steps: int, seed: int) -> dict[str, Any]:
+def run_ppo_vec(game: str, steps: int, seed: int, opponents: str, threads: int) -> dict[str, Any]:
     """``training/ppo_vec.py``'s trainer for ``steps`` decisions (no run directory: no checkpoint, no log)."""
     from training.config import config_from_dict
     from training.ppo_vec import PPOVec, PPOVecConfig
 
     values = {"game": game, "n_envs": 256, "n_steps": 16, "total_timesteps": steps, "seed": seed, "device": "cpu",
-              "learning_rate": 3e-4, "net_arch": [256, 256], "opponents": {"random": 1.0}, **HYPER}  # fmt: skip
+              "learning_rate": 3e-4, "net_arch": [256, 256], "opponents": {opponents: 1.0}, "torch_threads": threads,
+              **HYPER}  # fmt: skip
     config = config_from_dict(PPOVecConfig, values)
     trainer = PPOVec(config)
     w, c = time.perf_counter(), time.process_time()
@@ -110,10 +114,10 @@ def run_ppo_vec(game: str, steps: int, seed: int) -> dict[str, Any]:
     return {"wall_s": wall, "cpu_s": cpu, "breakdown": {k: (t.wall[k], t.cpu[k]) for k in t.wall}}
 
 
-def run_path(path: str, game: str, steps: int, seed: int) -> dict[str, Any]:
+def run_path(path: str, game: str, steps: int, seed: int, opponents: str, threads: int) -> dict[str, Any]:
     if path == "ppo_vec":
-        return run_ppo_vec(game, steps, seed)
-    return run_sb3(game, steps, path == "sb3_engine", seed)
+        return run_ppo_vec(game, steps, seed, opponents, threads)
+    return run_sb3(game, steps, path == "sb3_engine", seed, opponents, threads)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rollouts", type=int, default=4, help="rollouts of 4096 decisions per path and round")
     p.add_argument("--rounds", type=int, default=2, help="rounds of the paths, interleaved")
     p.add_argument("--paths", default=",".join(PATHS), help=f"comma-separated, of {', '.join(PATHS)}")
+    p.add_argument("--opponents", default="random", choices=("random", "heuristic"), help="who plays the other seats")
+    p.add_argument("--threads", type=int, default=1, help="torch threads of every path")
     p.add_argument("--json", type=Path, help="also write the raw results here")
     args = p.parse_args(argv)
     paths = args.paths.split(",")
@@ -130,15 +136,16 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--paths: unknown path(s) {bad}; known: {', '.join(PATHS)}")
     steps = args.rollouts * ROLLOUT
     for path in paths:  # warm-up: numba's kernels, torch's first calls, the encoders' tables
-        run_path(path, args.game, ROLLOUT, 99)
+        run_path(path, args.game, ROLLOUT, 99, args.opponents, args.threads)
     results: dict[str, list[dict[str, Any]]] = {x: [] for x in paths}
     for r in range(args.rounds):
         for path in paths:
-            out = run_path(path, args.game, steps, r)
+            out = run_path(path, args.game, steps, r, args.opponents, args.threads)
             results[path].append(out)
             print(f"round {r} {path:>10}: {steps / out['wall_s']:8,.0f} steps/s wall, {steps / out['cpu_s']:8,.0f} "
                   f"steps/CPU-s", file=sys.stderr, flush=True)  # fmt: skip
-    print(f"\n{args.game}: {steps:,} learner steps per run, {args.rounds} rounds (median per path)\n")
+    print(f"\n{args.game}: {steps:,} learner steps per run, {args.rounds} rounds (median per path), opponents "
+          f"{args.opponents}, {args.threads} torch thread(s)\n")  # fmt: skip
     print("| path | steps/s (wall) | steps per CPU-s | env wall / CPU s | forward wall / CPU s | update wall / CPU s |"
           " other wall s |")  # fmt: skip
     print("|---|---:|---:|---:|---:|---:|---:|")

@@ -13,10 +13,10 @@ scalars (``runs/<run>/tb``), checkpoints and ``--resume``. What differs: a rollo
 environments stepped as one batch (so ``n_envs`` is large and ``n_steps`` small for the same rollout size), and the
 illegal actions' logits are set to a large negative number before the softmax.
 
-Opponents: ``opponents`` maps names the learner env takes (``random``; ``heuristic`` once the batched heuristic is
-hooked up there) to draw weights; with ``self_play``, frozen snapshots of the learner (greedy numpy copies of its
-actor, batched callables ``(obs, mask) -> actions``) take ``self_play_weight`` of the draws. Each opponent seat
-draws its player at the start of every rollout.
+Opponents: ``opponents`` maps names the learner env takes (``random``; ``heuristic``: the numba port of the
+heuristic, whose decisions are the Python agent's) to draw weights; with ``self_play``, frozen snapshots of the
+learner (greedy numpy copies of its actor, batched callables ``(obs, mask) -> actions``) take ``self_play_weight``
+of the draws. Each opponent seat draws its player at the start of every rollout.
 
 At the end the actor is exported to the numpy format of the shipped agents (``runs/<run>/policy.npz``, played by
 ``make_agent("pretrained(path=...)", game)``) and evaluated with :func:`whist_env.evaluation.evaluate` on
@@ -101,8 +101,8 @@ class PPOVecConfig:
     learner_seat: str | int = "random"
     """The learner's seat: ``random`` (drawn per episode) or a fixed seat."""
     opponents: dict[str, float] = dataclasses.field(default_factory=lambda: {"random": 1.0})
-    """Opponents the learner env plays itself (``random``; ``heuristic`` where it is hooked up) and their draw
-    weights; every opponent seat draws one per rollout."""
+    """Opponents the learner env plays itself (``random``, ``heuristic``) and their draw weights; every opponent
+    seat draws one per rollout."""
     self_play: bool = False
     """Add frozen snapshots of the learner to the opponents."""
     self_play_refresh: int = 50_000

@@ -253,3 +253,22 @@ def test_one_config_per_game_and_all_load() -> None:
     paths = sorted(CONFIG.parent.glob("ppo_vec_*.yaml"))
     games = {load_config_as(ppo_vec.PPOVecConfig, p).game for p in paths}
     assert games == set(vector_game_ids()) and len(paths) == len(games)
+
+
+def test_heuristic_opponents_train_and_evaluate(tmp_path: Path) -> None:
+    """``opponents: {heuristic: 1}`` trains against the numba heuristic inside the engine, and the final evaluation
+    plays the Python heuristic; both ends report every decision legal."""
+    extra = [
+        "--set",
+        "opponents={heuristic: 1.0}",
+        "--set",
+        "eval_opponents=[heuristic]",
+        "--set",
+        "final_eval_deals=4",
+    ]
+    assert run(tmp_path, "--total-timesteps", "512", "--run-name", "h", *extra) == 0
+    summary = json.loads((tmp_path / "h" / "eval.json").read_text())
+    assert summary["timesteps"] == 512
+    (row,) = summary["eval"]
+    assert row["opponent"] == "heuristic" and row["deals"] == 4 and row["illegal_actions"] == 0
+    assert final_state(tmp_path / "h")["config"]["opponents"] == {"heuristic": 1.0}
