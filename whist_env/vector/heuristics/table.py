@@ -11,7 +11,7 @@ are 52-bit masks as everywhere. The trump is a suit 0..3 or :data:`~whist_env.ve
 as in the engine; :data:`SUIT_MASK` has an empty row 4, so "the trump suit's cards" needs no special case.
 
 Every function makes the decision its Python twin makes, tie-breaks included (the twins take the first minimum
-or maximum over cards in ascending order; so do these). ``tests/vector/heuristics/test_table.py`` checks them
+or maximum over cards in ascending order; so do these). ``tests/vector/heuristics/test_heuristic_table.py`` checks them
 against the Python ones on random views of every game.
 """
 
