@@ -251,6 +251,91 @@ class SparseRows:
         return SparseRows(self.cols[idx], None if self.vals is None else self.vals[idx])
 
 
+def _row_sums(cols: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:
+    """``out[r] = sum of weight[c] over the columns c of row r`` (the pad column, ``len(weight) - 1``, skipped)."""
+    k, width = cols.shape
+    h = weight.shape[1]
+    pad = weight.shape[0] - 1
+    for r in range(k):
+        o = out[r]
+        for j in range(h):
+            o[j] = 0.0
+        for i in range(width):
+            c = cols[r, i]
+            if c != pad:
+                w = weight[c]
+                for j in range(h):  # a contiguous row: the compiler vectorises it
+                    o[j] += w[j]
+
+
+def _row_scatter(cols: np.ndarray, grad_out: np.ndarray, grad_weight: np.ndarray) -> None:
+    """``grad_weight[c] += grad_out[r]`` for every column c of every row r (the pad column skipped)."""
+    k, width = cols.shape
+    h = grad_out.shape[1]
+    pad = grad_weight.shape[0] - 1
+    for r in range(k):
+        g = grad_out[r]
+        for i in range(width):
+            c = cols[r, i]
+            if c != pad:
+                gw = grad_weight[c]
+                for j in range(h):
+                    gw[j] += g[j]
+
+
+_kernels: dict[str, Any] = {}
+
+
+def _bag_function() -> Any:
+    """The first layers' sum of weight rows as a torch autograd function on numba kernels (built once).
+
+    torch's ``embedding_bag`` computes the same sums (its plain twin here); on the CPU its backward pass sorts the
+    indices of the whole batch to group them by weight row, and that, with its forward pass, was 40% of an update
+    (torch profiler). Adding each row's weight rows in order, and scattering the gradient the same way, is about
+    2.4 times faster on these batches and gives the same sums (tested).
+    """
+    if "bag" in _kernels:
+        return _kernels["bag"]
+    import torch
+
+    from whist_env.vector.core import jit
+
+    row_sums, row_scatter = jit(_row_sums), jit(_row_scatter)
+
+    class RowSums(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, cols: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+            out = torch.empty((cols.shape[0], weight.shape[1]), dtype=weight.dtype)
+            row_sums(cols.numpy(), weight.detach().numpy(), out.numpy())
+            ctx.save_for_backward(cols)
+            ctx.weight_shape = weight.shape
+            return out
+
+        @staticmethod
+        def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[None, torch.Tensor]:
+            (cols,) = ctx.saved_tensors
+            grad_weight = torch.zeros(ctx.weight_shape, dtype=grad_out.dtype)
+            row_scatter(cols.numpy(), grad_out.contiguous().numpy(), grad_weight.numpy())
+            return None, grad_weight
+
+    _kernels["bag"] = RowSums
+    return RowSums
+
+
+def first_layers(rows: SparseRows, weight: Any) -> Any:
+    """The first layers' pre-activations of sparse ``rows``: per row, the sum of ``weight``'s rows of its non-zero
+    entries (times their values). Binary rows on the CPU go through :func:`_bag_function`'s numba kernels; rows with
+    other values, or on another device, through torch's ``embedding_bag``."""
+    import torch
+
+    pad = weight.shape[0] - 1
+    if rows.vals is None and weight.device.type == "cpu" and weight.dtype == torch.float32:
+        return _bag_function().apply(rows.cols.contiguous(), weight)
+    return torch.nn.functional.embedding_bag(
+        rows.cols, weight, mode="sum", per_sample_weights=rows.vals, padding_idx=pad
+    )
+
+
 def build_actor_critic(obs_size: int, num_actions: int, net_arch: list[int]) -> Any:
     """sb3's ``MlpPolicy`` in plain torch: actor and critic MLPs of ``net_arch`` with ``tanh``, orthogonal init
     (gain sqrt(2) in the hidden layers, 0.01 for the logits, 1 for the value), as ``MaskablePPO`` builds it.
@@ -298,10 +383,7 @@ def build_actor_critic(obs_size: int, num_actions: int, net_arch: list[int]) -> 
 
         def forward(self, rows: SparseRows, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             """The masked logits (illegal actions: :data:`ILLEGAL_LOGIT`) and the value of a batch, the fast way."""
-            first = nn.functional.embedding_bag(
-                rows.cols, self.first_weight, mode="sum", per_sample_weights=rows.vals, padding_idx=obs_size
-            )
-            return self._heads(first, mask)
+            return self._heads(first_layers(rows, self.first_weight), mask)
 
         def dense_forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             """:meth:`forward` of dense observations ``(k, D)`` by a matrix product (the plain twin)."""

@@ -163,6 +163,32 @@ def test_sparse_forward_matches_the_dense_twin(kind: str) -> None:
         torch.testing.assert_close(whole, model.dense_forward(dense, mask), rtol=1e-4, atol=1e-4)
 
 
+def test_numba_row_sums_equal_torch_embedding_bag() -> None:
+    """The first layers' numba kernels (binary rows on the CPU) against their plain twin, torch's ``embedding_bag``:
+    the same sums and the same weight gradient (the pad row's gradient zero), on random padded batches."""
+    gen = torch.Generator().manual_seed(9)
+    for trial in range(40):
+        k, d, h = int(torch.randint(1, 300, (1,), generator=gen)), 257, 48
+        dense = (torch.rand((k, d), generator=gen) < 0.01 + 0.05 * (trial % 4)).to(torch.uint8)
+        dense[0] = 0
+        rows = ppo_vec.SparseRows.of(dense)
+        weight = torch.randn((d + 1, h), generator=gen)
+        weight[d] = 0
+        grad_out = torch.randn((k, h), generator=gen)
+        results = []
+        for fast in (True, False):
+            w = weight.clone().requires_grad_(True)
+            if fast:
+                out = ppo_vec.first_layers(rows, w)
+            else:
+                out = torch.nn.functional.embedding_bag(rows.cols, w, mode="sum", padding_idx=d)
+            out.backward(grad_out)
+            results.append((out.detach(), w.grad))
+        torch.testing.assert_close(results[0][0], results[1][0], rtol=1e-6, atol=1e-5)
+        torch.testing.assert_close(results[0][1], results[1][1], rtol=1e-6, atol=1e-5)
+        assert not results[0][1][d].any()
+
+
 def test_training_plays_only_legal_actions() -> None:
     """A rollout on the engine: the env raises IllegalActionError on any illegal learner action, so a rollout that
     completes was legal everywhere; the stored actions also agree with the stored masks."""
