@@ -342,7 +342,7 @@ def build_actor_critic(obs_size: int, num_actions: int, net_arch: list[int]) -> 
 
     The two first layers read the same observation and are stored together, transposed, as one ``(D + 1, 2 h)``
     matrix ``first_weight`` (row ``D``: zeros, the padding of :class:`SparseRows`): the fast path
-    (:meth:`forward`) sums the rows of an observation's non-zero entries (``embedding_bag``), whose cost grows with
+    (:meth:`forward`) sums the rows of an observation's non-zero entries (:func:`first_layers`), whose cost grows with
     the non-zero entries (about 7% of ``D`` in these games) instead of ``D``; the first layers are most of the
     network's arithmetic. :meth:`dense_forward` is its plain twin (a matrix product), the definition it is tested
     against.
