@@ -19,9 +19,17 @@ LEARNER = "learner"
 
 
 def single_deal_ok(game_id: str, game_options: dict[str, Any]) -> bool:
-    """Whether the training options allow the arena's one-deal unit (no option set to another value)."""
+    """Whether the training options allow the arena's one-deal unit: no option set to another value, and the
+    one-deal options leave the observation layout as it is (Oh Hell's default match observes more pieces than one
+    deal: a network trained on it cannot play single deals)."""
+    from whist_env.fingerprint import ModelMetadata
+
     fixed = get_spec(game_id).single_deal
-    return all(game_options.get(k, v) == v for k, v in fixed.items())
+    if not all(game_options.get(k, v) == v for k, v in fixed.items()):
+        return False
+    one_deal = {**game_options, **fixed}
+    layout = ModelMetadata.for_game(game_id, game_options).layout_fingerprint
+    return ModelMetadata.for_game(game_id, one_deal).layout_fingerprint == layout
 
 
 def lineup_for(game_id: str, game_options: dict[str, Any]) -> str:
@@ -35,7 +43,7 @@ def lineup_for(game_id: str, game_options: dict[str, Any]) -> str:
 def evaluate_learner(
     game_id: str,
     game_options: dict[str, Any],
-    learner: Agent,
+    learner: Agent | str,
     opponent: str,
     num_deals: int,
     seed: int,

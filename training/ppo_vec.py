@@ -804,45 +804,26 @@ def find_checkpoint(run_dir: Path) -> tuple[Path, dict[str, Any]] | None:
 # ---------------------------------------------------------------------------------------------- evaluation
 def evaluate_policy(config: PPOVecConfig, policy_path: Path) -> list[dict[str, Any]]:
     """The exported actor against each of ``eval_opponents`` on ``final_eval_deals`` duplicate deals (the arena's
-    one-deal unit when the training options allow it with the same observation layout, else whole episodes)."""
-    from training.evaluation import lineup_for, single_deal_ok
-    from whist_env.evaluation import evaluate
-    from whist_env.fingerprint import ModelMetadata
-    from whist_env.registry import get_spec
+    one-deal unit when the training options allow it with the same observation layout, else whole episodes:
+    :func:`training.evaluation.single_deal_ok`)."""
+    from training.evaluation import evaluate_learner
 
-    g, opts = config.game, dict(config.game_options)
-    one_deal = {**opts, **get_spec(g).single_deal}
-    layouts = {ModelMetadata.for_game(g, o).layout_fingerprint for o in (opts, one_deal)}
-    same_layout = len(layouts) == 1
-    single = single_deal_ok(g, opts) and same_layout
-    rows = []
-    for opponent in config.eval_opponents:
-        report = evaluate(
-            g,
-            [f"pretrained(path={policy_path})", opponent],
-            config.final_eval_deals,
-            1_000_003 + config.seed,
-            opts,
-            workers=config.eval_workers,
-            single_deal=single,
-            lineup=lineup_for(g, opts),
-            names=("learner", opponent),
-        )
-        me, diff = report.agent("learner"), report.pairs[0].diff
-        rows.append(
-            {
-                "opponent": opponent,
-                "deals": report.num_deals,
-                "unit": report.unit,
-                "mean": me.mean.mean,
-                "ci95": me.mean.half_width,
-                "diff": diff.mean,
-                "diff_ci95": diff.half_width,
-                "win_rate": me.win,
-                "illegal_actions": me.illegal,
-            }
-        )
-    return rows
+    learner = f"pretrained(path={policy_path})"
+    return [
+        {
+            "opponent": opponent,
+            **evaluate_learner(
+                config.game,
+                dict(config.game_options),
+                learner,
+                opponent,
+                config.final_eval_deals,
+                1_000_003 + config.seed,
+                workers=config.eval_workers,
+            ),
+        }
+        for opponent in config.eval_opponents
+    ]
 
 
 # ---------------------------------------------------------------------------------------------- command line

@@ -128,3 +128,14 @@ def test_notebooks_and_train_py_run_the_package_loop(tmp_path: Path, monkeypatch
     assert calls == [64] and [r["timesteps"] for r in run.curve] == [0, 64]
     assert main(tiny_args(REPO / "configs" / "oh_hell.yaml", tmp_path, "loop", 128)) == 0
     assert calls == [64, 128]
+
+
+def test_single_deal_unit_only_where_the_layout_stays() -> None:
+    """The arena's one-deal unit is used for a learner only where the training options allow it and leave the
+    observation layout unchanged: Oh Hell's default match observes more than one deal does."""
+    from training.evaluation import single_deal_ok
+
+    assert single_deal_ok("german_whist_v0", {})
+    assert single_deal_ok("oh_hell_v0", {"episode": "deal"})
+    assert not single_deal_ok("oh_hell_v0", {})  # the default match: another layout
+    assert not single_deal_ok("humbug_v0", {"num_deals": 3})  # an option set against the one-deal unit
