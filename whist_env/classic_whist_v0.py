@@ -34,7 +34,7 @@ and games won. ``env.describe(obs)`` prints it back in words.
 from __future__ import annotations
 
 from whist_env.envs.aec import WhistAECEnv
-from whist_env.games.classic_whist import SPEC
+from whist_env.games.classic_whist.spec import SPEC
 
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)

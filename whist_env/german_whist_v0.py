@@ -49,7 +49,7 @@ next draw is not in ``state()``; ``env.game_state.stock`` holds it.
 from __future__ import annotations
 
 from whist_env.envs.aec import WhistAECEnv
-from whist_env.games.german_whist import SPEC
+from whist_env.games.german_whist.spec import SPEC
 
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)

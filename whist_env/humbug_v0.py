@@ -27,7 +27,7 @@ running balance is in ``info["balance"]``.
 from __future__ import annotations
 
 from whist_env.envs.aec import WhistAECEnv
-from whist_env.games.humbug import SPEC
+from whist_env.games.humbug.spec import SPEC
 
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)

@@ -46,7 +46,7 @@ in an observation, an ``info`` or a seat's render. ``env.describe(obs)`` prints 
 from __future__ import annotations
 
 from whist_env.envs.aec import WhistAECEnv
-from whist_env.games.humbug_whist import SPEC
+from whist_env.games.humbug_whist.spec import SPEC
 
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)

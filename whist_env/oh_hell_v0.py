@@ -58,7 +58,7 @@ are in ``info``. ``env.describe(obs)`` prints it back in words.
 from __future__ import annotations
 
 from whist_env.envs.aec import WhistAECEnv
-from whist_env.games.oh_hell import SPEC
+from whist_env.games.oh_hell.spec import SPEC
 
 
 class raw_env(WhistAECEnv):  # noqa: N801 (PettingZoo naming convention)

@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 
 # environment id -> "module:SPEC" of its spec (imported on first use)
 SPECS: dict[str, str] = {
-    "classic_whist_v0": "whist_env.games.classic_whist:SPEC",
-    "humbug_v0": "whist_env.games.humbug:SPEC",
-    "oh_hell_v0": "whist_env.games.oh_hell:SPEC",
-    "german_whist_v0": "whist_env.games.german_whist:SPEC",
-    "humbug_whist_v0": "whist_env.games.humbug_whist:SPEC",
+    "classic_whist_v0": "whist_env.games.classic_whist.spec:SPEC",
+    "humbug_v0": "whist_env.games.humbug.spec:SPEC",
+    "oh_hell_v0": "whist_env.games.oh_hell.spec:SPEC",
+    "german_whist_v0": "whist_env.games.german_whist.spec:SPEC",
+    "humbug_whist_v0": "whist_env.games.humbug_whist.spec:SPEC",
 }
 
 # The built-in games' PettingZoo faces are ``whist_env/<id>.py``; a registered game names its own (or gets a

@@ -66,7 +66,7 @@ def test_make_agent_names(game_id: str) -> None:
 def test_random_agent_is_random_action_on_the_view() -> None:
     # One implementation: the agent draws exactly as random_action does on its view's mask, uniformly.
     from whist_env.agents.base import random_action
-    from whist_env.rules.oh_hell import OhHell
+    from whist_env.games.oh_hell.rules import OhHell
 
     game = OhHell(num_players=3, episode="deal")
     state = game.new_episode(np.random.default_rng(0))

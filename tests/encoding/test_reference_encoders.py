@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from whist_env.encoding.layout import Layout
-from whist_env.encoding.reference.classic_whist import ClassicWhistReference
+from whist_env.games.classic_whist.reference import ClassicWhistReference
 from whist_env.encoding.reference.common import ReferenceTrickEncoder
-from whist_env.encoding.reference.german_whist import GermanWhistReference
-from whist_env.encoding.reference.humbug import HumbugReference
-from whist_env.encoding.reference.humbug_whist import HumbugWhistReference
-from whist_env.encoding.reference.oh_hell import OhHellReference
+from whist_env.games.german_whist.reference import GermanWhistReference
+from whist_env.games.humbug.reference import HumbugReference
+from whist_env.games.humbug_whist.reference import HumbugWhistReference
+from whist_env.games.oh_hell.reference import OhHellReference
 from whist_env.registry import game_ids, get_spec, make
 from whist_env.testing import play_random_episode
 from whist_env.view import PlayerView

@@ -9,7 +9,7 @@ from whist_env import german_whist_v0
 from whist_env.cards import cards_of, parse_card, parse_cards
 from whist_env.errors import OptionError
 from whist_env.registry import get_spec
-from whist_env.rules.german_whist import GermanWhistState
+from whist_env.games.german_whist.rules import GermanWhistState
 
 CANONICAL = list(range(52))
 
@@ -144,7 +144,7 @@ def test_bad_constructor_options() -> None:
 
 
 def test_option_grid_covers_every_option() -> None:
-    from whist_env.rules.german_whist import GermanWhistConfig
+    from whist_env.games.german_whist.rules import GermanWhistConfig
 
     used = {k for o in get_spec("german_whist_v0").option_grid for k in o}
     assert used == set(GermanWhistConfig.allowed())

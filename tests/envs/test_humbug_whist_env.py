@@ -10,7 +10,7 @@ from gymnasium.spaces import Discrete
 
 from whist_env import humbug_whist_v0
 from whist_env.cards import cards_of, format_cards, parse_card
-from whist_env.rules.humbug_whist import EXCHANGE, KEEP
+from whist_env.games.humbug_whist.rules import EXCHANGE, KEEP
 
 CANONICAL = list(range(52))
 

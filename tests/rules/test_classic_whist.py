@@ -7,7 +7,7 @@ import pytest
 
 from whist_env.cards import HEARTS, SPADES, cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.rules.classic_whist import ClassicWhist, ClassicWhistState
+from whist_env.games.classic_whist.rules import ClassicWhist, ClassicWhistState
 from whist_env.rules.core import PHASE_DEAL_END, PHASE_OVER
 
 CANONICAL = list(range(52))

@@ -9,9 +9,9 @@ import pytest
 
 from whist_env.cards import FULL_DECK, HEARTS, SUIT_MASKS, cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.games.german_whist import SPEC
+from whist_env.games.german_whist.spec import SPEC
 from whist_env.rules.core import PHASE_PLAY
-from whist_env.rules.german_whist import (
+from whist_env.games.german_whist.rules import (
     PHASE1_TRICKS,
     GermanWhist,
     GermanWhistState,

@@ -8,7 +8,7 @@ import pytest
 from whist_env.cards import SPADES, cards_of, parse_card, parse_cards
 from whist_env.errors import OptionError
 from whist_env.rules.core import PHASE_DEAL_END
-from whist_env.rules.humbug import Humbug
+from whist_env.games.humbug.rules import Humbug
 
 CANONICAL = list(range(52))
 
@@ -121,7 +121,7 @@ def test_bad_options(options: dict[str, object], message: str) -> None:
 
 def test_hidden_hand_observation_carries_no_history() -> None:
     """Two positions with the same hands and table but a different past encode identically (§3.3)."""
-    from whist_env.encoding.humbug import HumbugEncoder
+    from whist_env.games.humbug.encoding import HumbugEncoder
     from whist_env.testing import random_action
 
     game = Humbug()

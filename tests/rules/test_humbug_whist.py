@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from whist_env.cards import FULL_DECK, HEARTS, SPADES, cards_of, format_cards, mask_of, parse_card, parse_cards
-from whist_env.encoding.humbug_whist import HumbugWhistEncoder
+from whist_env.games.humbug_whist.encoding import HumbugWhistEncoder
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.rules.core import PHASE_DEAL_END, PHASE_EXCHANGE, PHASE_PLAY
-from whist_env.rules.humbug_whist import (
+from whist_env.games.humbug_whist.rules import (
     EXCHANGE,
     KEEP,
     HumbugWhist,

@@ -10,7 +10,7 @@ import pytest
 from whist_env.cards import SPADES, cards_of, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
-from whist_env.rules.oh_hell import (
+from whist_env.games.oh_hell.rules import (
     BID_BASE,
     OhHell,
     OhHellState,

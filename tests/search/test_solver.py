@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from whist_env.games.german_whist import stock_draws as german_draws
+from whist_env.games.german_whist.spec import stock_draws as german_draws
 from whist_env.registry import get_spec
 from whist_env.rules.core import PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import legal_cards, trick_winner

@@ -12,7 +12,7 @@ from whist_env.errors import IllegalActionError, OptionError
 from whist_env.registry import make
 from whist_env.rules.core import PHASE_EXCHANGE, PHASE_PLAY, State
 from whist_env.rules.core import _all_slots as all_slots
-from whist_env.rules.humbug_whist import EXCHANGE, KEEP
+from whist_env.games.humbug_whist.rules import EXCHANGE, KEEP
 
 GAME = "humbug_whist_v0"
 B = 6

@@ -43,7 +43,7 @@ from whist_env.view import PlayerView
 POLICY_FORMAT = 1
 """Version of the ``.npz`` array layout (independent of the metadata record's own format)."""
 
-SHIPPED_PACKAGE = "whist_env.pretrained"
+SHIPPED_PACKAGE = "whist_env.games"
 """The package that holds the shipped weights and model cards."""
 
 
@@ -347,7 +347,7 @@ def load_policy(path: str | Path, game_id: str, options: Mapping[str, Any] | Non
 def shipped_games() -> list[str]:
     """The game ids for which the package ships pretrained weights."""
     root = importlib.resources.files(SHIPPED_PACKAGE)
-    return sorted(p.name[: -len(".npz")] for p in root.iterdir() if p.name.endswith(".npz"))
+    return sorted(f"{p.name}_v0" for p in root.iterdir() if p.joinpath("pretrained.npz").is_file())
 
 
 def shipped_policy(game_id: str, options: Mapping[str, Any] | None = None) -> NumpyPolicy:
@@ -360,7 +360,7 @@ def shipped_policy(game_id: str, options: Mapping[str, Any] | None = None) -> Nu
     from whist_env.registry import get_spec
 
     get_spec(game_id)  # an unknown game fails here, naming the known ones
-    resource = importlib.resources.files(SHIPPED_PACKAGE).joinpath(f"{game_id}.npz")
+    resource = importlib.resources.files(SHIPPED_PACKAGE).joinpath(game_id.removesuffix("_v0"), "pretrained.npz")
     if not resource.is_file():
         shipped = ", ".join(shipped_games()) or "none yet"
         raise OptionError(

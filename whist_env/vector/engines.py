@@ -13,9 +13,9 @@ from whist_env.vector.core import RawVectorEnv
 
 
 def _kernel_module(game_id: str) -> str:
-    """Where a game's batched engine lives: ``whist_env/vector/<game>.py``, named after the game; its ``ENGINE`` is
+    """Where a game's batched engine lives: ``whist_env/games/<game>/engine.py``, named after the game; its ``ENGINE`` is
     the game's :class:`RawVectorEnv` subclass."""
-    return f"whist_env.vector.{game_id.removesuffix('_v0')}"
+    return f"whist_env.games.{game_id.removesuffix('_v0')}.engine"
 
 
 def vector_game_ids() -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from heuristic_positions import compare_positions, grid_of
 
-from whist_env.rules.humbug_whist import EXCHANGE, KEEP
+from whist_env.games.humbug_whist.rules import EXCHANGE, KEEP
 
 GAME = "humbug_whist_v0"
 GRID = grid_of(GAME)

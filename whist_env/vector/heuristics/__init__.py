@@ -29,9 +29,9 @@ from whist_env.vector.core import RawVectorEnv
 
 
 def _port_module(game_id: str) -> str:
-    """Where a game's port lives: ``whist_env/vector/heuristics/<game>.py``, named after the game (as its engine is);
+    """Where a game's port lives: ``whist_env/games/<game>/engine_heuristic.py``, named after the game (as its engine is);
     it defines ``act_kernel(state, cfg, envs, out)``."""
-    return f"whist_env.vector.heuristics.{game_id.removesuffix('_v0')}"
+    return f"whist_env.games.{game_id.removesuffix('_v0')}.engine_heuristic"
 
 
 def ported_games() -> list[str]:

@@ -1,0 +1,7 @@
+"""Swedish Humbug whist (RULES.md §1): every part of the game in this folder.
+
+``rules`` (the rulebook section as code), ``encoding`` (the observation) and ``reference`` (its plain twin),
+``heuristic`` (the rule-based agent), ``spec`` (``SPEC``: what the other layers read), ``engine`` (the batched
+numba engine) and ``engine_heuristic`` (the heuristic on the engine's state), ``pretrained.npz`` with its
+``model_card.md``. ``whist_env/humbug_whist_v0.py`` is the PettingZoo face.
+"""
