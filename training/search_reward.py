@@ -15,8 +15,8 @@ from typing import Any
 import gymnasium as gym
 
 from training.config import ConfigError
-from whist_env.rules.core import TrickGame
 from whist_env.games.german_whist.rules import PHASE1_TRICKS, TRICKS, GermanWhist, counted_tricks, deal_reward
+from whist_env.rules.core import TrickGame
 from whist_env.search.solver import Solver, solve
 
 SEARCH_REWARDS = ("phase1_dd",)

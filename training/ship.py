@@ -7,12 +7,13 @@
 What it does, in order:
 
 1. exports the run's final ``model.zip`` (the network alone, as a numpy ``.npz`` with its metadata: the game, its
-   options and the observation layout's fingerprint) to ``whist_env/pretrained/<game>.npz``;
+   options and the observation layout's fingerprint) to the file its spec names (``GameSpec.pretrained``:
+   ``whist_env/games/<name>/pretrained.npz``);
 2. evaluates that file as ``pretrained(path=...)`` -- exactly what ``make_agent("pretrained", game)`` plays once it
    is shipped -- on duplicate deals against ``random`` and ``heuristic`` (``--deals``, 2,000 by default) and, with
    ``--pimc-deals``, against plain ``pimc`` together with the hybrid ``pimc:fallback=pretrained`` against
    ``pimc`` (the same samples and depth: only the fallback differs);
-3. writes the model card ``whist_env/pretrained/<game>.md``: the training command, its wall time, the data, the
+3. writes the model card beside it (``model_card.md``): the training command, its wall time, the data, the
    evaluation tables, the fingerprint and the file's size. The evaluation is also kept in the run
    (``ship_eval.json``, keyed by the network's weights, the deals and the seed), so ``--card-only`` can rewrite the
    card without playing again.
@@ -44,7 +45,6 @@ from whist_env.errors import OptionError  # noqa: E402
 REPORT_SEED = 20261201
 """The seed of the reported deals, fixed before the shipped agents were trained."""
 
-SHIPPED_DIR = REPO / "whist_env" / "pretrained"
 MAX_BYTES = 3 * 1024 * 1024
 
 
@@ -190,7 +190,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         f"| Network | MaskablePPO `MlpPolicy` actor, hidden layers `{list(config.net_arch)}`, `Tanh`; "
         f"{meta.obs_size} observations → {meta.num_actions} actions"
         + ("; suits renamed so that trump is spades before the network sees them |" if meta.canonical_suits else " |"),
-        f"| File | `whist_env/pretrained/{npz.name}`, {npz.stat().st_size / 1024:.0f} kB (at most 3 MB) |",
+        f"| File | `{_shown(npz)}`, {npz.stat().st_size / 1024:.0f} kB (at most 3 MB) |",
         f"| whist_env version | `{meta.library_version}` |",
         "",
         "## Fingerprint",
@@ -284,7 +284,12 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--run", required=True, type=Path, help="a finished run directory (with model.zip)")
-    parser.add_argument("--out-dir", type=Path, default=SHIPPED_DIR, help="where the .npz and .md go")
+    parser.add_argument(
+        "--out-dir",
+        type=Path,
+        default=None,
+        help="where pretrained.npz and model_card.md go (default: the game's folder)",
+    )
     parser.add_argument("--deals", type=int, default=2000, help="duplicate deals against random and heuristic")
     parser.add_argument("--pimc-deals", type=int, default=0, help="duplicate deals against PIMC (0: none)")
     parser.add_argument("--seed", type=int, default=REPORT_SEED, help="seed of the reported deals")
@@ -300,6 +305,27 @@ def main(argv: list[str] | None = None) -> int:
         return report_error("ship.py", err)
     except KeyboardInterrupt:
         return report_interrupt("ship.py")
+
+
+def _shown(path: Path) -> str:
+    """A path as the card shows it: relative to the repository where it lies inside it."""
+    return path.resolve().relative_to(REPO).as_posix() if path.resolve().is_relative_to(REPO) else path.name
+
+
+def _targets(game_id: str, out_dir: Path | None) -> tuple[Path, Path]:
+    """Where the weights and the card go: ``out_dir``, or the files the game's spec names."""
+    from whist_env.registry import get_spec
+    from whist_env.spec import MODEL_CARD
+
+    spec = get_spec(game_id)
+    if out_dir is not None:
+        return out_dir / Path(
+            spec.pretrained.split(":")[1] if spec.pretrained else "pretrained.npz"
+        ), out_dir / MODEL_CARD
+    weights, card = spec.pretrained_file(), spec.model_card_file()
+    if weights is None or card is None:
+        raise OptionError(f"{game_id}'s spec names no shipped weights (GameSpec.pretrained): pass --out-dir")
+    return Path(str(weights)), Path(str(card))
 
 
 def _weights_digest(npz: Path) -> str:
@@ -321,7 +347,7 @@ def _ship(args: argparse.Namespace) -> int:
     if not model.exists():
         raise OptionError(f"{model} does not exist: --run must name a finished training run (with model.zip)")
     config = load_config(args.run / "config.yaml")
-    npz = args.out_dir / f"{config.game}.npz"
+    npz, card_path = _targets(config.game, args.out_dir)
     if not args.card_only:
         npz = export_policy(model, npz, config.game, config.game_options)
     if npz.stat().st_size > MAX_BYTES:
@@ -341,7 +367,7 @@ def _ship(args: argparse.Namespace) -> int:
         eval_s = time.time() - t0
         saved.write_text(json.dumps({"key": key, "rows": rows, "seconds": eval_s}, indent=1))
     card = model_card(args.run, npz, rows, args.seed, eval_s)
-    (args.out_dir / f"{config.game}.md").write_text(card)
+    card_path.write_text(card)
     print(card)
     return 0
 

@@ -1,8 +1,10 @@
 """One object per game: :class:`GameSpec` holds everything the layers above the rules need to know about a game.
 
 Every layer (the PettingZoo face, agents, search, evaluation, play, training) reads a game's facts from its
-spec, found by id in :mod:`whist_env.registry`; none of them branches on a game's id. A spec lives beside the
-game's rules in ``whist_env/games/<name>.py`` as ``SPEC``.
+spec, found by id in :mod:`whist_env.registry`; none of them branches on a game's id. A spec lives in the game's
+own folder, ``whist_env/games/<name>/spec.py``, as ``SPEC``, and names every other part of the game there (the
+batched engine, its heuristic port, the reference encoder, the shipped weights) as ``"module:name"`` strings that
+are imported on first use: nothing finds a part of a game by its file name.
 
 This module sits at the lowest floor of the package: at import it needs only the standard library and
 :mod:`whist_env.errors`, so that the registry (and through it ``import whist_env``) stays cheap; the types it
@@ -12,6 +14,7 @@ names are imported for type checking only.
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -19,9 +22,18 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from whist_env.errors import OptionError
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+    import numpy as np
+
     from whist_env.agents.heuristic import HeuristicAgent
+    from whist_env.encoding.reference.common import ReferenceTrickEncoder
     from whist_env.encoding.trick import TrickEncoder
     from whist_env.rules.core import State, TrickGame
+    from whist_env.vector.core import RawVectorEnv
+
+# The batched heuristic's kernel: (state block, config array, environment indices, out) -> None.
+ActKernel = Callable[["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"], None]
 
 # A spec is generic over its game's rules class and state class, so that a game's own functions in its spec
 # (encoder factory, hidden masks, stock) take its own types, with no downcasts.
@@ -46,6 +58,15 @@ def sides_of(num_players: int, partner_offset: int | None) -> tuple[int, ...]:
     if partner_offset is None:
         return tuple(range(num_players))
     return tuple(seat % partner_offset for seat in range(num_players))
+
+
+MODEL_CARD = "model_card.md"  # the model card's name beside a game's shipped weights
+
+
+def load(ref: str) -> Any:
+    """The object a ``"module:name"`` string names (its module is imported now)."""
+    module_name, attr = ref.split(":")
+    return getattr(importlib.import_module(module_name), attr)
 
 
 def _no_hidden_masks(state: Any) -> list[int]:
@@ -85,6 +106,16 @@ class GameSpec(Generic[G, S]):
         hidden_pieces: the card sets of ``state()`` beyond the hands (blinds, stock, ...): ``(name, doc)``.
         hidden_masks: the masks of ``hidden_pieces`` for a state, in order.
         heuristic: ``"module:Class"`` of the rule-based agent (imported on first use).
+        reference: ``"module:Class"`` of the plain reference encoder (a
+            :class:`~whist_env.encoding.reference.common.ReferenceTrickEncoder`) that the tests hold the fast
+            encoder to; None: the game has none.
+        engine: ``"module:Class"`` of the batched numba engine (a :class:`~whist_env.vector.core.RawVectorEnv`
+            subclass); None: the game has no batched engine.
+        engine_heuristic: ``"module:function"`` of the heuristic's batched port, ``act_kernel(state, cfg, envs,
+            out)`` on the engine's state block; None: not ported.
+        pretrained: ``"package:file"`` of the shipped network (an ``.npz`` of
+            :func:`~whist_env.agents.pretrained.export_policy`); its model card is ``model_card.md`` in the same
+            package. None: no weights are shipped.
         single_deal: the options that make an episode one deal (the arena's unit of comparison).
         unit: what one arena sample is, in words.
         partner_offset: seats this far apart are partners (classic whist: 2); None: no partnerships.
@@ -99,6 +130,10 @@ class GameSpec(Generic[G, S]):
     hidden_pieces: tuple[tuple[str, str], ...] = ()
     hidden_masks: Callable[[S], list[int]] = _no_hidden_masks
     heuristic: str
+    reference: str | None = None
+    engine: str | None = None
+    engine_heuristic: str | None = None
+    pretrained: str | None = None
     single_deal: Mapping[str, Any]
     unit: str
     partner_offset: int | None = None
@@ -111,8 +146,10 @@ class GameSpec(Generic[G, S]):
                 f"GameSpec {self.game_id!r}: its rules class {self.rules_cls.__name__} has game_id "
                 f"{self.rules_cls.game_id!r}; the two must be equal"
             )
-        if ":" not in self.heuristic:
-            raise OptionError(f"GameSpec {self.game_id!r}: heuristic must be 'module:Class', got {self.heuristic!r}")
+        for name in ("heuristic", "reference", "engine", "engine_heuristic", "pretrained"):
+            ref = getattr(self, name)
+            if ref is not None and (not isinstance(ref, str) or ref.count(":") != 1):
+                raise OptionError(f"GameSpec {self.game_id!r}: {name} must be 'module:name', got {ref!r}")
 
     def sides(self, num_players: int) -> tuple[int, ...]:
         """The side index of each seat (partners share one; see :func:`sides_of`)."""
@@ -128,6 +165,30 @@ class GameSpec(Generic[G, S]):
 
     def heuristic_cls(self) -> type[HeuristicAgent]:
         """The rule-based agent class (its module is imported now)."""
-        module_name, cls_name = self.heuristic.split(":")
-        cls: type[HeuristicAgent] = getattr(importlib.import_module(module_name), cls_name)
+        cls: type[HeuristicAgent] = load(self.heuristic)
         return cls
+
+    def reference_cls(self) -> type[ReferenceTrickEncoder] | None:
+        """The reference encoder class, or None (its module is imported now)."""
+        return None if self.reference is None else load(self.reference)  # type: ignore[no-any-return]
+
+    def engine_cls(self) -> type[RawVectorEnv] | None:
+        """The batched engine class, or None (its module, and numba with it, is imported now)."""
+        return None if self.engine is None else load(self.engine)  # type: ignore[no-any-return]
+
+    def engine_heuristic_kernel(self) -> ActKernel | None:
+        """The heuristic's batched ``act_kernel``, or None (its module, and numba with it, is imported now)."""
+        return None if self.engine_heuristic is None else load(self.engine_heuristic)  # type: ignore[no-any-return]
+
+    def pretrained_file(self) -> Traversable | None:
+        """The shipped weights (read them with :func:`importlib.resources.as_file`), or None."""
+        if self.pretrained is None:
+            return None
+        package, name = self.pretrained.split(":")
+        return importlib.resources.files(package).joinpath(name)
+
+    def model_card_file(self) -> Traversable | None:
+        """The model card beside the shipped weights, or None."""
+        if self.pretrained is None:
+            return None
+        return importlib.resources.files(self.pretrained.split(":")[0]).joinpath(MODEL_CARD)

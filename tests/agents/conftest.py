@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import dataclasses
 
 import pytest
 
+from whist_env import registry
+
 
 @pytest.fixture
-def nothing_shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A stand-in for ``whist_env.pretrained`` that holds no weights (every game ships some now)."""
-    import whist_env.agents.pretrained as pretrained
-
-    package = tmp_path / "nothing_shipped"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(pretrained, "SHIPPED_PACKAGE", "nothing_shipped")
+def nothing_shipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every game's spec as if it shipped no weights (every game ships some now)."""
+    for game_id in registry.game_ids():
+        monkeypatch.setitem(registry._LOADED, game_id, dataclasses.replace(registry.get_spec(game_id), pretrained=None))

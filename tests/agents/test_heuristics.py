@@ -10,13 +10,13 @@ import pytest
 from whist_env.agents import heuristic_for
 from whist_env.agents.cardplay import Table
 from whist_env.agents.endgame import solve
-from whist_env.games.humbug_whist.heuristic import EXCHANGE, KEEP
-from whist_env.games.oh_hell.heuristic import BID_BASE, choose_bid
 from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, mask_of, parse_card, parse_cards
-from whist_env.registry import get_spec
 from whist_env.games.german_whist.rules import GermanWhistExtras
 from whist_env.games.humbug.rules import HumbugExtras
+from whist_env.games.humbug_whist.heuristic import EXCHANGE, KEEP
+from whist_env.games.oh_hell.heuristic import BID_BASE, choose_bid
 from whist_env.games.oh_hell.rules import OhHellExtras
+from whist_env.registry import get_spec
 from whist_env.rules.tricks import beats, legal_cards, trick_winner
 from whist_env.view import NO_EXTRAS, PlayerView, ViewExtras
 

@@ -3,6 +3,7 @@ the agent plays legal moves alone (no solver, no heuristic, no torch), and the s
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import textwrap
@@ -364,15 +365,18 @@ def test_every_game_ships_a_network_that_plays_legal_moves_in_every_seat(game_id
 def test_shipped_weights_are_read_from_the_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exported: dict[str, Path]
 ) -> None:
-    """The lookup reads ``<game_id>.npz`` from the package with importlib.resources (a stand-in package here)."""
-    import whist_env.agents.pretrained as pretrained
+    """The lookup reads the file the spec names (``GameSpec.pretrained``) with importlib.resources (a stand-in
+    package here)."""
+    from whist_env import registry
 
     package = tmp_path / "fake_shipped"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "humbug_v0.npz").write_bytes(exported["humbug_v0"].read_bytes())
+    (package / "weights.npz").write_bytes(exported["humbug_v0"].read_bytes())
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(pretrained, "SHIPPED_PACKAGE", "fake_shipped")
+    for game_id in GAMES:
+        shipped = "fake_shipped:weights.npz" if game_id == "humbug_v0" else None
+        monkeypatch.setitem(registry._LOADED, game_id, dataclasses.replace(get_spec(game_id), pretrained=shipped))
     assert shipped_games() == ["humbug_v0"]
     agent = make_agent("pretrained", "humbug_v0")
     assert isinstance(agent, PretrainedAgent) and agent.name == "pretrained"
@@ -386,17 +390,19 @@ def test_shipped_weights_are_read_from_the_package(
 def test_every_shipped_network_has_a_model_card() -> None:
     import importlib.resources
 
-    root = importlib.resources.files("whist_env.pretrained")
     fields = ("Training command", "Time on 2 cores", "Data", "Evaluation", "Fingerprint")
     template = (Path(__file__).resolve().parents[2] / "docs" / "model_card_template.md").read_text(encoding="utf-8")
     assert all(f"## {field}" in template for field in fields)  # the template asks for what is checked here
     shipped = shipped_games()
     assert shipped == sorted(g for g in shipped if g in GAMES)  # weights only for known games
     for game_id in shipped:
-        card = root.joinpath(f"{game_id}.md").read_text(encoding="utf-8")
-        with importlib.resources.as_file(root.joinpath(f"{game_id}.npz")) as path:
+        spec = get_spec(game_id)
+        card_file, weights = spec.model_card_file(), spec.pretrained_file()
+        assert card_file is not None and weights is not None
+        card = card_file.read_text(encoding="utf-8")
+        with importlib.resources.as_file(weights) as path:
             metadata = read_metadata(path)
         assert metadata is not None and metadata.layout_fingerprint in card
         for field in fields:
             assert field in card, (game_id, field)
-    assert (Path(str(root)) / "__init__.py").is_file()  # the package the wheel carries them in
+        assert (Path(str(weights)).parent / "__init__.py").is_file()  # the package the wheel carries them in

@@ -16,23 +16,14 @@ import numpy as np
 import pytest
 
 from whist_env.encoding.layout import Layout
-from whist_env.games.classic_whist.reference import ClassicWhistReference
 from whist_env.encoding.reference.common import ReferenceTrickEncoder
-from whist_env.games.german_whist.reference import GermanWhistReference
-from whist_env.games.humbug.reference import HumbugReference
-from whist_env.games.humbug_whist.reference import HumbugWhistReference
-from whist_env.games.oh_hell.reference import OhHellReference
 from whist_env.registry import game_ids, get_spec, make
 from whist_env.testing import play_random_episode
 from whist_env.view import PlayerView
 
-# game id -> the reference encoder, built from the game's rules object
+# game id -> the reference encoder, built from the game's rules object (every registered game that names one)
 REFERENCES: dict[str, Callable[[Any], ReferenceTrickEncoder]] = {
-    "classic_whist_v0": ClassicWhistReference,
-    "german_whist_v0": GermanWhistReference,
-    "humbug_v0": HumbugReference,
-    "humbug_whist_v0": HumbugWhistReference,
-    "oh_hell_v0": OhHellReference,
+    game_id: cls for game_id in game_ids() if (cls := get_spec(game_id).reference_cls()) is not None
 }
 # The fast suite plays up to two dozen random episodes per option-grid entry, but stops after the episode
 # in which its budget of views is spent: a whole classic-whist game or rubber is 1,000+ views, and one
@@ -134,10 +125,10 @@ def test_every_game_has_a_reference() -> None:
 def test_the_references_import_no_fast_encoder() -> None:
     # A reference that reused the fast encoders' code or bit tables would share their bugs. Checked in
     # the source, not in sys.modules: what ``import whist_env`` pulls in is not the references' doing.
-    package = Path(importlib.import_module("whist_env.encoding.reference").__file__ or "").parent
-    fast = {f"whist_env.encoding.{name}" for name in ("trick", *(g.removesuffix("_v0") for g in REFERENCES))}
-    modules = sorted(package.glob("*.py"))
-    assert len(modules) == len(REFERENCES) + 2  # one per game, the common pieces, the package
+    specs = [get_spec(game_id) for game_id in REFERENCES]
+    fast = {"whist_env.encoding.trick"} | {type(spec.make_encoder(spec.make_rules())).__module__ for spec in specs}
+    modules = [Path(importlib.import_module("whist_env.encoding.reference.common").__file__ or "")]
+    modules += [Path(importlib.import_module((spec.reference or "").split(":")[0]).__file__ or "") for spec in specs]
     for path in modules:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):

@@ -8,8 +8,8 @@ import pytest
 from whist_env import german_whist_v0
 from whist_env.cards import cards_of, parse_card, parse_cards
 from whist_env.errors import OptionError
-from whist_env.registry import get_spec
 from whist_env.games.german_whist.rules import GermanWhistState
+from whist_env.registry import get_spec
 
 CANONICAL = list(range(52))
 

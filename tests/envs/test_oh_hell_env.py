@@ -9,8 +9,8 @@ from gymnasium.spaces import Discrete
 from whist_env import oh_hell_v0
 from whist_env.cards import cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.rules.core import PHASE_BIDDING
 from whist_env.games.oh_hell.rules import BID_BASE, OhHellState, schedule
+from whist_env.rules.core import PHASE_BIDDING
 from whist_env.testing import play_random_episode
 
 PL6_HANDS = {0: "AH 2C", 1: "KH 3C", 2: "QH AC"}

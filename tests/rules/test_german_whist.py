@@ -9,8 +9,6 @@ import pytest
 
 from whist_env.cards import FULL_DECK, HEARTS, SUIT_MASKS, cards_of, format_cards, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.games.german_whist.spec import SPEC
-from whist_env.rules.core import PHASE_PLAY
 from whist_env.games.german_whist.rules import (
     PHASE1_TRICKS,
     GermanWhist,
@@ -18,6 +16,8 @@ from whist_env.games.german_whist.rules import (
     counted_tricks,
     deal_reward,
 )
+from whist_env.games.german_whist.spec import SPEC
+from whist_env.rules.core import PHASE_PLAY
 from whist_env.testing import play_random_episode, random_action
 
 CANONICAL = list(range(52))

@@ -7,8 +7,8 @@ import pytest
 
 from whist_env.cards import SPADES, cards_of, parse_card, parse_cards
 from whist_env.errors import OptionError
-from whist_env.rules.core import PHASE_DEAL_END
 from whist_env.games.humbug.rules import Humbug
+from whist_env.rules.core import PHASE_DEAL_END
 
 CANONICAL = list(range(52))
 

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from whist_env.cards import FULL_DECK, HEARTS, SPADES, cards_of, format_cards, mask_of, parse_card, parse_cards
-from whist_env.games.humbug_whist.encoding import HumbugWhistEncoder
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.rules.core import PHASE_DEAL_END, PHASE_EXCHANGE, PHASE_PLAY
+from whist_env.games.humbug_whist.encoding import HumbugWhistEncoder
 from whist_env.games.humbug_whist.rules import (
     EXCHANGE,
     KEEP,
@@ -18,6 +17,7 @@ from whist_env.games.humbug_whist.rules import (
     HumbugWhistState,
     score_deal,
 )
+from whist_env.rules.core import PHASE_DEAL_END, PHASE_EXCHANGE, PHASE_PLAY
 from whist_env.rules.scoring import game_value, honour_points, honours_in, rubber_margin
 from whist_env.rules.tricks import legal_cards, trick_winner
 from whist_env.testing import random_action

@@ -9,7 +9,6 @@ import pytest
 
 from whist_env.cards import SPADES, cards_of, mask_of, parse_card, parse_cards
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
 from whist_env.games.oh_hell.rules import (
     BID_BASE,
     OhHell,
@@ -19,6 +18,7 @@ from whist_env.games.oh_hell.rules import (
     schedule,
     winners,
 )
+from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
 from whist_env.rules.tricks import legal_cards, trick_winner
 from whist_env.testing import play_random_episode, random_action
 

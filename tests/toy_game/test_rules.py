@@ -10,11 +10,11 @@ import pytest
 from whist_env.cards import SUIT_MASKS, parse_card, parse_cards
 from whist_env.errors import IllegalActionError
 from whist_env.games.classic_whist.rules import ClassicWhist
-from whist_env.rules.core import PHASE_BIDDING, PHASE_NAMES, PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.games.german_whist.rules import GermanWhist
 from whist_env.games.humbug.rules import Humbug
 from whist_env.games.humbug_whist.rules import HumbugWhist
 from whist_env.games.oh_hell.rules import OhHell
+from whist_env.rules.core import PHASE_BIDDING, PHASE_NAMES, PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import trick_winner
 from whist_env.search.solver import check_standard_tricks, position_from_state
 from whist_env.testing import play_random_episode

@@ -31,7 +31,7 @@ def test_a_finished_run_ships_with_a_card(tmp_path: Path, capsys: pytest.Capture
     assert train(args) == 0
     out = tmp_path / "shipped"
     assert ship(["--run", str(runs / "r"), "--out-dir", str(out), "--deals", "6", "--workers", "1"]) == 0
-    npz, card = out / "german_whist_v0.npz", (out / "german_whist_v0.md").read_text()
+    npz, card = out / "pretrained.npz", (out / "model_card.md").read_text()
     meta = read_metadata(npz)
     assert meta is not None and meta.game_id == "german_whist_v0"
     env = make("german_whist_v0")
@@ -43,9 +43,9 @@ def test_a_finished_run_ships_with_a_card(tmp_path: Path, capsys: pytest.Capture
     assert [line.split(" | ")[1] for line in table] == ["random", "heuristic"]
     assert all(line.rstrip(" |").endswith("| 0") for line in table)  # no illegal action
     # --card-only writes the same card from the run's saved evaluation, and refuses another evaluation's settings
-    (out / "german_whist_v0.md").unlink()
+    (out / "model_card.md").unlink()
     assert ship(["--run", str(runs / "r"), "--out-dir", str(out), "--deals", "6", "--card-only"]) == 0
-    assert (out / "german_whist_v0.md").read_text() == card
+    assert (out / "model_card.md").read_text() == card
     assert ship(["--run", str(runs / "r"), "--out-dir", str(out), "--deals", "7", "--card-only"]) == 2
     assert "holds no evaluation of this file" in capsys.readouterr().err
     # the file plays: legal moves in every seat

@@ -19,8 +19,9 @@ version) is stored in it exactly as in a saved model ``.zip`` (the member
 :data:`whist_env.fingerprint.MEMBER`), and loading checks it with
 :func:`~whist_env.fingerprint.check_model`, the check every model loader makes.
 
-**Shipped weights** live in ``whist_env/pretrained/<game_id>.npz``, each beside its model card
-``<game_id>.md`` (``docs/model_card_template.md``), and are read with :mod:`importlib.resources`.
+**Shipped weights** live in the game's folder, ``whist_env/games/<name>/pretrained.npz``, beside its model card
+``model_card.md`` (``docs/model_card_template.md``); the game's spec names them (``GameSpec.pretrained``), and
+they are read with :mod:`importlib.resources`.
 
 Only :func:`export_policy` needs torch (it reads a trained model); playing needs numpy only.
 """
@@ -43,7 +44,6 @@ from whist_env.view import PlayerView
 POLICY_FORMAT = 1
 """Version of the ``.npz`` array layout (independent of the metadata record's own format)."""
 
-SHIPPED_PACKAGE = "whist_env.games"
 """The package that holds the shipped weights and model cards."""
 
 
@@ -346,8 +346,9 @@ def load_policy(path: str | Path, game_id: str, options: Mapping[str, Any] | Non
 
 def shipped_games() -> list[str]:
     """The game ids for which the package ships pretrained weights."""
-    root = importlib.resources.files(SHIPPED_PACKAGE)
-    return sorted(f"{p.name}_v0" for p in root.iterdir() if p.joinpath("pretrained.npz").is_file())
+    from whist_env.registry import game_ids, get_spec
+
+    return sorted(g for g in game_ids() if (file := get_spec(g).pretrained_file()) is not None and file.is_file())
 
 
 def shipped_policy(game_id: str, options: Mapping[str, Any] | None = None) -> NumpyPolicy:
@@ -359,9 +360,8 @@ def shipped_policy(game_id: str, options: Mapping[str, Any] | None = None) -> Nu
     """
     from whist_env.registry import get_spec
 
-    get_spec(game_id)  # an unknown game fails here, naming the known ones
-    resource = importlib.resources.files(SHIPPED_PACKAGE).joinpath(game_id.removesuffix("_v0"), "pretrained.npz")
-    if not resource.is_file():
+    resource = get_spec(game_id).pretrained_file()  # an unknown game fails here, naming the known ones
+    if resource is None or not resource.is_file():
         shipped = ", ".join(shipped_games()) or "none yet"
         raise OptionError(
             f"agent 'pretrained' is not available yet for {game_id}: no pretrained weights are shipped for it "

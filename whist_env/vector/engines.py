@@ -1,10 +1,8 @@
-"""The registry of batched engines: which games have one (a kernel module named after the game), and
+"""The batched engines: which games have one (their spec names it, ``GameSpec.engine``), and
 :func:`make`, which builds one. ``whist_env.vector`` re-exports both; the learner env builds on them."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from typing import Any
 
 from whist_env.errors import OptionError
@@ -12,15 +10,9 @@ from whist_env.registry import game_ids, get_spec
 from whist_env.vector.core import RawVectorEnv
 
 
-def _kernel_module(game_id: str) -> str:
-    """Where a game's batched engine lives: ``whist_env/games/<game>/engine.py``, named after the game; its ``ENGINE`` is
-    the game's :class:`RawVectorEnv` subclass."""
-    return f"whist_env.games.{game_id.removesuffix('_v0')}.engine"
-
-
 def vector_game_ids() -> list[str]:
     """The registered games that have a batched engine."""
-    return [g for g in game_ids() if importlib.util.find_spec(_kernel_module(g)) is not None]
+    return [g for g in game_ids() if get_spec(g).engine is not None]
 
 
 def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str | None = None, **options: Any) -> RawVectorEnv:
@@ -42,6 +34,8 @@ def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str | None = 
         raise OptionError(
             f"{game_id} has no batched engine yet; games with one: {vector_game_ids()} (use the AEC env meanwhile)"
         )
-    cls: type[RawVectorEnv] = importlib.import_module(_kernel_module(game_id)).ENGINE
-    env: RawVectorEnv = cls(get_spec(game_id), num_envs, seed=seed, obs_dtype=obs_dtype, **options)
+    spec = get_spec(game_id)
+    cls = spec.engine_cls()
+    assert cls is not None  # vector_game_ids() holds only games whose spec names an engine
+    env: RawVectorEnv = cls(spec, num_envs, seed=seed, obs_dtype=obs_dtype, **options)
     return env

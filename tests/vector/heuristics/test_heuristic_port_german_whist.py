@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 from heuristic_positions import compare_positions, grid_of
 
+from whist_env.cards import NUM_CARDS
 from whist_env.games.german_whist import heuristic as python_agent
+from whist_env.games.german_whist.engine_heuristic import card_value, draw_value
 from whist_env.games.german_whist.heuristic import GermanWhistHeuristic
 from whist_env.games.german_whist.heuristic import card_value as python_card_value
-from whist_env.cards import NUM_CARDS
 from whist_env.vector.core import NO_TRUMP
 from whist_env.vector.heuristics import ported_games
-from whist_env.games.german_whist.engine_heuristic import card_value, draw_value
 from whist_env.view import PlayerView
 
 GAME = "german_whist_v0"

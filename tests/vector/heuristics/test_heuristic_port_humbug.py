@@ -15,10 +15,10 @@ from heuristic_positions import compare_positions, grid_of
 
 import whist_env.vector as vector
 from whist_env.agents import endgame
+from whist_env.games.humbug.engine_heuristic import remembered_pool
 from whist_env.games.humbug.heuristic import HumbugHeuristic
 from whist_env.vector.core import HAND
 from whist_env.vector.heuristics import ported_games
-from whist_env.games.humbug.engine_heuristic import remembered_pool
 from whist_env.vector.learner import random_actions
 
 GAME = "humbug_v0"

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from heuristic_positions import compare_positions, grid_of
 
-from whist_env.games.oh_hell import heuristic as py
 from whist_env.cards import NUM_CARDS
+from whist_env.games.oh_hell import engine_heuristic as nb
+from whist_env.games.oh_hell import heuristic as py
 from whist_env.games.oh_hell.rules import BID_BASE
 from whist_env.vector.core import NO_TRUMP
-from whist_env.games.oh_hell import engine_heuristic as nb
 
 GAME = "oh_hell_v0"
 GRID = grid_of(GAME)

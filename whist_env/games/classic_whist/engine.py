@@ -13,8 +13,8 @@ from typing import ClassVar
 import numpy as np
 
 from whist_env.cards import NUM_CARDS
-from whist_env.rules import scoring
 from whist_env.games.classic_whist.rules import NUM_PLAYERS, TRICKS, ClassicWhist, ClassicWhistState
+from whist_env.rules import scoring
 from whist_env.rules.core import PHASE_OVER, State
 from whist_env.rules.scoring import GAMES_TO_WIN_RUBBER, HONOUR_RANKS, RUBBER_BONUS
 from whist_env.vector.core import (
@@ -406,6 +406,3 @@ class ClassicWhistVector(RawVectorEnv):
                 row[GAME_VALUES + GAMES_TO_WIN_RUBBER * t + k] = value
         self._state[i] = row
         self._started = True
-
-
-ENGINE = ClassicWhistVector  # what whist_env.vector.make builds for this game

@@ -1,4 +1,5 @@
-"""The classic Whist heuristic (:class:`whist_env.games.classic_whist.heuristic.ClassicWhistHeuristic`) on the engine's rows.
+"""The classic Whist heuristic (:class:`~whist_env.games.classic_whist.heuristic.ClassicWhistHeuristic`) on the
+engine's rows.
 
 Each decision reads the seat to act's view from its state row (what :func:`whist_env.games.classic_whist.engine.
 seat_knowledge` says it knows, the voids shown with recall, the trick) into a table and plays the Python agent's
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from whist_env.rules.core import PHASE_PLAY
 from whist_env.games.classic_whist.engine import CFG_RECALL, NUM_PLAYERS, seat_knowledge
+from whist_env.rules.core import PHASE_PLAY
 from whist_env.vector.core import MAX_SEATS, NO_TRUMP, PHASE, TO_ACT, jit, legal_mask
 from whist_env.vector.heuristics.table import (
     ACE,

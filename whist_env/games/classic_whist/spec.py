@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from whist_env.games.classic_whist.encoding import ClassicWhistEncoder
 from whist_env.encoding.trick import TrickEncoder
+from whist_env.games.classic_whist.encoding import ClassicWhistEncoder
 from whist_env.games.classic_whist.rules import PARTNER_OFFSET, ClassicWhist, ClassicWhistState
 from whist_env.spec import GameSpec, SearchSpec, sides_of
 
@@ -28,6 +28,10 @@ SPEC: GameSpec[ClassicWhist, ClassicWhistState] = GameSpec(
     rules_cls=ClassicWhist,
     make_encoder=make_encoder,
     heuristic="whist_env.games.classic_whist.heuristic:ClassicWhistHeuristic",
+    reference="whist_env.games.classic_whist.reference:ClassicWhistReference",
+    engine="whist_env.games.classic_whist.engine:ClassicWhistVector",
+    engine_heuristic="whist_env.games.classic_whist.engine_heuristic:act_kernel",
+    pretrained="whist_env.games.classic_whist:pretrained.npz",
     single_deal={"episode": "deal"},
     unit="one deal: the partnership's ±(tricks − 6) (+ honours when on)",
     partner_offset=PARTNER_OFFSET,

@@ -17,8 +17,15 @@ from typing import ClassVar
 import numpy as np
 
 from whist_env.cards import NUM_CARDS
+from whist_env.games.german_whist.rules import (
+    NUM_PLAYERS,
+    PHASE1_TRICKS,
+    STOCK_SIZE,
+    TRICKS,
+    GermanWhist,
+    GermanWhistState,
+)
 from whist_env.rules.core import PHASE_OVER, State
-from whist_env.games.german_whist.rules import NUM_PLAYERS, PHASE1_TRICKS, STOCK_SIZE, TRICKS, GermanWhist, GermanWhistState
 from whist_env.vector.core import (
     DEAL_INDEX,
     DEAL_TRICKS,
@@ -426,6 +433,3 @@ class GermanWhistVector(RawVectorEnv):
         row[PHASE1_WON : PHASE1_WON + NUM_PLAYERS] = state.phase1_won
         self._state[i] = row
         self._started = True
-
-
-ENGINE = GermanWhistVector  # what whist_env.vector.make builds for this game

@@ -1,4 +1,5 @@
-"""The German Whist heuristic (:class:`whist_env.games.german_whist.heuristic.GermanWhistHeuristic`) on the engine's rows.
+"""The German Whist heuristic (:class:`whist_env.games.german_whist.heuristic.GermanWhistHeuristic`) on
+the engine's rows.
 
 Each decision reads the seat to act's view from its state row (what :func:`whist_env.games.german_whist.engine.
 seat_knowledge` says it knows: its hand, the opponent's face-up prizes it still holds, the whole opponent hand once
@@ -7,20 +8,20 @@ weighs the face-up prize against the average unseen card the loser draws and buy
 cheaply; in stage 2 it plays the shared two-player play (:func:`whist_env.vector.heuristics.table.two_player_play`),
 exact in a known ending.
 
-The card values are the Python agent's own :func:`~whist_env.games.german_whist.heuristic.card_value` per rank (side suit,
-trump), tabled at import, and the draw value sums them over the unseen cards in ascending order, as the Python sum
-does: the floats, and so every comparison with the prize's gain, are the Python agent's.
+The card values are the Python agent's own :func:`~whist_env.games.german_whist.heuristic.card_value` per rank
+(side suit, trump), tabled at import, and the draw value sums them over the unseen cards in ascending order, as the
+Python sum does: the floats, and so every comparison with the prize's gain, are the Python agent's.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from whist_env.games.german_whist.heuristic import card_value as python_card_value
-from whist_env.rules.core import PHASE_PLAY
-from whist_env.games.german_whist.rules import PHASE1_TRICKS
-from whist_env.vector.core import MAX_SEATS, PHASE, TO_ACT, TRICK_NO, TURN_UP, card_count, jit, legal_mask
 from whist_env.games.german_whist.engine import CFG_FREE, CFG_RECALL, seat_knowledge
+from whist_env.games.german_whist.heuristic import card_value as python_card_value
+from whist_env.games.german_whist.rules import PHASE1_TRICKS
+from whist_env.rules.core import PHASE_PLAY
+from whist_env.vector.core import MAX_SEATS, PHASE, TO_ACT, TRICK_NO, TURN_UP, card_count, jit, legal_mask
 from whist_env.vector.heuristics.table import (
     T_BEST,
     T_HAND,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from whist_env.games.german_whist.encoding import GermanWhistEncoder
 from whist_env.encoding.trick import TrickEncoder
+from whist_env.games.german_whist.encoding import GermanWhistEncoder
 from whist_env.games.german_whist.rules import PHASE1_TRICKS, GermanWhist, GermanWhistState
 from whist_env.spec import GameSpec, SearchSpec, sides_of
 
@@ -72,6 +72,10 @@ SPEC: GameSpec[GermanWhist, GermanWhistState] = GameSpec(
     ),
     hidden_masks=hidden_masks,
     heuristic="whist_env.games.german_whist.heuristic:GermanWhistHeuristic",
+    reference="whist_env.games.german_whist.reference:GermanWhistReference",
+    engine="whist_env.games.german_whist.engine:GermanWhistVector",
+    engine_heuristic="whist_env.games.german_whist.engine_heuristic:act_kernel",
+    pretrained="whist_env.games.german_whist:pretrained.npz",
     single_deal={"num_deals": 1},
     unit="one deal: ±1 for the majority of the scoring tricks (or the trick difference)",
     search=SearchSpec(max_tricks=13, rules=search_rules, draws=stock_draws, table_stock=table_stock),

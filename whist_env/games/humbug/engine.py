@@ -4,8 +4,8 @@ Two players, all 52 cards dealt alternately from the non-dealer, 26 tricks; the 
 stays an ordinary card of his hand (its id is in every observation). Every option is read from the config array at
 run time (one compiled kernel serves them all): ``hidden_hand`` (each seat sees both dealt hands only at its study
 step, before its first card) or ``open_table`` (the opponent's hand stays visible), ``include_history`` and the
-series of ``num_deals`` deals. The plain twin these kernels are tested against is :class:`whist_env.games.humbug.rules.Humbug`
-with its encoder (``tests/vector``).
+series of ``num_deals`` deals. The plain twin these kernels are tested against is
+:class:`whist_env.games.humbug.rules.Humbug` with its encoder (``tests/vector``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import numpy as np
 
 from whist_env.cards import NUM_CARDS
 from whist_env.errors import OptionError
-from whist_env.rules.core import PHASE_OVER, State
 from whist_env.games.humbug.rules import NUM_PLAYERS, TRICKS, Humbug
+from whist_env.rules.core import PHASE_OVER, State
 from whist_env.vector.core import (
     DEAL_INDEX,
     DEAL_TRICKS,
@@ -284,6 +284,3 @@ class HumbugVector(RawVectorEnv):
             )
         self._state[i] = self._import_common(state)
         self._started = True
-
-
-ENGINE = HumbugVector  # what whist_env.vector.make builds for this game

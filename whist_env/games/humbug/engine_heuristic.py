@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from whist_env.games.humbug.engine import CFG_OPEN, CFG_RECALL, seat_knowledge
 from whist_env.rules.core import PHASE_PLAY
 from whist_env.vector.core import DEALT, HIST, MAX_SEATS, NTRICK, PHASE, TO_ACT, TRICK_NO, TURN_UP, jit, legal_mask
 from whist_env.vector.heuristics.table import NO_RESTRICT, TABLE_SIZE, fill_table_row, new_work, two_player_play
-from whist_env.games.humbug.engine import CFG_OPEN, CFG_RECALL, seat_knowledge
 
 
 @jit

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from whist_env.games.humbug.encoding import HumbugEncoder
 from whist_env.encoding.trick import TrickEncoder
-from whist_env.rules.core import State
+from whist_env.games.humbug.encoding import HumbugEncoder
 from whist_env.games.humbug.rules import Humbug
+from whist_env.rules.core import State
 from whist_env.spec import GameSpec, SearchSpec, sides_of
 
 NUM_TRICKS = 26
@@ -29,6 +29,10 @@ SPEC: GameSpec[Humbug, State] = GameSpec(
     rules_cls=Humbug,
     make_encoder=make_encoder,
     heuristic="whist_env.games.humbug.heuristic:HumbugHeuristic",
+    reference="whist_env.games.humbug.reference:HumbugReference",
+    engine="whist_env.games.humbug.engine:HumbugVector",
+    engine_heuristic="whist_env.games.humbug.engine_heuristic:act_kernel",
+    pretrained="whist_env.games.humbug:pretrained.npz",
     single_deal={"num_deals": 1},
     unit="one deal of 26 tricks: ±(trick difference)",
     search=SearchSpec(max_tricks=12, rules=search_rules),

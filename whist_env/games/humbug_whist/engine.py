@@ -17,7 +17,7 @@ import numpy as np
 
 from whist_env.cards import NUM_CARDS
 from whist_env.errors import IllegalActionError
-from whist_env.rules.core import PHASE_EXCHANGE, PHASE_OVER, PHASE_PLAY, State
+from whist_env.games.classic_whist.engine import game_value, honour_points, trick_points
 from whist_env.games.humbug_whist.rules import (
     EXCHANGE,
     EXCHANGE_ACTIONS,
@@ -29,8 +29,8 @@ from whist_env.games.humbug_whist.rules import (
     HumbugWhist,
     HumbugWhistState,
 )
+from whist_env.rules.core import PHASE_EXCHANGE, PHASE_OVER, PHASE_PLAY, State
 from whist_env.rules.scoring import GAMES_TO_WIN_RUBBER, HONOUR_RANKS, RUBBER_BONUS
-from whist_env.games.classic_whist.engine import game_value, honour_points, trick_points
 from whist_env.vector.core import (
     DEAL_INDEX,
     DEAL_TRICKS,
@@ -553,6 +553,3 @@ class HumbugWhistVector(RawVectorEnv):
         row[GAME_DEALS] = state.game_deals
         self._state[i] = row
         self._started = True
-
-
-ENGINE = HumbugWhistVector  # what whist_env.vector.make builds for this game

@@ -1,4 +1,5 @@
-"""The Humbug whist heuristic (:class:`whist_env.games.humbug_whist.heuristic.HumbugWhistHeuristic`) on the engine's rows.
+"""The Humbug whist heuristic (:class:`whist_env.games.humbug_whist.heuristic.HumbugWhistHeuristic`) on
+the engine's rows.
 
 The exchange decision compares the hand's strength with what a random blind is worth (the same sums, in the same
 order, as the Python agent, so that the comparison comes out the same); the card play is the shared two-player
@@ -9,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from whist_env.rules.core import PHASE_EXCHANGE, PHASE_PLAY
+from whist_env.games.humbug_whist.engine import CFG_RECALL, seat_knowledge
 from whist_env.games.humbug_whist.rules import EXCHANGE, KEEP
+from whist_env.rules.core import PHASE_EXCHANGE, PHASE_PLAY
 from whist_env.vector.core import HAND, MAX_SEATS, NO_TRUMP, PHASE, TO_ACT, TRUMP, card_count, jit, legal_mask
 from whist_env.vector.heuristics.table import (
     JACK,
@@ -21,7 +23,6 @@ from whist_env.vector.heuristics.table import (
     new_work,
     two_player_play,
 )
-from whist_env.games.humbug_whist.engine import CFG_RECALL, seat_knowledge
 
 # A side-suit card's worth by rank (J 0.1, Q 0.3, K 0.6, A 1.0): ``humbug_whist.SIDE_VALUES``.
 SIDE_VALUES = np.array([0.0] * 9 + [0.1, 0.3, 0.6, 1.0])

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from whist_env.games.humbug_whist.encoding import HumbugWhistEncoder
 from whist_env.encoding.trick import TrickEncoder
+from whist_env.games.humbug_whist.encoding import HumbugWhistEncoder
 from whist_env.games.humbug_whist.rules import HumbugWhist, HumbugWhistState
 from whist_env.spec import GameSpec, SearchSpec, sides_of
 
@@ -38,6 +38,10 @@ SPEC: GameSpec[HumbugWhist, HumbugWhistState] = GameSpec(
     ),
     hidden_masks=hidden_masks,
     heuristic="whist_env.games.humbug_whist.heuristic:HumbugWhistHeuristic",
+    reference="whist_env.games.humbug_whist.reference:HumbugWhistReference",
+    engine="whist_env.games.humbug_whist.engine:HumbugWhistVector",
+    engine_heuristic="whist_env.games.humbug_whist.engine_heuristic:act_kernel",
+    pretrained="whist_env.games.humbug_whist:pretrained.npz",
     single_deal={"episode": "deal"},
     unit="one deal after the exchange: ±(trick difference)",
     search=SearchSpec(max_tricks=13, rules=search_rules),

@@ -17,10 +17,10 @@ from typing import ClassVar
 import numpy as np
 
 from whist_env.cards import NUM_CARDS
-from whist_env.games.oh_hell.encoding import BEHIND_MAX, SCORE_UNIT
 from whist_env.errors import IllegalActionError
-from whist_env.rules.core import PHASE_BIDDING, PHASE_OVER, PHASE_PLAY, State
+from whist_env.games.oh_hell.encoding import BEHIND_MAX, SCORE_UNIT
 from whist_env.games.oh_hell.rules import BID_BASE, TRUMP_MODES, OhHell, OhHellState
+from whist_env.rules.core import PHASE_BIDDING, PHASE_OVER, PHASE_PLAY, State
 from whist_env.vector.core import (
     DEAL_INDEX,
     DEAL_TRICKS,
@@ -510,6 +510,3 @@ class OhHellVector(RawVectorEnv):
         row[SET_ASIDE] = state.set_aside
         self._state[i] = row
         self._started = True
-
-
-ENGINE = OhHellVector  # what whist_env.vector.make builds for this game

@@ -1,11 +1,11 @@
 """The Oh Hell heuristic (:class:`whist_env.games.oh_hell.heuristic.OhHellHeuristic`) on the engine's rows.
 
 The bid is the legal bid nearest to the hand's calibrated trick estimate: the same float operations, in the same
-order, as :func:`whist_env.games.oh_hell.heuristic.expected_tricks` and ``calibrated_tricks`` (powers through ``math.pow``
-with a float exponent, C's ``pow`` as Python's ``float ** int`` calls it: numba's ``**`` with an integer exponent
-multiplies, which can differ in the last bit), so that the bids come out the same. The card play reads the seat's
-view (what :func:`whist_env.games.oh_hell.engine.seat_knowledge` says it knows, the voids shown with recall, the trick)
-into a table and plays to the bid as the Python agent does: take tricks while short of it, duck once it is made.
+order, as :func:`whist_env.games.oh_hell.heuristic.expected_tricks` and ``calibrated_tricks`` (powers through
+``math.pow`` with a float exponent, C's ``pow`` as Python's ``float ** int`` calls it: numba's ``**`` with an integer
+exponent multiplies, which can differ in the last bit), so that the bids come out the same. The card play reads the
+seat's view (what :func:`whist_env.games.oh_hell.engine.seat_knowledge` says it knows, the voids shown with recall, the
+trick) into a table and plays to the bid as the Python agent does: take tricks while short of it, duck once it is made.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import math
 
 import numpy as np
 
-from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
+from whist_env.games.oh_hell.engine import BIDS, CFG_PER_TRICK, CFG_RECALL, legal_bids, seat_knowledge
 from whist_env.games.oh_hell.rules import BID_BASE
+from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
 from whist_env.vector.core import (
     HAND,
     MAX_SEATS,
@@ -50,7 +51,6 @@ from whist_env.vector.heuristics.table import (
     new_work,
     winners,
 )
-from whist_env.games.oh_hell.engine import BIDS, CFG_PER_TRICK, CFG_RECALL, legal_bids, seat_knowledge
 
 QUEEN = 10
 # Queens, kings and aces of every suit: a trick is worth taking now with one of them (``rank(c) >= 10``).

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from whist_env.games.oh_hell.encoding import OhHellEncoder
 from whist_env.encoding.trick import TrickEncoder
+from whist_env.games.oh_hell.encoding import OhHellEncoder
 from whist_env.games.oh_hell.rules import OhHell, OhHellState
 from whist_env.spec import GameSpec
 
@@ -25,6 +25,10 @@ SPEC: GameSpec[OhHell, OhHellState] = GameSpec(
     hidden_pieces=(("set_aside", "cards left over after the deal, face down and out of play (RULES.md §4.2)"),),
     hidden_masks=hidden_masks,
     heuristic="whist_env.games.oh_hell.heuristic:OhHellHeuristic",
+    reference="whist_env.games.oh_hell.reference:OhHellReference",
+    engine="whist_env.games.oh_hell.engine:OhHellVector",
+    engine_heuristic="whist_env.games.oh_hell.engine_heuristic:act_kernel",
+    pretrained="whist_env.games.oh_hell:pretrained.npz",
     single_deal={"episode": "deal"},
     unit="one deal of `hand_size` cards (default the largest): the seat's deal score",
     # Every seat plays for itself and the score is exact bidding: the two-sided solver does not apply.

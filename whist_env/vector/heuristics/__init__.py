@@ -10,15 +10,13 @@
 :class:`BatchedHeuristic` is a batched agent in the ``act_state`` form: for each environment it reads the seat to
 act's view from the state row and makes the decision ``make_agent("heuristic", game, **options)`` makes from that
 view, in one jitted loop over the batch. :mod:`whist_env.vector.heuristics.table` holds the shared reasoning (the
-Table and the building blocks); each game's module (``classic_whist.py``, ...) reads its view quantities from the
-row and defines ``act_kernel(state, cfg, envs, out)``; a game is ported once its module exists.
+Table and the building blocks); each game's port (``whist_env/games/<name>/engine_heuristic.py``, named by its spec's
+``engine_heuristic``) reads its view quantities from the row and defines ``act_kernel(state, cfg, envs, out)``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import importlib.util
 from typing import Any
 
 import numpy as np
@@ -28,15 +26,9 @@ from whist_env.registry import game_ids, get_spec
 from whist_env.vector.core import RawVectorEnv
 
 
-def _port_module(game_id: str) -> str:
-    """Where a game's port lives: ``whist_env/games/<game>/engine_heuristic.py``, named after the game (as its engine is);
-    it defines ``act_kernel(state, cfg, envs, out)``."""
-    return f"whist_env.games.{game_id.removesuffix('_v0')}.engine_heuristic"
-
-
 def ported_games() -> list[str]:
     """The registered games whose heuristic has a batched port (the games :class:`BatchedHeuristic` plays)."""
-    return [g for g in game_ids() if importlib.util.find_spec(_port_module(g)) is not None]
+    return [g for g in game_ids() if get_spec(g).engine_heuristic is not None]
 
 
 class BatchedHeuristic:
@@ -64,7 +56,9 @@ class BatchedHeuristic:
         self.game_id = game_id
         self.options = dict(options)
         self.config = spec.make_rules(**options).config  # checks the options as the env does
-        self._kernel = importlib.import_module(_port_module(game_id)).act_kernel
+        kernel = spec.engine_heuristic_kernel()
+        assert kernel is not None  # ported_games() holds only games whose spec names a port
+        self._kernel = kernel
 
     def act_state(self, venv: RawVectorEnv, envs: Any) -> np.ndarray:
         """The decision of the seat to act in each environment of ``envs``, read from ``venv``'s state block.
