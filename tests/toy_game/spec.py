@@ -31,6 +31,7 @@ SPEC: GameSpec[LowWhist, State] = GameSpec(
     hidden_pieces=(),
     hidden_masks=hidden_masks,
     heuristic="toy_game.heuristic:LowWhistHeuristic",
+    reference="toy_game.reference:LowWhistReference",
     single_deal={"num_deals": 1},
     unit="one deal",
     partner_offset=None,  # each for himself

@@ -17,6 +17,7 @@ from whist_env.search.pimc import PIMCAgent
 
 from .heuristic import LowWhistHeuristic
 from .rules import LowWhist
+from .spec import SPEC
 
 
 def _conformance_checks(parameters: list[str], slow: bool = False) -> list[Callable[..., None]]:
@@ -84,3 +85,14 @@ def test_random_heuristic_and_pimc_agents_play_it(low_whist_spec: Any) -> None:
         action = pimc.act(view, rng)
         assert action == heuristic.act(view, rng) and obs["action_mask"][action]
         env.step(action)
+
+
+@pytest.mark.parametrize("options", [dict(o) for o in SPEC.option_grid])
+def test_the_toy_encoder_equals_its_reference(low_whist_spec: Any, options: dict[str, Any]) -> None:
+    # the recipe's reference twin (reference.py, named by the spec) along random games, as for the built-in games
+    from whist_env.testing import reference_mismatches
+
+    assert low_whist_spec.reference_cls() is not None
+    checked, report = reference_mismatches(low_whist_spec.game_id, options, num_games=4, seed=3)
+    assert report is None, report
+    assert checked >= 4 * 52 * 4  # four deals of 52 cards, every seat's view after every action
