@@ -86,12 +86,16 @@ class SearchSpec(Generic[S]):
             the ``(winner's card, loser's card)`` drawn after each trick of the deal (``(-1, -1)``: none).
         table_stock: for a game with a stock: the stock still on the table in a rules state, in order,
             face-up card first (what ``draws`` takes).
+        open_from: the trick number (from 0) from which a seat with perfect recall knows where every card is
+            (German Whist: 13, the stock is gone), so that the solver's value is the deal's exact value under best
+            play (what training's ``search_reward: phase1_dd`` pays); None: the hands stay hidden to the end.
     """
 
     max_tricks: int
     rules: SearchRules
     draws: Callable[[Sequence[int], int], tuple[tuple[int, int], ...]] | None = None
     table_stock: Callable[[S], tuple[int, ...]] | None = None
+    open_from: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
