@@ -5,8 +5,9 @@
   functions (a lazy import only hides a circle), under ``if TYPE_CHECKING:`` (a circle of types is still a
   circle in the design), relative imports, and modules loaded by name: a string ``"package.module"`` or
   ``"package.module:name"`` naming a module of the two (the registry's ``SPECS``, a spec's ``heuristic``,
-  ``engine``, ``pretrained`` ..., ``importlib.import_module("...")``), or an f-string whose fixed start names
-  one (``f"whist_env.{game_id}:env"`` loads a module of ``whist_env``).
+  ``engine``, ``pretrained`` ..., ``importlib.import_module("...")``), and an f-string that names one once its
+  placeholders are filled with a game's id or folder name (``f"whist_env.{game_id}:env"``: the PettingZoo faces),
+  or else the module its fixed start names (``f"whist_env.agents.{name}"``: ``whist_env.agents``).
 * Outside a game's own folder (``whist_env/games/<name>/``), its PettingZoo face (``whist_env/<id>.py``) and the
   registry, no file of ``whist_env/`` or ``training/`` names a game: no registered id and no game's name in a
   string (docstrings aside), no import or load of a game's module. What differs between games is a field or a
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +58,11 @@ def _docstrings(tree: ast.AST) -> set[int]:
     }
 
 
+def games() -> dict[str, str]:
+    """Each registered game's id -> its folder's package (the package of its rules class's module)."""
+    return {game_id: get_spec(game_id).rules_cls.__module__.rpartition(".")[0] for game_id in game_ids()}
+
+
 # ------------------------------------------------------------------------------------------ imports
 DOTTED = re.compile(r"[A-Za-z_]\w*(\.\w+)*")
 
@@ -66,23 +73,25 @@ def _named_module(text: str) -> str | None:
     return module if "." in module and text.count(":") <= 1 and DOTTED.fullmatch(module) else None
 
 
-def _computed_module(node: ast.JoinedStr, holder: str) -> str | None:
-    """The module an f-string such as ``f"whist_env.games.{name}.spec"`` loads at least: the one its fixed start
-    names (``whist_env.games``).
+def _computed_modules(node: ast.JoinedStr, holder: str, modules: set[str], fillers: Iterable[str]) -> set[str]:
+    """The modules an f-string such as ``f"whist_env.{game_id}:env"`` loads.
 
-    From inside that package the edge is left out: the module loaded is one of the package's, not the package,
-    which is imported before any of its modules runs; the edge would only close a false circle (``whist_env``
-    imports the registry, whose table of PettingZoo faces is ``f"whist_env.{game_id}:env"``).
+    Its placeholders are filled with each of ``fillers`` (the games' ids and folder names: what the package
+    computes module names from); the strings that name a module are the edges (``whist_env.classic_whist_v0``...).
+    When none does, the edge is to the module the fixed start names at least (``f"pkg.sub.{x}"``: ``pkg.sub``),
+    except from inside that package: the module loaded is then one of its own, and the package is imported before
+    any of its modules runs.
     """
-    first = node.values[0] if node.values else None
-    if not isinstance(first, ast.Constant) or not isinstance(first.value, str) or "." not in first.value:
-        return None
-    start = first.value
+    pattern = "".join(v.value if isinstance(v, ast.Constant) else "\0" for v in node.values)
+    named = {m for filler in fillers if (m := _named_module(pattern.replace("\0", filler))) in modules}
+    if named or "\0" not in pattern or "." not in pattern.split("\0")[0]:
+        return named
+    start = pattern.split("\0")[0]
     # the last dotted part may be cut by the placeholder (``whist_env.oh_{x}``): only whole parts name a module
     module = start.split(":")[0] if ":" in start else start.rpartition(".")[0]
-    if not DOTTED.fullmatch(module) or holder == module or holder.startswith(module + "."):
-        return None
-    return module
+    if holder == module or holder.startswith(module + "."):
+        return set()
+    return {module} & modules
 
 
 def _absolute(node: ast.ImportFrom, holder: str, is_package: bool) -> str:
@@ -95,12 +104,15 @@ def _absolute(node: ast.ImportFrom, holder: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def imports(source: str, holder: str, modules: set[str], is_package: bool = False) -> set[str]:
+def imports(
+    source: str, holder: str, modules: set[str], is_package: bool = False, fillers: Iterable[str] = ()
+) -> set[str]:
     """Every module of ``modules`` that the module ``holder`` (its text: ``source``) imports or loads by name.
 
     Counted alike: imports at module level, inside functions and under ``if TYPE_CHECKING:``; relative imports;
-    strings naming a module (``"whist_env.games.humbug.spec:SPEC"``; docstrings aside) and f-strings whose fixed
-    start names one. ``from P import m`` is an edge to ``P.m`` when that is a module, else to ``P``.
+    strings naming a module (``"whist_env.games.humbug.spec:SPEC"``; docstrings aside) and f-strings that name
+    one once their placeholders are filled with one of ``fillers`` (see :func:`_computed_modules`).
+    ``from P import m`` is an edge to ``P.m`` when that is a module, else to ``P``.
     """
     tree = ast.parse(source)
     docs = _docstrings(tree)
@@ -115,7 +127,7 @@ def imports(source: str, holder: str, modules: set[str], is_package: bool = Fals
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
             out.add(_named_module(node.value) or "")
         elif isinstance(node, ast.JoinedStr):
-            out.add(_computed_module(node, holder) or "")
+            out |= _computed_modules(node, holder, modules, fillers)
     return (out & modules) - {holder}
 
 
@@ -123,8 +135,9 @@ def import_graph() -> dict[str, set[str]]:
     """Module -> the modules it imports, over ``whist_env/`` and ``training/`` together."""
     paths = {module_name(path): path for path in _files()}
     modules = set(paths)
+    fillers = [*games(), *(package.rpartition(".")[2] for package in games().values())]
     return {
-        name: imports(path.read_text(encoding="utf-8"), name, modules, _is_package(path))
+        name: imports(path.read_text(encoding="utf-8"), name, modules, _is_package(path), fillers)
         for name, path in paths.items()
     }
 
@@ -190,16 +203,18 @@ PROBE_MODULES = {"pkg", "pkg.b", "pkg.sub", "pkg.sub.c", "training.t"}
         ("spec fields", "x.probe", 'S = Spec(engine="pkg.b:E", pretrained="pkg.sub:w.npz")\n', {"pkg.b", "pkg.sub"}),
         ("a table of names", "x.probe", 'SPECS = {"one": "pkg.b:SPEC", "two": "pkg.sub.c"}\n', {"pkg.b", "pkg.sub.c"}),
         ("import_module", "x.probe", 'importlib.import_module("pkg.b")\n', {"pkg.b"}),
-        ("import_module, computed", "x.probe", 'importlib.import_module(f"pkg.sub.{name}")\n', {"pkg.sub"}),
-        ("a computed table", "x.probe", 'FACES = {g: f"pkg.sub.{g}:env" for g in SPECS}\n', {"pkg.sub"}),
-        ("computed, from inside", "pkg.sub.probe", 'F = f"pkg.sub.{g}:env"\n', set()),
+        ("a computed table", "x.probe", 'FACES = {g: f"pkg.sub.{g}:env" for g in SPECS}\n', {"pkg.sub.c"}),
+        ("computed, from inside", "pkg.sub.probe", 'F = f"pkg.sub.{g}:env"\n', {"pkg.sub.c"}),
+        ("import_module, computed", "x.probe", 'importlib.import_module(f"pkg.sub.{name}.x")\n', {"pkg.sub"}),
+        ("its package, from inside", "pkg.sub.probe", 'import_module(f"pkg.sub.{name}.x")\n', set()),
         ("into training", "pkg.probe", "from training.t import run\n", {"training.t"}),
         ("not edges", "x.probe", '"""Uses pkg.b."""\nX = "pkg.nothing"\nY = "see pkg.b"\nZ = f"pk{x}"\n', set()),
     ],
 )
 def test_imports_sees_every_kind_of_edge(kind: str, holder: str, source: str, edges: set[str]) -> None:
-    """The scan itself, on probe modules: every kind of edge is found, and what is not an edge is not."""
-    assert imports(source, holder, PROBE_MODULES, is_package=False) == edges, kind
+    """The scan itself, on probe modules (``c`` plays a game's name): every kind of edge is found, and what is
+    not an edge is not."""
+    assert imports(source, holder, PROBE_MODULES, is_package=False, fillers=["c"]) == edges, kind
 
 
 def test_find_cycles_sees_a_circle_closed_by_a_lazy_import_and_a_name() -> None:
@@ -228,11 +243,6 @@ def test_no_import_circle() -> None:
 
 
 # ------------------------------------------------------------------------------------------ game names
-def games() -> dict[str, str]:
-    """Each registered game's id -> its folder's package (the package of its rules class's module)."""
-    return {game_id: get_spec(game_id).rules_cls.__module__.rpartition(".")[0] for game_id in game_ids()}
-
-
 def _own_files(game_id: str, package: str) -> tuple[str, str]:
     """A game's own files, relative to the root: its folder (a prefix) and its PettingZoo face."""
     return package.replace(".", "/") + "/", f"whist_env/{game_id}.py"
