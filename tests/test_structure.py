@@ -1,133 +1,145 @@
-"""The package's structure: games are reached through their specs, not by id strings; no import circle.
+"""The package's structure: no import circle, and games are reached through their specs, not by name.
 
-* Outside a game's own modules (its rules, encoder, agent, spec and PettingZoo face) and the registry, no
-  file of ``whist_env/`` or ``training/`` holds a registered game id as a string (docstrings aside): what
-  differs between games is a field or a hook of its :class:`~whist_env.spec.GameSpec`.
-* The modules of ``whist_env`` import each other without a circle, counting the imports inside functions
-  too (a lazy import only hides a circle).
+* The modules of ``whist_env/`` and ``training/`` (one graph: training modules import the package's) import each
+  other without a circle. Every way a module can bring in another counts: imports at module level, inside
+  functions (a lazy import only hides a circle), under ``if TYPE_CHECKING:`` (a circle of types is still a
+  circle in the design), relative imports, and modules loaded by name: a string ``"package.module"`` or
+  ``"package.module:name"`` naming a module of the two (the registry's ``SPECS``, a spec's ``heuristic``,
+  ``engine``, ``pretrained`` ..., ``importlib.import_module("...")``), and an f-string that names one once its
+  placeholders are filled with a game's id or folder name (``f"whist_env.{game_id}:env"``: the PettingZoo faces),
+  or else the module its fixed start names (``f"whist_env.agents.{name}"``: ``whist_env.agents``).
+* Outside a game's own folder (``whist_env/games/<name>/``), its PettingZoo face (``whist_env/<id>.py``) and the
+  registry, no file of ``whist_env/`` or ``training/`` names a game: no registered id and no game's name in a
+  string (docstrings aside), no import or load of a game's module. What differs between games is a field or a
+  hook of its :class:`~whist_env.spec.GameSpec`.
 * Every registered spec is consistent with its rules, encoder and option grid.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from whist_env.errors import OptionError
 from whist_env.registry import game_ids, get_spec
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "whist_env"
-SCANNED = (PACKAGE, ROOT / "training")
+SCANNED = (ROOT / "whist_env", ROOT / "training")
 
 
-def _game_names() -> list[str]:
-    """The module name of each built-in game (``classic_whist_v0`` -> ``classic_whist``)."""
-    return [game_id.removesuffix("_v0") for game_id in game_ids()]
+def _files() -> list[Path]:
+    return sorted(path for folder in SCANNED for path in folder.rglob("*.py"))
 
 
-def _allowed(path: Path) -> bool:
-    """Whether ``path`` is one of a game's own modules or the registry."""
-    rel = path.relative_to(ROOT).as_posix()
-    if rel == "whist_env/registry.py":
-        return True
-    for name in _game_names():
-        if rel == f"whist_env/{name}_v0.py" or rel.startswith(f"whist_env/games/{name}/"):
-            return True
-    return False
-
-
-def _docstring_nodes(tree: ast.AST) -> set[int]:
-    """The ids of the string constants that are docstrings (module, class, function)."""
-    out: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                out.add(id(first.value))
-    return out
-
-
-def id_strings(path: Path, ids: set[str]) -> list[str]:
-    """``file:line: 'id'`` for every non-docstring string constant of ``path`` that equals a game id."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docs = _docstring_nodes(tree)
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
-            if node.value in ids:
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
-    return found
-
-
-def test_id_scan_finds_an_id_string(tmp_path: Path) -> None:
-    """The scan itself: it reports an id used as a value and ignores docstrings."""
-    probe = ROOT / "tests" / "_structure_probe.py"
-    probe.write_text('"""Uses ``classic_whist_v0`` in a docstring."""\n\nGAME = "classic_whist_v0"\n', encoding="utf-8")
-    try:
-        assert id_strings(probe, set(game_ids())) == ["tests/_structure_probe.py:3: 'classic_whist_v0'"]
-    finally:
-        probe.unlink()
-
-
-def test_no_game_id_strings_outside_the_games() -> None:
-    ids = set(game_ids())
-    found = []
-    for folder in SCANNED:
-        for path in sorted(folder.rglob("*.py")):
-            if not _allowed(path):
-                found += id_strings(path, ids)
-    assert not found, "game ids used outside the games' own modules (use the game's spec):\n" + "\n".join(found)
-
-
-# ------------------------------------------------------------------------------------------ imports
-def _module_name(path: Path) -> str:
+def module_name(path: Path) -> str:
+    """``whist_env/search/pimc.py`` -> ``whist_env.search.pimc``; a package is its ``__init__.py``."""
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
+def _is_package(path: Path) -> bool:
+    return path.name == "__init__.py"
 
 
-def _imports(tree: ast.AST, modules: set[str]) -> set[str]:
-    """The package modules a module imports, at module level or inside functions (``if TYPE_CHECKING:``
-    blocks are left out: they never run)."""
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the strings that stand alone as a statement: the docstrings of modules, classes and functions,
+    and those of attributes (a string under a field)."""
+    return {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    }
+
+
+def games() -> dict[str, str]:
+    """Each registered game's id -> its folder's package (the package of its rules class's module)."""
+    return {game_id: get_spec(game_id).rules_cls.__module__.rpartition(".")[0] for game_id in game_ids()}
+
+
+# ------------------------------------------------------------------------------------------ imports
+DOTTED = re.compile(r"[A-Za-z_]\w*(\.\w+)*")
+
+
+def _named_module(text: str) -> str | None:
+    """The module a ``"package.module"`` or ``"package.module:name"`` string names, if it has that shape."""
+    module = text.split(":")[0]
+    return module if "." in module and text.count(":") <= 1 and DOTTED.fullmatch(module) else None
+
+
+def _computed_modules(node: ast.JoinedStr, holder: str, modules: set[str], fillers: Iterable[str]) -> set[str]:
+    """The modules an f-string such as ``f"whist_env.{game_id}:env"`` loads.
+
+    Its placeholders are filled with each of ``fillers`` (the games' ids and folder names: what the package
+    computes module names from); the strings that name a module are the edges (``whist_env.classic_whist_v0``...).
+    When none does, the edge is to the module the fixed start names at least (``f"pkg.sub.{x}"``: ``pkg.sub``),
+    except from inside that package: the module loaded is then one of its own, and the package is imported before
+    any of its modules runs.
+    """
+    pattern = "".join(v.value if isinstance(v, ast.Constant) else "\0" for v in node.values)
+    named = {m for filler in fillers if (m := _named_module(pattern.replace("\0", filler))) in modules}
+    if named or "\0" not in pattern or "." not in pattern.split("\0")[0]:
+        return named
+    start = pattern.split("\0")[0]
+    # the last dotted part may be cut by the placeholder (``whist_env.oh_{x}``): only whole parts name a module
+    module = start.split(":")[0] if ":" in start else start.rpartition(".")[0]
+    if holder == module or holder.startswith(module + "."):
+        return set()
+    return {module} & modules
+
+
+def _absolute(node: ast.ImportFrom, holder: str, is_package: bool) -> str:
+    """The module ``from <node.module> import ...`` names, relative imports (``from ..rules import core``)
+    resolved against the module ``holder`` that holds the statement."""
+    if node.level == 0:
+        return node.module or ""
+    package = holder.split(".") if is_package else holder.split(".")[:-1]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def imports(
+    source: str, holder: str, modules: set[str], is_package: bool = False, fillers: Iterable[str] = ()
+) -> set[str]:
+    """Every module of ``modules`` that the module ``holder`` (its text: ``source``) imports or loads by name.
+
+    Counted alike: imports at module level, inside functions and under ``if TYPE_CHECKING:``; relative imports;
+    strings naming a module (``"whist_env.games.humbug.spec:SPEC"``; docstrings aside) and f-strings that name
+    one once their placeholders are filled with one of ``fillers`` (see :func:`_computed_modules`).
+    ``from P import m`` is an edge to ``P.m`` when that is a module, else to ``P``.
+    """
+    tree = ast.parse(source)
+    docs = _docstrings(tree)
     out: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names if alias.name in modules)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, holder, is_package)
             for alias in node.names:
-                sub = f"{node.module}.{alias.name}"
-                if sub in modules:
-                    out.add(sub)  # ``from whist_env.search import pimc``
-                elif node.module in modules:
-                    out.add(node.module)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
-    return out
+                out.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            out.add(_named_module(node.value) or "")
+        elif isinstance(node, ast.JoinedStr):
+            out |= _computed_modules(node, holder, modules, fillers)
+    return (out & modules) - {holder}
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the package modules it imports (edges to a named module, not to its parent packages)."""
-    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    """Module -> the modules it imports, over ``whist_env/`` and ``training/`` together."""
+    paths = {module_name(path): path for path in _files()}
     modules = set(paths)
-    return {name: _imports(ast.parse(p.read_text(encoding="utf-8")), modules) - {name} for name, p in paths.items()}
+    fillers = [*games(), *(package.rpartition(".")[2] for package in games().values())]
+    return {
+        name: imports(path.read_text(encoding="utf-8"), name, modules, _is_package(path), fillers)
+        for name, path in paths.items()
+    }
 
 
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -165,21 +177,152 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return components
 
 
-def test_find_cycles_sees_a_lazy_circle() -> None:
-    """The check itself: a circle closed by an import inside a function is found."""
-    a = "import whist_env.b\n"
-    b = "def f():\n    from whist_env.a import x\n"
-    modules = {"whist_env.a", "whist_env.b"}
-    graph = {"whist_env.a": _imports(ast.parse(a), modules), "whist_env.b": _imports(ast.parse(b), modules)}
-    assert find_cycles(graph) == [["whist_env.a", "whist_env.b"]]
-    guarded = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from whist_env.a import x\n"
-    assert _imports(ast.parse(guarded), modules) == set()
+def _circle(graph: dict[str, set[str]], component: list[str]) -> str:
+    """One closed path through a component, for the message: ``a -> b -> c -> a``."""
+    members = set(component)
+    path = [component[0]]
+    while True:
+        nxt = min(w for w in graph[path[-1]] if w in members)  # every member has a successor inside
+        if nxt in path:
+            return " -> ".join(path[path.index(nxt) :] + [nxt])
+        path.append(nxt)
+
+
+PROBE_MODULES = {"pkg", "pkg.b", "pkg.sub", "pkg.sub.c", "training.t"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "holder", "source", "edges"),
+    [
+        ("module level", "x.probe", "import pkg.b\nfrom pkg.sub.c import x\n", {"pkg.b", "pkg.sub.c"}),
+        ("a module of a package", "x.probe", "from pkg import b, name_in_init\n", {"pkg.b", "pkg"}),
+        ("in a function", "x.probe", "def f():\n    from pkg.b import x\n", {"pkg.b"}),
+        ("type checking", "x.probe", "if TYPE_CHECKING:\n    from pkg.b import X\n", {"pkg.b"}),
+        ("relative", "pkg.probe", "from . import b\nfrom .sub.c import x\n", {"pkg.b", "pkg.sub.c"}),
+        ("relative, two up", "pkg.sub.probe", "from ..b import x\n", {"pkg.b"}),
+        ("spec fields", "x.probe", 'S = Spec(engine="pkg.b:E", pretrained="pkg.sub:w.npz")\n', {"pkg.b", "pkg.sub"}),
+        ("a table of names", "x.probe", 'SPECS = {"one": "pkg.b:SPEC", "two": "pkg.sub.c"}\n', {"pkg.b", "pkg.sub.c"}),
+        ("import_module", "x.probe", 'importlib.import_module("pkg.b")\n', {"pkg.b"}),
+        ("a computed table", "x.probe", 'FACES = {g: f"pkg.sub.{g}:env" for g in SPECS}\n', {"pkg.sub.c"}),
+        ("computed, from inside", "pkg.sub.probe", 'F = f"pkg.sub.{g}:env"\n', {"pkg.sub.c"}),
+        ("import_module, computed", "x.probe", 'importlib.import_module(f"pkg.sub.{name}.x")\n', {"pkg.sub"}),
+        ("its package, from inside", "pkg.sub.probe", 'import_module(f"pkg.sub.{name}.x")\n', set()),
+        ("into training", "pkg.probe", "from training.t import run\n", {"training.t"}),
+        ("not edges", "x.probe", '"""Uses pkg.b."""\nX = "pkg.nothing"\nY = "see pkg.b"\nZ = f"pk{x}"\n', set()),
+    ],
+)
+def test_imports_sees_every_kind_of_edge(kind: str, holder: str, source: str, edges: set[str]) -> None:
+    """The scan itself, on probe modules (``c`` plays a game's name): every kind of edge is found, and what is
+    not an edge is not."""
+    assert imports(source, holder, PROBE_MODULES, is_package=False, fillers=["c"]) == edges, kind
+
+
+def test_find_cycles_sees_a_circle_closed_by_a_lazy_import_and_a_name() -> None:
+    modules = {"pkg.a", "pkg.b", "pkg.c"}
+    graph = {
+        "pkg.a": imports("def f():\n    import pkg.b\n", "pkg.a", modules),
+        "pkg.b": imports('ENGINE = "pkg.c:Engine"\n', "pkg.b", modules),
+        "pkg.c": imports("if TYPE_CHECKING:\n    from pkg.a import X\n", "pkg.c", modules),
+    }
+    assert find_cycles(graph) == [["pkg.a", "pkg.b", "pkg.c"]]
+    assert _circle(graph, ["pkg.a", "pkg.b", "pkg.c"]) == "pkg.a -> pkg.b -> pkg.c -> pkg.a"
+
+
+def test_the_graph_holds_both_folders() -> None:
+    graph = import_graph()
+    assert len(graph) == len(_files())
+    assert "whist_env.registry" in graph["training.config"]  # training's edges into the package are in it
 
 
 def test_no_import_circle() -> None:
-    cycles = find_cycles(import_graph())
-    assert not cycles, "import circles in whist_env (module-level and function-level imports):\n" + "\n".join(
-        " <-> ".join(c) for c in cycles
+    graph = import_graph()
+    cycles = find_cycles(graph)
+    assert not cycles, "import circles in whist_env/ and training/ (every kind of import counts):\n" + "\n".join(
+        f"{' <-> '.join(c)}\n    e.g. {_circle(graph, c)}" for c in cycles
+    )
+
+
+# ------------------------------------------------------------------------------------------ game names
+def _own_files(game_id: str, package: str) -> tuple[str, str]:
+    """A game's own files, relative to the root: its folder (a prefix) and its PettingZoo face."""
+    return package.replace(".", "/") + "/", f"whist_env/{game_id}.py"
+
+
+def _allowed(rel: str) -> bool:
+    """Whether the file ``rel`` may name games: a game's own folder or face, or the registry."""
+    if rel == "whist_env/registry.py":
+        return True
+    for game_id, package in games().items():
+        folder, face = _own_files(game_id, package)
+        if rel.startswith(folder) or rel == face:
+            return True
+    return False
+
+
+def _names_a_game(text: str, names: set[str]) -> bool:
+    """Whether ``text`` holds one of ``names`` as a whole word (``oh_hell`` in ``whist_env.games.oh_hell.rules``,
+    not in ``configs/ppo_oh_hell_s0``)."""
+    return any(re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) for name in names)
+
+
+def game_names_in(source: str, holder: str, modules: set[str], is_package: bool = False) -> list[str]:
+    """``line: what`` for every place the module ``holder`` names a registered game: a string (docstrings aside)
+    holding a game's id or its folder's name, and an import or load of a game's module (its folder or face)."""
+    ids = games()
+    names = set(ids) | {package.rpartition(".")[2] for package in ids.values()}
+    own = {package for package in ids.values()} | {f"whist_env.{game_id}" for game_id in ids}
+    tree = ast.parse(source)
+    docs = _docstrings(tree)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            if _names_a_game(node.value, names):
+                found.append((node.lineno, repr(node.value)))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for target in sorted(imports(ast.unparse(node), holder, modules, is_package)):
+                if any(target == m or target.startswith(m + ".") for m in own):
+                    found.append((node.lineno, f"imports {target}"))
+    return [f"{line}: {what}" for line, what in sorted(found)]
+
+
+def test_the_game_scan_finds_every_way_to_name_a_game() -> None:
+    """The scan itself, on a probe: ids and game names in strings and f-strings, imports of a game's module; not
+    docstrings, not a name inside a longer word."""
+    package = games()["oh_hell_v0"]
+    modules = {package, f"{package}.rules", "whist_env.oh_hell_v0", "whist_env.cards"}
+    source = "\n".join(
+        [
+            '"""Plays ``oh_hell_v0``."""',  # 1
+            f"from {package}.rules import OhHell",  # 2
+            "from whist_env import oh_hell_v0, cards",  # 3
+            'GAME = "oh_hell_v0"',  # 4
+            'PATH = f"runs/{seed}/oh_hell/model.zip"',  # 5
+            f'REF = "{package}.rules:OhHell"',  # 6
+            'RUN = "configs/ppo_oh_hell_s0.yaml"',  # 7
+            "class A:",  # 8
+            "    x: int = 0",  # 9
+            '    """Not in ``oh_hell``."""',  # 10
+        ]
+    )
+    assert game_names_in(source, "whist_env.probe", modules) == [
+        f"2: imports {package}.rules",
+        "3: imports whist_env.oh_hell_v0",
+        "4: 'oh_hell_v0'",
+        "5: '/oh_hell/model.zip'",
+        f"6: '{package}.rules:OhHell'",
+    ]
+
+
+def test_no_game_named_outside_the_games() -> None:
+    modules = {module_name(path) for path in _files()}
+    found = []
+    for path in _files():
+        rel = path.relative_to(ROOT).as_posix()
+        if not _allowed(rel):
+            hits = game_names_in(path.read_text(encoding="utf-8"), module_name(path), modules, _is_package(path))
+            found += [f"{rel}:{hit}" for hit in hits]
+    assert not found, "games named outside their own folders (read what differs from the game's spec):\n" + "\n".join(
+        found
     )
 
 
@@ -194,7 +337,7 @@ def test_spec_is_consistent(game_id: str) -> None:
         game = spec.make_rules(**options)
         encoder = spec.make_encoder(game)
         assert encoder.size > 0
-        state = game.new_episode(__import__("numpy").random.default_rng(0))
+        state = game.new_episode(np.random.default_rng(0))
         assert len(spec.hidden_masks(state)) == len(spec.hidden_pieces)
         sides = spec.sides(game.num_players)
         assert len(sides) == game.num_players

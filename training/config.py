@@ -11,11 +11,15 @@ import dataclasses
 import types
 import typing
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
+if TYPE_CHECKING:
+    from whist_env.rules.core import TrickGame
+
 VEC_ENVS = ("dummy", "subproc")
+SEARCH_REWARDS = ("phase1_dd",)
 
 C = TypeVar("C")
 """A config dataclass read by the loader below (:class:`TrainConfig`, ``training.rllib_config.RLlibConfig``)."""
@@ -23,6 +27,33 @@ C = TypeVar("C")
 
 class ConfigError(ValueError):
     """A bad training configuration: unknown key, wrong type or a value outside the allowed set."""
+
+
+def check_search_reward(name: str, game_id: str, game: TrickGame[Any]) -> None:
+    """Refuse a ``search_reward`` the game cannot have: ``phase1_dd`` needs a game whose card play becomes
+    open-handed (its spec's ``search.open_from``), one deal per episode and perfect recall.
+
+    Raises:
+        ConfigError: naming the value and what is allowed.
+    """
+    from whist_env.registry import game_ids, get_spec
+
+    if name not in SEARCH_REWARDS:
+        raise ConfigError(f"search_reward must be empty or one of {', '.join(SEARCH_REWARDS)}, got {name!r}")
+    spec = get_spec(game_id)
+    if spec.search is None or spec.search.open_from is None:
+        games = [g for g in game_ids() if (search := get_spec(g).search) is not None and search.open_from is not None]
+        raise ConfigError(
+            f"search_reward {name!r} needs a game whose card play becomes open-handed ({', '.join(games)}), "
+            f"not {game_id}"
+        )
+    wanted = {**spec.single_deal, "include_history": True}
+    if not game.recall or any(getattr(game.config, key) != value for key, value in spec.single_deal.items()):
+        raise ConfigError(
+            f"search_reward {name!r} needs one deal per episode and perfect recall "
+            f"({', '.join(f'{key}={value}' for key, value in wanted.items())}), "
+            f"got {', '.join(f'{key}={getattr(game.config, key)}' for key in wanted)}"
+        )
 
 
 @dataclasses.dataclass
@@ -146,7 +177,8 @@ class TrainConfig:
     search_reward: str = ""
     """Search in the loop. ``phase1_dd`` (German Whist, one deal per episode): the learner's episode ends when
     phase 2 starts, with the reward the deal would pay if both seats then played the open-handed phase 2
-    perfectly (the double-dummy solver's value; ``training/search_reward.py``). The learner is trained on phase 1
+    perfectly (the double-dummy solver's value; ``training/search_reward.py``; a game offers it through its spec's
+    ``search.open_from``). The learner is trained on phase 1
     alone; it is meant as the phase-1 policy of a hybrid whose search plays phase 2
     (``pimc(fallback=model:...)``). Empty: the game's own reward."""
     pretrain: PretrainConfig | None = None
@@ -206,8 +238,6 @@ class TrainConfig:
         if isinstance(self.learner_seat, int) and not 0 <= self.learner_seat < n:
             raise ConfigError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {self.learner_seat}")
         if self.search_reward:
-            from training.search_reward import check_search_reward
-
             check_search_reward(self.search_reward, self.game, game)
         if self.partner and spec.partner_offset is None:
             games = ", ".join(partnership_games())

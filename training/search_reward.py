@@ -1,11 +1,11 @@
 """Search in the loop: a reward the double-dummy solver computes (issue #13, deliverable 4).
 
-German Whist's phase 2 is played with both hands known (with perfect recall every card is placed once the stock
-is empty), so its value under best play is exact: :class:`Phase1SolverReward` ends the learner's episode where
-phase 2 starts and pays the deal's reward as if both seats then played perfectly. The learner's phase-1 choices
-(which prizes to buy, which cards to keep) are then judged by what they are worth against perfect play, not by
-the noise of how the rest of the deal happened to be played; phase 2 is left to the search
-(``pimc(fallback=model:<run>/model.zip)`` plays it exactly).
+A game whose card play becomes open-handed at some trick (its spec's ``search.open_from``: German Whist's phase 2,
+where with perfect recall every card is placed once the stock is empty) has an exact value under best play from
+there. :class:`Phase1SolverReward` ends the learner's episode at that trick and pays what the deal pays when both
+seats then play perfectly. The learner's earlier choices (German Whist's prizes to buy, cards to keep) are then
+judged by what they are worth against perfect play, not by the noise of how the rest of the deal happened to be
+played; the rest is left to the search (``pimc(fallback=model:<run>/model.zip)`` plays it exactly).
 """
 
 from __future__ import annotations
@@ -14,46 +14,33 @@ from typing import Any
 
 import gymnasium as gym
 
-from training.config import ConfigError
-from whist_env.games.german_whist.rules import PHASE1_TRICKS, TRICKS, GermanWhist, counted_tricks, deal_reward
-from whist_env.rules.core import TrickGame
+from training.config import check_search_reward
+from whist_env.registry import get_spec
+from whist_env.rules.core import State, TrickGame
 from whist_env.search.solver import Solver, solve
-
-SEARCH_REWARDS = ("phase1_dd",)
-
-
-def check_search_reward(name: str, game_id: str, game: TrickGame) -> None:
-    """Refuse a ``search_reward`` the game cannot have.
-
-    Raises:
-        ConfigError: naming the value and what is allowed.
-    """
-    if name not in SEARCH_REWARDS:
-        raise ConfigError(f"search_reward must be empty or one of {', '.join(SEARCH_REWARDS)}, got {name!r}")
-    if not isinstance(game, GermanWhist):
-        raise ConfigError(f"search_reward {name!r} is German Whist's (german_whist_v0), not {game_id}'s")
-    if game.config.num_deals != 1 or not game.config.include_history:
-        raise ConfigError(
-            f"search_reward {name!r} needs one deal per episode and perfect recall (num_deals=1, "
-            f"include_history=True), got num_deals={game.config.num_deals}, "
-            f"include_history={game.config.include_history}"
-        )
 
 
 class Phase1SolverReward(gym.Wrapper):
-    """End the learner's German Whist episode where phase 2 starts, paid the deal's double-dummy result.
+    """End the learner's episode where the card play becomes open-handed, paid the deal's double-dummy result.
 
-    Wraps a :class:`~whist_env.envs.single_agent.SingleAgentWhistEnv` (or a wrapper of one). At the learner's
-    first decision of phase 2 (trick 14; the opponent may have led to it already) the episode ends
-    (``terminated``) with the reward the deal pays when both seats play the rest perfectly. ``info`` then holds
-    ``dd_tricks``, the counted tricks the learner takes under best play from there.
+    Wraps a :class:`~whist_env.envs.single_agent.SingleAgentWhistEnv` (or a wrapper of one) of a game whose spec
+    has ``search.open_from``. At the learner's first decision from that trick on (German Whist: trick 14, the
+    first of phase 2; the opponent may have led to it already) the episode ends (``terminated``) with the reward
+    the deal pays when both seats play the rest perfectly. ``info`` then holds ``dd_tricks``, the counted tricks
+    the learner takes from there under best play (the solver's value).
+
+    Raises:
+        ConfigError: for a game without an open-handed end, a series or a game without perfect recall.
     """
 
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
-        game = env.unwrapped.game  # type: ignore[attr-defined]
+        game: TrickGame[Any] = env.unwrapped.game  # type: ignore[attr-defined]
         check_search_reward("phase1_dd", game.game_id, game)
-        self._game: GermanWhist = game
+        search = get_spec(game.game_id).search
+        assert search is not None and search.open_from is not None  # check_search_reward refuses the others
+        self._open_from = search.open_from
+        self._game = game
         self._solver = Solver()
 
     def action_masks(self) -> Any:
@@ -64,16 +51,26 @@ class Phase1SolverReward(gym.Wrapper):
         obs, reward, terminated, truncated, info = self.env.step(action)
         inner = self.env.unwrapped
         state = inner.game_state  # type: ignore[attr-defined]
-        if terminated or truncated or state.trick_number < PHASE1_TRICKS:
+        if terminated or truncated or state.trick_number < self._open_from:
             return obs, float(reward), terminated, truncated, info
         me = inner.learner_seat  # type: ignore[attr-defined]
-        value = solve(self._game, state, self._solver).value  # counted tricks of the side to move: the learner
-        phase1, phase2 = self._game.phase_tricks(state)
-        left = TRICKS - state.trick_number  # trick 14 is not complete: no phase-2 trick is won yet
-        best = list(phase2)
-        best[me] += value
-        best[1 - me] += left - value
-        counted = counted_tricks(phase1, (best[0], best[1]), self._game.config.count_all_tricks)
-        seat0 = deal_reward(counted, self._game.config.reward)
-        info = dict(info, dd_tricks=counted[me])
-        return obs, float(reward) + (seat0 if me == 0 else -seat0), True, False, info
+        rest, dd_tricks = self._play_out(state.copy())
+        info = dict(info, dd_tricks=dd_tricks)
+        return obs, float(reward) + rest[me], True, False, info
+
+    def _play_out(self, state: State) -> tuple[list[float], int]:
+        """Play the deal to its end from ``state`` (changed), every seat playing a best card of the solver.
+
+        Returns:
+            What the rest pays each seat, and the counted tricks the side to move at the start takes.
+        """
+        paid_out = [0.0] * self._game.num_players
+        value: int | None = None
+        while not state.done:
+            solution = solve(self._game, state, self._solver)
+            value = solution.value if value is None else value
+            paid = self._game.apply(state, solution.best_cards()[0])
+            if paid:
+                paid_out = [a + b for a, b in zip(paid_out, paid, strict=True)]
+        assert value is not None  # the deal was not over when the episode reached the open-handed trick
+        return paid_out, value

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from whist_env.encoding.reference.common import ReferenceTrickEncoder
     from whist_env.encoding.trick import TrickEncoder
     from whist_env.rules.core import State, TrickGame
-    from whist_env.vector.core import RawVectorEnv
 
 # The batched heuristic's kernel: (state block, config array, environment indices, out) -> None.
 ActKernel = Callable[["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"], None]
@@ -87,12 +86,16 @@ class SearchSpec(Generic[S]):
             the ``(winner's card, loser's card)`` drawn after each trick of the deal (``(-1, -1)``: none).
         table_stock: for a game with a stock: the stock still on the table in a rules state, in order,
             face-up card first (what ``draws`` takes).
+        open_from: the trick number (from 0) from which a seat with perfect recall knows where every card is
+            (German Whist: 13, the stock is gone), so that the solver's value is the deal's exact value under best
+            play (what training's ``search_reward: phase1_dd`` pays); None: the hands stay hidden to the end.
     """
 
     max_tricks: int
     rules: SearchRules
     draws: Callable[[Sequence[int], int], tuple[tuple[int, int], ...]] | None = None
     table_stock: Callable[[S], tuple[int, ...]] | None = None
+    open_from: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,7 +113,8 @@ class GameSpec(Generic[G, S]):
             :class:`~whist_env.encoding.reference.common.ReferenceTrickEncoder`) that the tests hold the fast
             encoder to; None: the game has none.
         engine: ``"module:Class"`` of the batched numba engine (a :class:`~whist_env.vector.core.RawVectorEnv`
-            subclass); None: the game has no batched engine.
+            subclass, loaded by :func:`whist_env.vector.make`: the vector layer builds on the spec, so the spec does
+            not name its types); None: the game has no batched engine.
         engine_heuristic: ``"module:function"`` of the heuristic's batched port, ``act_kernel(state, cfg, envs,
             out)`` on the engine's state block; None: not ported.
         pretrained: ``"package:file"`` of the shipped network (an ``.npz`` of
@@ -171,10 +175,6 @@ class GameSpec(Generic[G, S]):
     def reference_cls(self) -> type[ReferenceTrickEncoder] | None:
         """The reference encoder class, or None (its module is imported now)."""
         return None if self.reference is None else load(self.reference)  # type: ignore[no-any-return]
-
-    def engine_cls(self) -> type[RawVectorEnv] | None:
-        """The batched engine class, or None (its module, and numba with it, is imported now)."""
-        return None if self.engine is None else load(self.engine)  # type: ignore[no-any-return]
 
     def engine_heuristic_kernel(self) -> ActKernel | None:
         """The heuristic's batched ``act_kernel``, or None (its module, and numba with it, is imported now)."""

@@ -17,11 +17,10 @@ import pytest
 from whist_env.cards import NUM_CARDS, NUM_RANKS, mask_of, parse_card, parse_cards
 from whist_env.encoding.layout import SUIT_LABELS, Layout
 from whist_env.features import card_facts_reference
-from whist_env.registry import get_spec, make
+from whist_env.registry import game_ids, get_spec, make
 from whist_env.testing import play_random_episode
 from whist_env.view import PlayerView
 
-GAMES = ("classic_whist_v0", "german_whist_v0", "humbug_v0", "humbug_whist_v0", "oh_hell_v0")
 GAMES_WITH_NO_TRUMP_DEALS = {"classic_whist_v0", "oh_hell_v0"}  # trump rotation, Oh Hell's no-trump rounds
 
 
@@ -31,7 +30,7 @@ def fact_pieces(layout: Layout, obs: np.ndarray) -> np.ndarray:
     return np.concatenate([obs[layout.slice("master")], obs[layout.slice("winning_now")], np.float32(out)])
 
 
-@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_the_fact_pieces_equal_the_reference_where_they_matter(game_id: str) -> None:
     seen: Counter[str] = Counter()
     for options in get_spec(game_id).option_grid:
@@ -45,9 +44,12 @@ def test_the_fact_pieces_equal_the_reference_where_they_matter(game_id: str) -> 
                     view = game.view(state, seat)
                     facts = fact_pieces(layout, env.encoder.encode(view))
                     np.testing.assert_array_equal(facts, card_facts_reference(view), err_msg=view.summary())
+                    seen["no trump"] += view.trump is None
                     if facts[NUM_CARDS : 2 * NUM_CARDS].any():
                         seen["winning, trump" if view.trump is not None else "winning, no trump"] += 1
                         seen["winning" if recall else "winning, no recall"] += 1
+    # a game that deals without trump is listed (then a winning card must be seen there too)
+    assert (seen["no trump"] > 0) == (game_id in GAMES_WITH_NO_TRUMP_DEALS), seen
     wanted = ["winning, trump", "winning", "winning, no recall"]
     if game_id in GAMES_WITH_NO_TRUMP_DEALS:
         wanted.append("winning, no trump")

@@ -22,6 +22,7 @@ from whist_env.evaluation import (
     summarise,
 )
 from whist_env.evaluation.arena import Progress
+from whist_env.registry import game_ids
 from whist_env.view import PlayerView
 
 
@@ -221,9 +222,7 @@ def test_cli_takes_agent_specs(capsys: Any) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "game_id", ["classic_whist_v0", "humbug_v0", "oh_hell_v0", "german_whist_v0", "humbug_whist_v0"]
-)
+@pytest.mark.parametrize("game_id", game_ids())
 def test_heuristic_beats_random_in_every_game(game_id: str) -> None:
     report = evaluate(game_id, ["heuristic", "random"], num_deals=150, seed=0)
     assert report.pairs[0].diff.low > 0, report.to_markdown()

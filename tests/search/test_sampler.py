@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from whist_env.cards import FULL_DECK, SUIT_MASKS
-from whist_env.registry import get_spec
+from whist_env.registry import game_ids, get_spec
 from whist_env.rules.core import PHASE_BIDDING, PHASE_EXCHANGE, PHASE_PLAY, State, TrickGame
 from whist_env.search.sampler import DealSampler, SampledDeal, consistent, hand_sizes, sample_deal, sample_deals
 from whist_env.view import PlayerView
@@ -28,6 +28,10 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("oh_hell_v0", {"num_players": 4, "episode": "deal", "hand_size": 9}),
     ("oh_hell_v0", {"num_players": 3, "episode": "deal", "hand_size": 5}),
 ]
+
+
+def test_every_game_is_sampled() -> None:
+    assert {g for g, _ in CASES} == set(game_ids()), "a new game: add it to CASES"
 
 
 def substitute(game: TrickGame, state: State, deal: SampledDeal) -> State:

@@ -16,7 +16,7 @@ from whist_env.games.german_whist.spec import stock_draws as german_draws
 from whist_env.registry import get_spec
 from whist_env.rules.core import PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import legal_cards, trick_winner
-from whist_env.search.solver import Position, Solver, game_rules, position_from_state
+from whist_env.search.solver import Position, Solver, game_rules, position_from_state, solved_games
 
 
 def minimax(pos: Position) -> dict[int, int]:
@@ -107,7 +107,7 @@ def random_endgame(rng: np.random.Generator, game_id: str, max_tricks: int = 4) 
     )
 
 
-GAMES = ("classic_whist_v0", "humbug_v0", "humbug_whist_v0", "german_whist_v0")
+GAMES = solved_games()  # the games whose spec has a search
 
 
 @pytest.mark.parametrize("partition", [True, False])
@@ -134,12 +134,21 @@ def test_solver_matches_minimax_many(game_id: str) -> None:
         assert solver.solve(pos).card_values == minimax(pos), str(pos)
 
 
-@pytest.mark.parametrize(("game_id", "tricks", "count"), [
+PARTITION_CASES = [
     ("classic_whist_v0", 7, 300),
     ("humbug_v0", 10, 300),
     ("humbug_whist_v0", 10, 300),
     ("german_whist_v0", 10, 300),
-])  # fmt: skip
+]
+
+
+def test_every_solved_game_has_its_cases() -> None:
+    """The tables of this module that hold a game's own numbers cover every game the solver covers."""
+    assert {g for g, _, _ in PARTITION_CASES} == set(GAMES), "a new game: add it to PARTITION_CASES"
+    assert set(SINGLE_DEAL) == set(GAMES), "a new game: add its one-deal options to SINGLE_DEAL"
+
+
+@pytest.mark.parametrize(("game_id", "tricks", "count"), PARTITION_CASES)
 def test_partition_search_matches_exact_keys(game_id: str, tricks: int, count: int) -> None:
     """Longer positions than minimax can check: partition search against the exact-key table.
 

@@ -23,6 +23,10 @@ SINGLE_DEAL: dict[str, dict[str, Any]] = {
 }
 
 
+def test_every_game_has_its_single_deal() -> None:
+    assert set(SINGLE_DEAL) == set(game_ids()), "a new game: add its one-deal options to SINGLE_DEAL"
+
+
 def _play(
     game_id: str, options: dict[str, Any], deck: list[int], seat: int, actions: list[int] | None = None
 ) -> tuple[list[str], list[int], list[int], Table]:

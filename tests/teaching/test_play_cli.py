@@ -15,7 +15,7 @@ import pytest
 from whist_env.cards import card_str
 from whist_env.play import Session, interpret, main, ordered_legal
 from whist_env.record import GameRecord
-from whist_env.registry import get_spec
+from whist_env.registry import game_ids, get_spec
 from whist_env.rules.core import State, TrickGame
 
 # One whole deal of each game (options keep the episode to a single deal).
@@ -26,6 +26,10 @@ GAMES = [
     ("german_whist_v0", []),
     ("humbug_whist_v0", ["episode=deal"]),
 ]
+
+
+def test_every_game_is_played_through_the_pipe() -> None:
+    assert {g for g, _ in GAMES} == set(game_ids()), "a new game: add it to GAMES"
 
 
 def candidate_lines(cycles: int = 60) -> str:

@@ -14,7 +14,7 @@ from whist_env.canonical import CanonicalSuits, CanonicalSuitsWrapper
 from whist_env.cards import NUM_SUITS
 from whist_env.envs.single_agent import make_single_agent
 from whist_env.features import PERMUTATIONS, SuitPermuter
-from whist_env.registry import get_spec
+from whist_env.registry import game_ids, get_spec
 
 # The games with a trump, each with options where it is one (Oh Hell's default has none).
 TRUMP_GAMES: list[tuple[str, dict[str, Any]]] = [
@@ -30,6 +30,11 @@ SPADES = NUM_SUITS - 1
 def _layout(game_id: str, options: dict[str, Any]) -> Any:
     spec = get_spec(game_id)
     return spec.make_encoder(spec.make_rules(**options)).layout
+
+
+def test_every_game_with_a_trump_is_listed() -> None:
+    with_trump = {g for g in game_ids() if "trump" in _layout(g, {}).offsets}
+    assert {g for g, _ in TRUMP_GAMES} == with_trump, "a new game with a trump: add it to TRUMP_GAMES"
 
 
 def _trump_onehot(layout: Any, obs: np.ndarray) -> np.ndarray:

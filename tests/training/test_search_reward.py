@@ -52,12 +52,15 @@ def test_the_config_key_builds_the_wrapper_and_refuses_other_games():
     assert isinstance(_make_env(config), Phase1SolverReward) or any(
         isinstance(w, Phase1SolverReward) for w in _wrappers(_make_env(config))
     )
-    with pytest.raises(ConfigError, match="German Whist's"):
+    with pytest.raises(ConfigError, match=r"becomes open-handed \(german_whist_v0\), not classic_whist_v0"):
         load_config("configs/classic_whist.yaml", {"search_reward": "phase1_dd"})
     with pytest.raises(ConfigError, match="one of phase1_dd"):
         load_config("configs/german_whist.yaml", {"search_reward": "solver"})
-    with pytest.raises(ConfigError, match="num_deals=1"):
+    with pytest.raises(ConfigError, match=r"recall \(num_deals=1, include_history=True\), got num_deals=3"):
         load_config("configs/german_whist.yaml", {"search_reward": "phase1_dd", "game_options": {"num_deals": 3}})
+    with pytest.raises(ConfigError, match="got num_deals=1, include_history=False"):
+        no_recall = {"include_history": False}
+        load_config("configs/german_whist.yaml", {"search_reward": "phase1_dd", "game_options": no_recall})
 
 
 def _wrappers(env):

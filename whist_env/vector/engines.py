@@ -7,6 +7,7 @@ from typing import Any
 
 from whist_env.errors import OptionError
 from whist_env.registry import game_ids, get_spec
+from whist_env.spec import load
 from whist_env.vector.core import RawVectorEnv
 
 
@@ -35,7 +36,7 @@ def make(game_id: str, num_envs: int, seed: Any = None, obs_dtype: str | None = 
             f"{game_id} has no batched engine yet; games with one: {vector_game_ids()} (use the AEC env meanwhile)"
         )
     spec = get_spec(game_id)
-    cls = spec.engine_cls()
-    assert cls is not None  # vector_game_ids() holds only games whose spec names an engine
+    assert spec.engine is not None  # vector_game_ids() holds only games whose spec names an engine
+    cls: type[RawVectorEnv] = load(spec.engine)  # its module, and numba with it, is imported now
     env: RawVectorEnv = cls(spec, num_envs, seed=seed, obs_dtype=obs_dtype, **options)
     return env

@@ -78,7 +78,9 @@ SPEC: GameSpec[GermanWhist, GermanWhistState] = GameSpec(
     pretrained="whist_env.games.german_whist:pretrained.npz",
     single_deal={"num_deals": 1},
     unit="one deal: ±1 for the majority of the scoring tricks (or the trick difference)",
-    search=SearchSpec(max_tricks=13, rules=search_rules, draws=stock_draws, table_stock=table_stock),
+    search=SearchSpec(
+        max_tricks=13, rules=search_rules, draws=stock_draws, table_stock=table_stock, open_from=PHASE1_TRICKS
+    ),
     option_grid=(
         {},
         {"phase1_follow_suit": False},
