@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from whist_env import make
 from whist_env.encoding.layout import Layout
 from whist_env.encoding.reference.common import ReferenceTrickEncoder
-from whist_env.registry import game_ids, get_spec, make
+from whist_env.registry import game_ids, get_spec
 from whist_env.testing import play_random_episode
 from whist_env.view import PlayerView
 

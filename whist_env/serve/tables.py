@@ -27,9 +27,10 @@ import numpy as np
 from whist_env.agents.base import Agent
 from whist_env.agents.factory import make_agent
 from whist_env.cards import NUM_CARDS, card_pretty, cards_of
+from whist_env.envs.registration import make
 from whist_env.errors import OptionError
 from whist_env.record import GameRecord
-from whist_env.registry import game_ids, make
+from whist_env.registry import game_ids
 from whist_env.rules.tricks import trick_winner
 from whist_env.view import PlayerView, ViewExtras
 
