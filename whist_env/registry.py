@@ -78,6 +78,11 @@ def spec_of(game: GameRef) -> GameSpec[Any, Any]:
     return get_spec(game)
 
 
+def game_id_of(game: GameRef) -> str:
+    """The id of ``game`` (an id or a spec), without looking it up."""
+    return game if isinstance(game, str) else game.game_id
+
+
 def partnership_games() -> list[str]:
     """The registered games played in fixed partnerships (their spec has a ``partner_offset``)."""
     return [game_id for game_id in SPECS if get_spec(game_id).partner_offset is not None]

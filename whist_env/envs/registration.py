@@ -73,10 +73,14 @@ def raw_env_class(game: str | GameSpec[Any, Any]) -> type[WhistAECEnv]:
     Raises:
         OptionError: for an unknown id, naming the known ones.
     """
-    spec = registry.spec_of(game)
+    if not isinstance(game, GameSpec):
+        spec = registry.get_spec(game)  # an unknown id (or not an id at all) raises here
+    else:
+        spec = game
+        # a spec equal to the registered one (a copy of it too, as a worker process receives) plays the registered face
+        if spec.game_id not in registry.SPECS or registry.get_spec(spec.game_id) != spec:
+            return raw_env_for(spec)
     game_id = spec.game_id
-    if game_id not in registry.SPECS or registry.get_spec(game_id) is not spec:
-        return raw_env_for(spec)
     cls = _RAW_ENVS.get(game_id)
     if cls is None:
         entry = _ENV_ENTRY.get(game_id)
