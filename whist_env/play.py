@@ -31,7 +31,6 @@ from whist_env.errors import IllegalActionError, OptionError
 from whist_env.record import Recorder, record_of
 from whist_env.registry import GameRef, default_game_id, game_ids, get_spec, spec_of
 from whist_env.rules.core import State, TrickGame
-from whist_env.rules.tricks import trick_winner
 from whist_env.view import PlayerView
 
 HELP = """how to answer:
@@ -328,7 +327,7 @@ class Session:
             self.say(f"  {self.name(seat)} plays {card_pretty(action)}")
         if (state.deal_index, state.trick_number) == key:
             return
-        winner = trick_winner(played, trump)
+        winner = game.trick_winner(played, trump)  # the game's rule (a variant may override the standard one)
         self.say(f"  → {self.name(winner)} wins trick {key[1] + 1} ({self._trick_text(played)})")
         if state.deal_index != key[0] or state.done:
             self.end_of_deal(state, key[0])

@@ -31,7 +31,6 @@ from whist_env.envs.registration import make
 from whist_env.errors import OptionError
 from whist_env.record import GameRecord
 from whist_env.registry import game_ids, get_spec
-from whist_env.rules.tricks import trick_winner
 from whist_env.view import PlayerView, ViewExtras
 
 HUMAN = "human"
@@ -355,7 +354,8 @@ class Table:
         self.env.step(action)
         if len(self._trick) == self.num_players:
             cards = [(s, c) for s, c in self._trick]
-            record.tricks.append({"cards": self._trick, "winner": trick_winner(cards, trump)})
+            # the game's rule (a variant may override the standard one)
+            record.tricks.append({"cards": self._trick, "winner": self.game.trick_winner(cards, trump)})
             self._trick = []
         state = self.env.game_state
         if state.deal_index != deal or state.done:

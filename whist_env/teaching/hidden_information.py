@@ -22,7 +22,6 @@ from whist_env.evaluation.arena import ArenaConfig, TableResult, play_deals, sum
 from whist_env.evaluation.stats import MeanCI, mean_ci
 from whist_env.registry import GameRef, get_spec, spec_of
 from whist_env.rules.core import State, TrickGame
-from whist_env.rules.tricks import trick_winner
 from whist_env.teaching.common import AgentLike, _agents_for
 from whist_env.view import PlayerView
 
@@ -64,7 +63,8 @@ def play_episode(
     """Play one seeded episode of a game (by id or by spec) through the rules with ``agents`` (one for every seat,
     or one per seat), keeping the state at the start and after every trick (see :class:`Episode`).
 
-    The deal comes from ``numpy.random.default_rng(seed)``; the agents draw from ``default_rng([seed, 1])``.
+    The deal comes from ``numpy.random.default_rng(seed)``; the agents draw from ``default_rng([seed, 1])``. Each
+    trick's winner in the transcript is the one the game's rules give it (``TrickGame.trick_winner``).
     """
     opts = dict(options or {})
     spec = spec_of(game_id)
@@ -89,7 +89,7 @@ def play_episode(
             continue
         trick.append(f"{name} {card_pretty(action)}")
         if (state.deal_index, state.trick_number) != before:
-            winner = trick_winner(played, trump)
+            winner = game.trick_winner(played, trump)
             lines.append(f"deal {before[0] + 1} trick {before[1] + 1}: {', '.join(trick)} → {game.seat_name(winner)}")
             trick = []
             states.append(state.copy())
