@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.registry import game_ids, get_spec, make
+from whist_env import make
+from whist_env.registry import game_ids, get_spec
 
 # Extra rows beyond each game's defaults: (label, game_id, options).
 EXTRA_ROWS: list[tuple[str, str, dict[str, Any]]] = [

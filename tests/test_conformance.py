@@ -16,9 +16,10 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import whist_env
+from whist_env import make
 from whist_env.cards import cards_of
 from whist_env.errors import IllegalActionError, OptionError
-from whist_env.registry import game_ids, get_spec, make
+from whist_env.registry import game_ids, get_spec
 from whist_env.testing import case_id, option_cases, play_random_episode
 
 CASES = [pytest.param(g, o, id=case_id(g, o)) for g, o in option_cases()]
@@ -331,8 +332,8 @@ def test_top_level_module_access() -> None:
 
 def test_import_does_not_pull_heavy_dependencies() -> None:
     code = (
-        "import sys, whist_env, whist_env.registry\n"
-        "for g in whist_env.registry.game_ids(): whist_env.registry.make(g).reset(seed=0)\n"
+        "import sys, whist_env\n"
+        "for g in whist_env.game_ids(): whist_env.make(g).reset(seed=0)\n"
         "heavy = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'ray', 'pygame') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from whist_env.registry import game_ids, make
+from whist_env import make
+from whist_env.registry import game_ids
 
 GOLDEN = Path(__file__).parent / "golden"
 

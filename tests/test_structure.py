@@ -352,12 +352,16 @@ def test_spec_is_consistent(game_id: str) -> None:
 # ------------------------------------------------------------------------------------------ a new game
 @pytest.fixture
 def restored_registry(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
-    """The registry's tables as they were before the test (a test's toy game does not outlive it)."""
+    """The registry's and the registration's tables as they were before the test (a test's toy game does not
+    outlive it); yields the registration module (``register``, ``make``)."""
     from whist_env import registry
+    from whist_env.envs import registration
 
-    for name in ("SPECS", "_ENV_ENTRY", "_LOADED", "_RAW_ENVS", "GAMES"):
+    for name in ("SPECS", "_LOADED"):
         monkeypatch.setattr(registry, name, dict(getattr(registry, name)))
-    yield registry
+    for name in ("_ENV_ENTRY", "_RAW_ENVS", "GAMES"):
+        monkeypatch.setattr(registration, name, dict(getattr(registration, name)))
+    yield registration
     from pettingzoo import aec_registry
 
     aec_registry.pop("whist_env/toy_humbug-v0", None)

@@ -7,7 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from whist_env.registry import game_ids, make
+from whist_env import make
+from whist_env.registry import game_ids
 from whist_env.view import NO_EXTRAS, PlayerView, ViewExtras
 
 

@@ -16,7 +16,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from whist_env.registry import default_game_id, game_ids, make
+from whist_env.envs.registration import make
+from whist_env.registry import default_game_id, game_ids
 
 
 class CliParser(argparse.ArgumentParser):

@@ -120,7 +120,7 @@ def _run(argv: Sequence[str]) -> int:
 
     from whist_env.evaluation.arena import ArenaConfig, play_deals, summarise
     from whist_env.evaluation.report import summary_table
-    from whist_env.registry import game_ids
+    from whist_env.registry import game_ids, get_spec
 
     args = build_parser().parse_args(argv)
     known = game_ids()
@@ -134,11 +134,12 @@ def _run(argv: Sequence[str]) -> int:
         for game_id in games:
             if game_id not in known:
                 raise OptionError(f"unknown game {game_id!r}; available: {', '.join(known)} (or 'all')")
+            spec = get_spec(game_id)  # the one look-up of the id: the arena, the agents and the workers take the spec
             if args.batched:
                 from whist_env.vector.arena import evaluate_batched
 
                 report = evaluate_batched(
-                    game_id, args.agents, args.deals, args.seed, options, single_deal=not args.full_episodes,
+                    spec, args.agents, args.deals, args.seed, options, single_deal=not args.full_episodes,
                     lineup=args.lineup, progress=not args.quiet,
                 )  # fmt: skip
                 reports.append(report)
@@ -146,8 +147,9 @@ def _run(argv: Sequence[str]) -> int:
                 continue
             # evaluate(), with the per-deal results kept for --records
             config = ArenaConfig(
-                game_id, tuple(args.agents), args.deals, args.seed, options, not args.full_episodes, args.lineup
-            )
+                game_id, tuple(args.agents), args.deals, args.seed, options, not args.full_episodes, args.lineup,
+                spec=spec,
+            )  # fmt: skip
             results, wall = play_deals(config, workers=args.workers, progress=not args.quiet)
             report = summarise(config, results, wall, args.workers)
             reports.append(report)

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from whist_env.errors import ModelMismatchError, OptionError
+from whist_env.registry import GameRef, game_id_of, spec_of
 
 if TYPE_CHECKING:
     from whist_env.encoding.layout import Layout
@@ -97,20 +98,19 @@ class ModelMetadata:
 
     @classmethod
     def for_game(
-        cls, game_id: str, options: Mapping[str, Any] | None = None, *, canonical_suits: bool = False
+        cls, game_id: GameRef, options: Mapping[str, Any] | None = None, *, canonical_suits: bool = False
     ) -> ModelMetadata:
-        """The metadata of ``game_id`` played with ``options`` (by a model with ``canonical_suits`` or not).
+        """The metadata of a game (by id or by spec) played with ``options`` (by a model with ``canonical_suits``
+        or not).
 
         Raises:
             OptionError: for an unknown game or bad options.
         """
-        from whist_env.registry import get_spec
-
-        spec = get_spec(game_id)
+        spec = spec_of(game_id)
         game = spec.make_rules(**dict(options or {}))
         encoder = spec.make_encoder(game)  # the rules and the encoder, exactly as played
         return cls(
-            game_id=game_id,
+            game_id=spec.game_id,
             options=dict(sorted(game.config.as_dict().items())),
             layout_fingerprint=layout_fingerprint(encoder.layout),
             library_version=library_version(),
@@ -153,19 +153,12 @@ class ModelMetadata:
         return metadata
 
 
-def _episode_length_options(game_id: str) -> set[str]:
-    """The options that only say how long an episode is (the spec's single-deal options, as the arena uses)."""
-    from whist_env.registry import get_spec
-
-    return set(get_spec(game_id).single_deal)
-
-
-def check(metadata: ModelMetadata, game_id: str, options: Mapping[str, Any] | None = None, what: str = "") -> None:
-    """Check that something made for ``metadata`` fits ``game_id`` played with ``options``.
+def check(metadata: ModelMetadata, game: GameRef, options: Mapping[str, Any] | None = None, what: str = "") -> None:
+    """Check that something made for ``metadata`` fits ``game`` played with ``options``.
 
     Args:
         metadata: what the model or dataset was made for.
-        game_id: the game it is about to be used with.
+        game: the game it is about to be used with (its id or its spec).
         options: that game's options (defaults filled in from the rules).
         what: names the model or dataset in messages (e.g. its path).
 
@@ -174,10 +167,12 @@ def check(metadata: ModelMetadata, game_id: str, options: Mapping[str, Any] | No
         OptionError: for an unknown game or bad options.
     """
     label = what or "the model"
+    game_id = game_id_of(game)
     if metadata.game_id != game_id:
         raise ModelMismatchError(f"{label} was trained for {metadata.game_id}, not {game_id}; load it with that game")
-    now = ModelMetadata.for_game(game_id, options)
-    lenient = _episode_length_options(game_id)
+    spec = spec_of(game)
+    now = ModelMetadata.for_game(spec, options)
+    lenient = set(spec.single_deal)  # the options that only say how long an episode is (as the arena uses them)
     errors: list[str] = []
     notes: list[str] = []
     for key in sorted(set(metadata.options) | set(now.options)):
@@ -260,7 +255,7 @@ def write_metadata(path: str | Path, metadata: ModelMetadata) -> None:
 
 
 def save_model_metadata(
-    path: str | Path, game_id: str, options: Mapping[str, Any] | None = None, *, canonical_suits: bool = False
+    path: str | Path, game_id: GameRef, options: Mapping[str, Any] | None = None, *, canonical_suits: bool = False
 ) -> ModelMetadata:
     """Store the metadata of ``game_id`` with ``options`` (and whether the model renames suits, see
     :mod:`whist_env.canonical`) in the model at ``path`` (what training calls)."""
@@ -269,8 +264,9 @@ def save_model_metadata(
     return metadata
 
 
-def check_model(path: str | Path, game_id: str, options: Mapping[str, Any] | None = None) -> ModelMetadata | None:
-    """Check the model at ``path`` against ``game_id`` with ``options`` (what every model loader calls).
+def check_model(path: str | Path, game_id: GameRef, options: Mapping[str, Any] | None = None) -> ModelMetadata | None:
+    """Check the model at ``path`` against a game (its id or its spec) with ``options`` (what every model loader
+    calls).
 
     Returns:
         The model's metadata, or None for a model without (then a warning says so).
@@ -283,7 +279,7 @@ def check_model(path: str | Path, game_id: str, options: Mapping[str, Any] | Non
     if metadata is None:
         warnings.warn(
             f"the model {path} carries no whist_env metadata (saved before it existed, or by hand): it cannot be "
-            f"checked against {game_id} and its options; make sure they are the ones it was trained with",
+            f"checked against {game_id_of(game_id)} and its options; make sure they are the ones it was trained with",
             UserWarning,
             stacklevel=2,
         )

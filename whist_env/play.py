@@ -29,9 +29,8 @@ from whist_env.cards import NUM_CARDS, SPADES, SUIT_MASKS, SUIT_SYMBOLS, card_pr
 from whist_env.cli import CliParser, at_least, one_line_warnings, parse_option, report_error
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.record import Recorder, record_of
-from whist_env.registry import default_game_id, game_ids, get_spec
+from whist_env.registry import GameRef, default_game_id, game_ids, get_spec, spec_of
 from whist_env.rules.core import State, TrickGame
-from whist_env.rules.tricks import trick_winner
 from whist_env.view import PlayerView
 
 HELP = """how to answer:
@@ -141,7 +140,7 @@ class Session:
     """One game at the terminal: the human at ``seat``, agents in the other seats.
 
     Args:
-        game_id: the environment id.
+        game_id: the environment id, or the game's spec.
         options: the game's options.
         seat: the human's seat.
         opponents: agent specs (``make_agent``'s grammar) for the other seats, from the human's left; one name
@@ -155,7 +154,7 @@ class Session:
 
     def __init__(
         self,
-        game_id: str,
+        game_id: GameRef,
         options: dict[str, Any],
         seat: int,
         opponents: Sequence[str],
@@ -167,9 +166,10 @@ class Session:
     ) -> None:
         from whist_env.agents.factory import make_agent
 
-        self.game_id = game_id
+        self.spec = spec = spec_of(game_id)
+        self.game_id = game_id = spec.game_id
         self.options = options
-        self.game: TrickGame = get_spec(game_id).make_rules(**options)
+        self.game: TrickGame = spec.make_rules(**options)
         n = self.game.num_players
         if not 0 <= seat < n:
             raise OptionError(f"--seat must be a seat 0..{n - 1} in {game_id}, got {seat}")
@@ -183,7 +183,7 @@ class Session:
                 f"(from your left), got {len(names)}: {','.join(names)}"
             )
         self.opponent_names = {(seat + 1 + i) % n: name for i, name in enumerate(names)}
-        self.agents = {s: make_agent(name, game_id, **options) for s, name in self.opponent_names.items()}
+        self.agents = {s: make_agent(name, spec, **options) for s, name in self.opponent_names.items()}
         for s, agent in self.agents.items():
             load = getattr(agent, "load", None)
             if callable(load):
@@ -327,7 +327,7 @@ class Session:
             self.say(f"  {self.name(seat)} plays {card_pretty(action)}")
         if (state.deal_index, state.trick_number) == key:
             return
-        winner = trick_winner(played, trump)
+        winner = game.trick_winner(played, trump)  # the game's rule (a variant may override the standard one)
         self.say(f"  → {self.name(winner)} wins trick {key[1] + 1} ({self._trick_text(played)})")
         if state.deal_index != key[0] or state.done:
             self.end_of_deal(state, key[0])
@@ -360,7 +360,7 @@ class Session:
         self.say("")
         self.say("════ game over ════")
         self.say("result: " + ", ".join(f"{self.name(s)} {returns[s]:+g}" for s in range(n)))
-        sides = get_spec(self.game_id).sides(n)
+        sides = self.spec.sides(n)
         side = {s for s in range(n) if sides[s] == sides[self.seat]}  # the human and any partner
         mine = returns[self.seat]
         best_other = max(returns[s] for s in range(n) if s not in side)
@@ -446,7 +446,8 @@ def _play(argv: list[str] | None = None) -> int:
     _safe_output(sys.stdout)
     try:
         opponents = split_agent_specs(args.opponents)  # commas inside a spec (pimc:samples=10,max_tricks=7) stay
-        session = Session(args.game, dict(args.option), args.seat, opponents, seed, args.show_hands, record=args.record)
+        spec = get_spec(args.game)  # the one look-up of the id: the session and its agents take the spec
+        session = Session(spec, dict(args.option), args.seat, opponents, seed, args.show_hands, record=args.record)
     except (OptionError, ValueError, ImportError, OSError) as err:
         print(f"whist-play: error: {err}", file=sys.stderr)
         return 2

@@ -34,13 +34,17 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from whist_env.errors import ModelMismatchError, OptionError
 from whist_env.fingerprint import ModelMetadata, check
+from whist_env.registry import GameRef, ensure_spec, spec_of
 from whist_env.workers import sigint_ignored
+
+if TYPE_CHECKING:
+    from whist_env.spec import GameSpec
 
 __all__ = [
     "Dataset",
@@ -110,7 +114,7 @@ class Dataset:
 
 # ---------------------------------------------------------------------- playing and recording
 def _play_chunk(
-    game_id: str,
+    spec: GameSpec[Any, Any],
     options: dict[str, Any],
     teacher: str,
     seed: int,
@@ -124,14 +128,12 @@ def _play_chunk(
     each labelled with the teacher's action for that view (DAgger).
     """
     from whist_env.agents import make_agent
-    from whist_env.registry import get_spec
 
-    spec = get_spec(game_id)
     game = spec.make_rules(**options)
     encoder = spec.make_encoder(game)
     n = game.num_players
     # One teacher per seat, kept across episodes, as the arena does (agents with memory key it by seat and deal).
-    teachers = [make_agent(teacher, game_id, **options) for _ in range(n)]
+    teachers = [make_agent(teacher, spec, **options) for _ in range(n)]
     rows_obs: list[np.ndarray] = []
     rows_mask: list[np.ndarray] = []
     rows_action: list[int] = []
@@ -174,16 +176,19 @@ def _play_chunk(
     )
 
 
-def _init_worker() -> None:
+def _init_worker(spec: GameSpec[Any, Any] | None = None) -> None:
     import os
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.environ["OMP_NUM_THREADS"] = "1"  # one torch thread per worker (a learner's network is small)
+    if spec is not None:
+        # a spawned worker knows the built-in games only: a game added with whist_env.register joins its registry
+        ensure_spec(spec)
 
 
 def _collect(
-    game_id: str,
+    spec: GameSpec[Any, Any],
     options: Mapping[str, Any],
     teacher: str,
     episodes: int,
@@ -206,14 +211,14 @@ def _collect(
     parts: list[Arrays] = []
     if workers == 1:
         for c in chunks:
-            parts.append(_play_chunk(game_id, opts, teacher, seed, c, learner))
+            parts.append(_play_chunk(spec, opts, teacher, seed, c, learner))
             bar.update(len(c))
     else:
         with ProcessPoolExecutor(
-            max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker
+            max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker, initargs=(spec,)
         ) as pool:
             with sigint_ignored():  # the workers start now and inherit it: Ctrl-C stays the parent's
-                futures = [pool.submit(_play_chunk, game_id, opts, teacher, seed, c, learner) for c in chunks]
+                futures = [pool.submit(_play_chunk, spec, opts, teacher, seed, c, learner) for c in chunks]
             try:
                 for f, c in zip(futures, chunks, strict=True):
                     parts.append(f.result())
@@ -225,14 +230,14 @@ def _collect(
     return obs, mask, action, outcome, seat
 
 
-def _check_teacher(game_id: str, options: Mapping[str, Any], teacher: str) -> None:
+def _check_teacher(spec: GameSpec[Any, Any], options: Mapping[str, Any], teacher: str) -> None:
     from whist_env.agents import make_agent
 
-    make_agent(teacher, game_id, **dict(options))  # an unknown agent or bad options fail here, not in a worker
+    make_agent(teacher, spec, **dict(options))  # an unknown agent or bad options fail here, not in a worker
 
 
 def generate_dataset(
-    game_id: str,
+    game_id: GameRef,
     options: Mapping[str, Any] | None = None,
     *,
     teacher: str = "heuristic",
@@ -244,7 +249,7 @@ def generate_dataset(
     """The teacher's self-play over ``deals`` episodes: every decision of every seat.
 
     Args:
-        game_id: the game.
+        game_id: the game (its id, or its spec).
         options: its options.
         teacher: an agent spec (``heuristic``, ``pimc:samples=8``, ...) playing every seat.
         deals: episodes played (with the arena's single-deal options, one episode is one deal).
@@ -256,15 +261,17 @@ def generate_dataset(
         OptionError: an unknown game, teacher or bad options.
     """
     options = dict(options or {})
-    metadata = ModelMetadata.for_game(game_id, options)
-    _check_teacher(game_id, options, teacher)
-    arrays = _collect(game_id, options, teacher, deals, seed, workers, progress, None, f"{game_id} {teacher} self-play")
+    spec = spec_of(game_id)
+    metadata = ModelMetadata.for_game(spec, options)
+    _check_teacher(spec, options, teacher)
+    label = f"{spec.game_id} {teacher} self-play"
+    arrays = _collect(spec, options, teacher, deals, seed, workers, progress, None, label)
     recipe = {"teacher": teacher, "deals": deals, "seed": seed}
     return Dataset(*arrays, metadata=metadata, recipe=recipe)
 
 
 def relabel(
-    game_id: str,
+    game_id: GameRef,
     options: Mapping[str, Any] | None,
     learner: Any,
     *,
@@ -281,9 +288,10 @@ def relabel(
     The learner is sent to the worker processes: a ``PolicyAgent`` holds only its actor network (small).
     """
     options = dict(options or {})
-    metadata = ModelMetadata.for_game(game_id, options)
-    _check_teacher(game_id, options, teacher)
-    arrays = _collect(game_id, options, teacher, deals, seed, workers, progress, learner, f"{game_id} relabel")
+    spec = spec_of(game_id)
+    metadata = ModelMetadata.for_game(spec, options)
+    _check_teacher(spec, options, teacher)
+    arrays = _collect(spec, options, teacher, deals, seed, workers, progress, learner, f"{spec.game_id} relabel")
     return Dataset(*arrays, metadata=metadata, recipe={"teacher": teacher, "deals": deals, "seed": seed})
 
 
@@ -350,7 +358,10 @@ def save_dataset(data: Dataset, path: str | Path) -> Path:
 
 
 def load_dataset(
-    path: str | Path, game_id: str, options: Mapping[str, Any] | None = None, recipe: Mapping[str, Any] | None = None
+    path: str | Path,
+    game_id: GameRef,
+    options: Mapping[str, Any] | None = None,
+    recipe: Mapping[str, Any] | None = None,
 ) -> Dataset:
     """Read a dataset and check that it fits ``game_id`` with ``options`` (and, if given, was made by ``recipe``).
 
@@ -384,7 +395,7 @@ def load_dataset(
 
 def load_or_generate(
     cache_dir: str | Path | None,
-    game_id: str,
+    game_id: GameRef,
     options: Mapping[str, Any] | None = None,
     *,
     teacher: str = "heuristic",
@@ -399,15 +410,14 @@ def load_or_generate(
     ``cache_dir`` None or empty: no cache.
     """
     options = dict(options or {})
+    spec = spec_of(game_id)
     recipe = {"teacher": teacher, "deals": deals, "seed": seed}
-    path = dataset_path(cache_dir, game_id, options, recipe) if cache_dir else None
+    path = dataset_path(cache_dir, spec.game_id, options, recipe) if cache_dir else None
     if path is not None and path.exists():
-        data = load_dataset(path, game_id, options, recipe)
+        data = load_dataset(path, spec, options, recipe)
         log(f"dataset: {len(data):,} decisions from {path}")
         return data
-    data = generate_dataset(
-        game_id, options, teacher=teacher, deals=deals, seed=seed, workers=workers, progress=progress
-    )
+    data = generate_dataset(spec, options, teacher=teacher, deals=deals, seed=seed, workers=workers, progress=progress)
     if path is not None:
         save_dataset(data, path)
         log(f"dataset: {len(data):,} decisions written to {path}")

@@ -1,22 +1,22 @@
 """The registry of games: one line per game, id → its :class:`~whist_env.spec.GameSpec`.
 
 Every layer finds a game's facts here (:func:`get_spec`); a spec's module is imported on first use, so
-``import whist_env`` stays cheap. ``whist_env.make(id, **options)`` builds the wrapped environment, and each id
-is also registered with PettingZoo's registry as ``whist_env/<name>-v0`` so that ``pettingzoo.make("aec", ...)``
-works. A sixth game (or a test's toy game) joins with :func:`register`.
+``import whist_env`` stays cheap. The registry only looks games up: it builds no environment and knows nothing of
+PettingZoo. Building an environment by id (``whist_env.make``) and registering a game with PettingZoo are the
+environment layer's (:mod:`whist_env.envs.registration`); a sixth game (or a test's toy game) joins with
+``whist_env.register(spec)``, which adds its spec here (:func:`add_spec`) and its PettingZoo face there.
+
+The id is looked up at the edges (a command line, the server, a training config); the layers below take the spec
+itself, or an id that they resolve once at their entry (:func:`spec_of`), and pass the spec down.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from whist_env.errors import OptionError
-
-if TYPE_CHECKING:
-    from whist_env.envs.aec import WhistAECEnv
-    from whist_env.spec import GameSpec
+from whist_env.spec import GameSpec
 
 # environment id -> "module:SPEC" of its spec (imported on first use)
 SPECS: dict[str, str] = {
@@ -27,19 +27,13 @@ SPECS: dict[str, str] = {
     "humbug_whist_v0": "whist_env.games.humbug_whist.spec:SPEC",
 }
 
-# The built-in games' PettingZoo faces are ``whist_env/<id>.py``; a registered game names its own (or gets a
-# generic one built from its spec).
-_ENV_ENTRY: dict[str, str | None] = {game_id: f"whist_env.{game_id}:env" for game_id in SPECS}
-_LOADED: dict[str, GameSpec[Any, Any]] = {}
-_BUILT_IN = frozenset(SPECS)
-_RAW_ENVS: dict[str, type[WhistAECEnv]] = {}
-# The generic PettingZoo face of a registered game without its own, found by name like the built-in faces: the
-# registry sits below the environments (they reach it through the game record's replay), so it never imports them.
-_GENERIC_FACE = "whist_env.envs.aec"
+BUILT_IN: tuple[str, ...] = tuple(SPECS)
+"""The games of the package, in registry order (a registered game can be removed again; these cannot)."""
 
-# environment id -> module of its PettingZoo face (``from whist_env import classic_whist_v0``); the layers
-# below the PettingZoo face read a game through :func:`get_spec`, never through these modules.
-GAMES: dict[str, str] = {game_id: f"whist_env.{game_id}" for game_id in SPECS}
+_LOADED: dict[str, GameSpec[Any, Any]] = {}
+
+GameRef = str | GameSpec[Any, Any]
+"""A game as the layers below the edges take it: its spec, or its id (looked up once, at their entry)."""
 
 
 def game_ids() -> list[str]:
@@ -52,7 +46,7 @@ def default_game_id() -> str:
     return next(iter(SPECS))
 
 
-def _unknown(game_id: str) -> OptionError:
+def _unknown(game_id: object) -> OptionError:
     return OptionError(f"unknown game {game_id!r}; available: {', '.join(SPECS)}")
 
 
@@ -73,17 +67,30 @@ def get_spec(game_id: str) -> GameSpec[Any, Any]:
     return spec
 
 
+def spec_of(game: GameRef) -> GameSpec[Any, Any]:
+    """The spec of ``game``: the spec itself, or the registered spec of an id.
+
+    Raises:
+        OptionError: for an unknown id, naming the known ones.
+    """
+    if isinstance(game, GameSpec):
+        return game
+    return get_spec(game)
+
+
+def game_id_of(game: GameRef) -> str:
+    """The id of ``game`` (an id or a spec), without looking it up."""
+    return game if isinstance(game, str) else game.game_id
+
+
 def partnership_games() -> list[str]:
     """The registered games played in fixed partnerships (their spec has a ``partner_offset``)."""
     return [game_id for game_id in SPECS if get_spec(game_id).partner_offset is not None]
 
 
-def register(spec: GameSpec[Any, Any], env_entry_point: str | None = None) -> None:
-    """Add a game (a sixth one, or a test's toy game) to the registry and to PettingZoo's.
-
-    Args:
-        spec: the game's spec; its ``game_id`` must be new.
-        env_entry_point: ``"module:env"`` of its PettingZoo face; None builds one from the spec.
+def add_spec(spec: GameSpec[Any, Any]) -> None:
+    """Add a game's spec to the lookup table (``whist_env.register`` does this and registers its PettingZoo face;
+    a worker process calls this alone to know a game its parent registered).
 
     Raises:
         OptionError: when the id is already registered.
@@ -93,78 +100,24 @@ def register(spec: GameSpec[Any, Any], env_entry_point: str | None = None) -> No
     # The spec object is at hand: it goes straight into the loaded ones (the line only records where from).
     SPECS[spec.game_id] = f"{spec.rules_cls.__module__}:<registered>"
     _LOADED[spec.game_id] = spec
-    _ENV_ENTRY[spec.game_id] = env_entry_point
-    if env_entry_point is not None:
-        GAMES[spec.game_id] = env_entry_point.split(":")[0]
-    _register_one_with_pettingzoo(spec.game_id)
 
 
-def unregister(game_id: str) -> None:
-    """Remove a game added with :func:`register` (a test's toy game, a notebook's experiment) from this registry
-    and PettingZoo's.
+def remove_spec(game_id: str) -> None:
+    """Remove a game added with :func:`add_spec` from the lookup table.
 
     Raises:
         OptionError: for an id that is not registered, or a built-in game.
     """
     if game_id not in SPECS:
         raise _unknown(game_id)
-    if game_id in _BUILT_IN:
+    if game_id in BUILT_IN:
         raise OptionError(f"{game_id!r} is a built-in game and cannot be unregistered")
-    for table in (SPECS, _ENV_ENTRY, _LOADED, _RAW_ENVS, GAMES):
-        table.pop(game_id, None)
-    try:
-        from pettingzoo import aec_registry
-    except ImportError:  # older PettingZoo without a registry
-        return
-    aec_registry.pop(("whist_env/" + game_id).replace("_v0", "-v0"), None)
+    SPECS.pop(game_id)
+    _LOADED.pop(game_id, None)
 
 
-def raw_env_class(game_id: str) -> type[WhistAECEnv]:
-    """The raw PettingZoo environment class of a game."""
-    cls = _RAW_ENVS.get(game_id)
-    if cls is not None:
-        return cls
-    spec = get_spec(game_id)
-    entry = _ENV_ENTRY[game_id]
-    if entry is not None:
-        cls = importlib.import_module(entry.split(":")[0]).raw_env
-    else:
-        cls = importlib.import_module(_GENERIC_FACE).raw_env_for(spec)
-    _RAW_ENVS[game_id] = cls
-    return cls
-
-
-def make(game_id: str, raw: bool = False, **options: Any) -> Any:
-    """Build an environment by id: ``make("classic_whist_v0", target_points=7)``.
-
-    Args:
-        game_id: one of :func:`game_ids`.
-        raw: return the raw env (illegal actions raise) instead of the wrapped ``env()``.
-        **options: the game's options.
-    """
-    cls = raw_env_class(game_id)
-    return cls(**options) if raw else cls.wrapped(**options)
-
-
-def _env_factory(game_id: str) -> Callable[..., Any]:
-    def env(**options: Any) -> Any:
-        return raw_env_class(game_id).wrapped(**options)
-
-    return env
-
-
-def _register_one_with_pettingzoo(game_id: str) -> None:
-    try:
-        from pettingzoo import aec_registry, register
-    except ImportError:  # older PettingZoo without a registry
-        return
-    key = ("whist_env/" + game_id).replace("_v0", "-v0")
-    if key not in aec_registry:
-        entry = _ENV_ENTRY.get(game_id)
-        register("aec", "whist_env/" + game_id, entry_point=entry if entry is not None else _env_factory(game_id))
-
-
-def register_with_pettingzoo() -> None:
-    """Register every id with PettingZoo's registry (PettingZoo ≥ 1.26 has one)."""
-    for game_id in SPECS:
-        _register_one_with_pettingzoo(game_id)
+def ensure_spec(spec: GameSpec[Any, Any]) -> None:
+    """Add ``spec`` when its id is not registered in this process (a spawned worker receiving a game that its parent
+    registered); a known id is left as it is."""
+    if spec.game_id not in SPECS:
+        add_spec(spec)

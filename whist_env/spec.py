@@ -172,7 +172,7 @@ class GameSpec(Generic[G, S]):
         cls: type[HeuristicAgent] = load(self.heuristic)
         return cls
 
-    def reference_cls(self) -> type[ReferenceTrickEncoder] | None:
+    def reference_cls(self) -> Callable[[G], ReferenceTrickEncoder] | None:
         """The reference encoder class, or None (its module is imported now)."""
         return None if self.reference is None else load(self.reference)  # type: ignore[no-any-return]
 

@@ -7,10 +7,10 @@ import copy
 import numpy as np
 import pytest
 
+from whist_env import make
 from whist_env.agents.factory import heuristic_for
 from whist_env.envs.single_agent import make_single_agent
 from whist_env.games.humbug.heuristic import HumbugHeuristic
-from whist_env.registry import make
 from whist_env.testing import random_action
 
 

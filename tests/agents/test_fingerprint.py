@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from whist_env import make
 from whist_env.agents import make_agent
 from whist_env.encoding.layout import Layout, Piece, cards, count, flags, onehot, scalar
 from whist_env.errors import ModelMismatchError, OptionError
@@ -26,7 +27,7 @@ from whist_env.fingerprint import (
     save_model_metadata,
     write_metadata,
 )
-from whist_env.registry import game_ids, make
+from whist_env.registry import game_ids
 
 
 def _layout(*pieces: Piece) -> Layout:

@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from whist_env import make
 from whist_env.cards import NUM_CARDS, NUM_RANKS, mask_of, parse_card, parse_cards
 from whist_env.encoding.layout import SUIT_LABELS, Layout
 from whist_env.features import card_facts_reference
-from whist_env.registry import game_ids, get_spec, make
+from whist_env.registry import game_ids, get_spec
 from whist_env.testing import play_random_episode
 from whist_env.view import PlayerView
 

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from whist_env import make
 from whist_env.encoding.reference.common import ReferenceTrickEncoder
-from whist_env.registry import game_ids, get_spec, make
+from whist_env.registry import game_ids, get_spec
 from whist_env.testing import mismatch_report, reference_mismatches
 
 # game id -> the reference encoder, built from the game's rules object (every registered game that names one)

@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from whist_env import make
 from whist_env.cards import card_str
 from whist_env.envs.single_agent import make_single_agent
 from whist_env.errors import CallOrderError, OptionError
-from whist_env.registry import game_ids, make
+from whist_env.registry import game_ids
 
 ALL_CARDS = list(range(52))
 

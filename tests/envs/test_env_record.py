@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from whist_env import make
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError, RecordError
 from whist_env.record import GameRecord
-from whist_env.registry import get_spec, make
+from whist_env.registry import get_spec
 from whist_env.rules.core import State, TrickGame, _all_slots
 from whist_env.testing import case_id, option_cases
 

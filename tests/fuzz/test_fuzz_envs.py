@@ -27,10 +27,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from whist_env import make
 from whist_env.cards import card_str
 from whist_env.envs.single_agent import make_single_agent
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
-from whist_env.registry import game_ids, make
+from whist_env.registry import game_ids
 from whist_env.rules.core import PHASE_DEAL_END, State
 from whist_env.testing import option_cases
 

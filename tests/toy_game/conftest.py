@@ -10,14 +10,14 @@ import pytest
 
 @pytest.fixture(scope="module")
 def low_whist_spec() -> Iterator[Any]:
-    """The toy's GameSpec, registered with the package's registry for the tests of one module (then removed, so
-    that tests elsewhere that go over every registered game see the built-in ones only)."""
-    from whist_env import registry
+    """The toy's GameSpec, registered with the package's registry (and PettingZoo's) for the tests of one module
+    (then removed, so that tests elsewhere that go over every registered game see the built-in ones only)."""
+    import whist_env
 
     from .spec import SPEC
 
-    # no env entry point: the registry builds the PettingZoo face from the spec (tests/toy_game/env.py, the
-    # hand-written face, is tested on its own in test_env.py)
-    registry.register(SPEC)
+    # no env entry point: the PettingZoo face is built from the spec (tests/toy_game/env.py, the hand-written
+    # face, is tested on its own in test_env.py)
+    whist_env.register(SPEC)
     yield SPEC
-    registry.unregister(SPEC.game_id)
+    whist_env.unregister(SPEC.game_id)

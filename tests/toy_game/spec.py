@@ -1,7 +1,8 @@
 """The toy's :class:`~whist_env.spec.GameSpec`: everything the package needs to know about Low Whist.
 
-Registered in ``conftest.py`` with ``registry.register(SPEC, env_entry_point=...)``; a game of the
-package is instead one line of ``whist_env/registry.py`` pointing at ``whist_env.games.<name>:SPEC``.
+Registered in ``conftest.py`` with ``whist_env.register(SPEC)`` (``env_entry_point=...`` would name a PettingZoo
+face of its own); a game of the package is instead one line of ``whist_env/registry.py`` pointing at
+``whist_env.games.<name>.spec:SPEC``.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import test_conformance as conformance
 
+import whist_env
 from whist_env import registry
 from whist_env.agents import heuristic_for
 from whist_env.search.pimc import PIMCAgent
@@ -70,7 +71,7 @@ def test_the_slow_conformance_checks_pass_over_the_option_grid(low_whist_spec: A
 
 def test_random_heuristic_and_pimc_agents_play_it(low_whist_spec: Any) -> None:
     game_id = low_whist_spec.game_id
-    env = registry.make(game_id, raw=True)
+    env = whist_env.make(game_id, raw=True)
     env.reset(seed=2)
     heuristic = heuristic_for(game_id)
     assert isinstance(heuristic, LowWhistHeuristic)

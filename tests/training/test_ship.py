@@ -11,9 +11,9 @@ from train_helpers import REPO, tiny_args
 
 from training.ship import main as ship
 from training.train import main as train
+from whist_env import make
 from whist_env.agents.pretrained import PretrainedAgent
 from whist_env.fingerprint import layout_fingerprint, read_metadata
-from whist_env.registry import make
 
 
 @pytest.mark.slow

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import whist_env.vector as vector
+from whist_env import make
 from whist_env.cards import card_str
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
-from whist_env.registry import make
 from whist_env.rules.core import PHASE_OVER
 from whist_env.vector.core import RawVectorEnv
 
@@ -78,15 +78,15 @@ def test_make_rejects_bad_arguments() -> None:
         vector.make("nope", 4)
     from toy_game.spec import SPEC as LOW_WHIST  # a registered game without a batched engine: a sixth game
 
-    from whist_env import registry
+    import whist_env
 
-    registry.register(LOW_WHIST)
+    whist_env.register(LOW_WHIST)
     try:
         assert LOW_WHIST.game_id not in vector.vector_game_ids()
         with pytest.raises(OptionError, match=f"{LOW_WHIST.game_id} has no batched engine yet"):
             vector.make(LOW_WHIST.game_id, 4)
     finally:
-        registry.unregister(LOW_WHIST.game_id)
+        whist_env.unregister(LOW_WHIST.game_id)
     for bad in (0, -3, 2.5, True, "8"):
         with pytest.raises(OptionError, match="num_envs must be an int >= 1"):
             vector.make(GAME, bad)  # type: ignore[arg-type]

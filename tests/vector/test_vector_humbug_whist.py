@@ -8,9 +8,9 @@ import pytest
 from test_vector_api import follow_twin, random_legal, unchanged
 
 import whist_env.vector as vector
+from whist_env import make
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.games.humbug_whist.rules import EXCHANGE, KEEP
-from whist_env.registry import make
 from whist_env.rules.core import PHASE_EXCHANGE, PHASE_PLAY, State
 from whist_env.rules.core import _all_slots as all_slots
 

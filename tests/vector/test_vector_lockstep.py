@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import whist_env.vector as vector
-from whist_env.registry import get_spec, make
+from whist_env import make
+from whist_env.registry import get_spec
 from whist_env.rules.core import PHASE_OVER, State
 from whist_env.rules.core import _all_slots as all_slots
 

@@ -10,12 +10,12 @@ from test_vector_api import random_legal, unchanged
 from test_vector_lockstep import lockstep
 
 import whist_env.vector as vector
+from whist_env import make
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.games.classic_whist.rules import ClassicWhistState
 from whist_env.games.oh_hell.engine import deal_score
 from whist_env.games.oh_hell.rules import BID_BASE, forbidden_bid
 from whist_env.games.oh_hell.rules import deal_score as rules_deal_score
-from whist_env.registry import make
 from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
 
 GAME = "oh_hell_v0"

@@ -44,11 +44,14 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from whist_env.errors import OptionError
+
+if TYPE_CHECKING:
+    from whist_env.agents.base import Agent
 
 Value = Union[int, float, bool, str, "AgentSpec"]
 """A parameter's value: a scalar, or a nested agent."""
@@ -553,3 +556,8 @@ def _check_value(kind: AgentKind, param: Param, value: Any) -> None:
         ok = False
     if not ok:
         raise OptionError(f"{kind.name} parameter {param.name} must be {_allowed(param)}, got {value!r}")
+
+
+MakeAgent = Callable[[AgentSpec], "Agent"]
+"""Builds a nested agent spec (PIMC's ``fallback``) for the same game and options (the factory hands one to each
+kind's builder)."""

@@ -7,7 +7,7 @@ torch and stable-baselines3 are imported only when the model is first used, neve
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,7 +15,13 @@ from whist_env.agents.pretrained import NumpyPolicy, choose, plain_mlp_problem
 from whist_env.canonical import CanonicalSuits
 from whist_env.errors import OptionError
 from whist_env.fingerprint import ModelMetadata, check_model
+from whist_env.registry import GameRef, game_id_of, spec_of
 from whist_env.view import PlayerView
+
+if TYPE_CHECKING:
+    from whist_env.agents.agent_spec import AgentSpec, MakeAgent
+    from whist_env.agents.base import Agent
+    from whist_env.spec import GameSpec
 
 
 class ModelAgent:
@@ -27,7 +33,7 @@ class ModelAgent:
 
     Args:
         path: the saved model (a ``.zip`` written by ``model.save``).
-        game_id: the environment id the model was trained on.
+        game_id: the environment id the model was trained on, or the game's spec.
         deterministic: play the most likely action (True), or sample from the policy with ``rng`` (False).
         device: torch device for inference.
         threads: torch's intra-op threads, set when the model is loaded (torch's default would start one
@@ -57,19 +63,17 @@ class ModelAgent:
     def __init__(
         self,
         path: str | Path,
-        game_id: str,
+        game_id: GameRef,
         deterministic: bool = True,
         device: str = "cpu",
         threads: int | None = 1,
         numpy_forward: bool = True,
         **options: Any,
     ) -> None:
-        from whist_env.registry import get_spec
-
         self.path = str(path)
         if not Path(self.path).exists() and Path(self.path + ".zip").is_file():
             self.path += ".zip"  # as model.save and MaskablePPO.load name it
-        self.game_id = game_id
+        self.game_id: str = game_id_of(game_id)
         self.deterministic = deterministic
         self.device = device
         if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
@@ -78,7 +82,7 @@ class ModelAgent:
         self.numpy_forward = numpy_forward
         self.options = dict(options)
         self.name = f"model:{Path(self.path).name}"
-        spec = get_spec(game_id)
+        spec = self.spec = spec_of(game_id)
         game = spec.make_rules(**options)
         self.encoder = spec.make_encoder(game)
         self.num_actions = game.num_actions
@@ -94,7 +98,7 @@ class ModelAgent:
             OptionError: no model at the path, or not a saved model.
             ModelMismatchError: made for another game, other options or another layout.
         """
-        return check_model(self.path, self.game_id, self.options)
+        return check_model(self.path, self.spec, self.options)
 
     def load(self) -> Any:
         """Check the model's metadata, then load it (done on first use)."""
@@ -183,3 +187,9 @@ class ModelAgent:
 
     def __repr__(self) -> str:
         return f"ModelAgent({self.path!r}, {self.game_id!r})"
+
+
+def model_agent(agent: AgentSpec, game: GameSpec[Any, Any], options: dict[str, Any], make: MakeAgent) -> Agent:
+    """``model:<path>`` / ``model(path=..., deterministic=..., device=...)`` (the builder of
+    :data:`whist_env.agents.factory.AGENT_BUILDERS`)."""
+    return ModelAgent(**agent.kwargs, game_id=game, **options)  # type: ignore[arg-type]

@@ -32,14 +32,20 @@ import importlib.resources
 import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from whist_env.canonical import CanonicalSuits
 from whist_env.errors import ModelMismatchError, OptionError
 from whist_env.fingerprint import ModelMetadata, check_model, write_metadata
+from whist_env.registry import GameRef, game_ids, get_spec, spec_of
 from whist_env.view import PlayerView
+
+if TYPE_CHECKING:
+    from whist_env.agents.agent_spec import AgentSpec, MakeAgent
+    from whist_env.agents.base import Agent
+    from whist_env.spec import GameSpec
 
 POLICY_FORMAT = 1
 """Version of the ``.npz`` array layout (independent of the metadata record's own format)."""
@@ -317,8 +323,8 @@ def export_policy(
     return out
 
 
-def load_policy(path: str | Path, game_id: str, options: Mapping[str, Any] | None = None) -> NumpyPolicy:
-    """Read an exported policy after checking its metadata against ``game_id`` and ``options``.
+def load_policy(path: str | Path, game_id: GameRef, options: Mapping[str, Any] | None = None) -> NumpyPolicy:
+    """Read an exported policy after checking its metadata against a game (its id or its spec) and ``options``.
 
     Raises:
         OptionError: no file at ``path``, or not a policy written by :func:`export_policy`.
@@ -330,15 +336,16 @@ def load_policy(path: str | Path, game_id: str, options: Mapping[str, Any] | Non
         raise OptionError(f"there is no exported policy at {path} (a .npz written by export_policy)")
     if not zipfile.is_zipfile(path):
         raise OptionError(f"{path} is not an exported policy (a .npz written by whist_env's export_policy)")
-    metadata = check_model(path, game_id, options)
+    spec = spec_of(game_id)
+    metadata = check_model(path, spec, options)
     with np.load(path, allow_pickle=False) as data:
         policy = NumpyPolicy.from_arrays(data, what=str(path))
     policy.canonical_suits = metadata is not None and metadata.canonical_suits
     if metadata is None:  # no record to compare: at least the sizes must fit
-        now = ModelMetadata.for_game(game_id, options)
+        now = ModelMetadata.for_game(spec, options)
         if (policy.obs_size, policy.num_actions) != (now.obs_size, now.num_actions):
             raise ModelMismatchError(
-                f"the policy {path} reads {policy.obs_size} values with {policy.num_actions} actions; {game_id} "
+                f"the policy {path} reads {policy.obs_size} values with {policy.num_actions} actions; {spec.game_id} "
                 f"with these options encodes {now.obs_size} values with {now.num_actions} actions"
             )
     return policy
@@ -346,31 +353,28 @@ def load_policy(path: str | Path, game_id: str, options: Mapping[str, Any] | Non
 
 def shipped_games() -> list[str]:
     """The game ids for which the package ships pretrained weights."""
-    from whist_env.registry import game_ids, get_spec
-
     return sorted(g for g in game_ids() if (file := get_spec(g).pretrained_file()) is not None and file.is_file())
 
 
-def shipped_policy(game_id: str, options: Mapping[str, Any] | None = None) -> NumpyPolicy:
-    """The pretrained weights shipped for ``game_id``, checked against ``options``.
+def shipped_policy(game_id: GameRef, options: Mapping[str, Any] | None = None) -> NumpyPolicy:
+    """The pretrained weights shipped for a game (by id or by spec), checked against ``options``.
 
     Raises:
         OptionError: when none are shipped for the game (the message says how to use your own).
         ModelMismatchError: when ``options`` differ from those the weights were trained with.
     """
-    from whist_env.registry import get_spec
-
-    resource = get_spec(game_id).pretrained_file()  # an unknown game fails here, naming the known ones
+    spec = spec_of(game_id)  # an unknown game fails here, naming the known ones
+    resource = spec.pretrained_file()
     if resource is None or not resource.is_file():
         shipped = ", ".join(shipped_games()) or "none yet"
         raise OptionError(
-            f"agent 'pretrained' is not available yet for {game_id}: no pretrained weights are shipped for it "
+            f"agent 'pretrained' is not available yet for {spec.game_id}: no pretrained weights are shipped for it "
             f"(games with weights: {shipped}). Export a trained model with "
             "whist_env.agents.pretrained.export_policy(model, 'policy.npz', game_id, options) and play it with "
             "'pretrained(path=policy.npz)', or play the saved model itself with 'model:<path to the .zip>'"
         )
     with importlib.resources.as_file(resource) as path:
-        return load_policy(path, game_id, options)
+        return load_policy(path, spec, options)
 
 
 # ----------------------------------------------------------------------------- playing
@@ -418,7 +422,7 @@ class PretrainedAgent:
     Nothing but the network decides: no solver, no heuristic, no torch.
 
     Args:
-        game_id: the environment id.
+        game_id: the environment id, or the game's spec.
         path: an exported ``.npz`` (:func:`export_policy`); None: the weights shipped for the game.
         deterministic: the most likely legal action (True), or a sample of the policy drawn with ``rng``.
         **options: the game's options (checked against those the network was trained with).
@@ -430,17 +434,15 @@ class PretrainedAgent:
             layout (the message names every difference).
     """
 
-    def __init__(self, game_id: str, path: str | Path | None = None, deterministic: bool = True, **options: Any):
-        from whist_env.registry import get_spec
-
-        spec = get_spec(game_id)
+    def __init__(self, game_id: GameRef, path: str | Path | None = None, deterministic: bool = True, **options: Any):
+        spec = spec_of(game_id)
         game = spec.make_rules(**options)
-        self.game_id = game_id
+        self.game_id: str = spec.game_id
         self.options = dict(options)
         self.path = None if path is None else str(path)
         self.deterministic = deterministic
         self.encoder = spec.make_encoder(game)
-        self.policy = load_policy(path, game_id, options) if path is not None else shipped_policy(game_id, options)
+        self.policy = load_policy(path, spec, options) if path is not None else shipped_policy(spec, options)
         self.name = "pretrained" if path is None else f"pretrained:{Path(path).name}"
         self.canonical = CanonicalSuits(self.encoder.layout) if self.policy.canonical_suits else None
 
@@ -451,6 +453,12 @@ class PretrainedAgent:
     def __repr__(self) -> str:
         where = "shipped" if self.path is None else repr(self.path)
         return f"PretrainedAgent({self.game_id!r}, {where})"
+
+
+def pretrained_agent(agent: AgentSpec, game: GameSpec[Any, Any], options: dict[str, Any], make: MakeAgent) -> Agent:
+    """``pretrained`` / ``pretrained(path=<exported .npz>)`` (the builder of
+    :data:`whist_env.agents.factory.AGENT_BUILDERS`)."""
+    return PretrainedAgent(game, **agent.kwargs, **options)  # type: ignore[arg-type]
 
 
 __all__ = [

@@ -367,7 +367,7 @@ class WhistAECEnv(AECEnv):
 
 def raw_env_for(spec: GameSpec[Any, Any]) -> type[WhistAECEnv]:
     """The raw environment class of a game registered without a PettingZoo face of its own
-    (:func:`whist_env.registry.register`): :class:`WhistAECEnv` with the game's spec."""
+    (:func:`whist_env.register`): :class:`WhistAECEnv` with the game's spec."""
     attrs = {"game_spec": spec, "__doc__": spec.rules_cls.__doc__}
     return cast("type[WhistAECEnv]", type(f"{spec.game_id}_raw_env", (WhistAECEnv,), attrs))
 

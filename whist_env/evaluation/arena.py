@@ -49,8 +49,9 @@ from whist_env.errors import OptionError
 from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult
 from whist_env.evaluation.stats import mean_ci, paired_ci
 from whist_env.record import GameRecord, record_of
-from whist_env.registry import get_spec
+from whist_env.registry import GameRef, ensure_spec, get_spec, spec_of
 from whist_env.rules.core import TrickGame
+from whist_env.spec import GameSpec
 from whist_env.view import PlayerView
 from whist_env.workers import sigint_ignored
 
@@ -88,6 +89,9 @@ def seat_assignments(num_players: int, num_agents: int, lineup: str = "alternate
 class ArenaConfig:
     """What to play. Picklable when the agents are given by name (needed for ``workers > 1``).
 
+    The game is looked up once, when the config is made (or given: ``spec``); everything below reads ``spec``, and
+    worker processes receive it with the config, so a game added with ``whist_env.register`` plays there too.
+
     Attributes:
         game_id: the environment id.
         agents: agents by name (``"random"``, ``"heuristic"``, ``"model:<path>"``), as objects (copied
@@ -98,6 +102,10 @@ class ArenaConfig:
         single_deal: add the game's single-deal options (``GameSpec.single_deal``: one deal per episode).
         lineup: ``"alternate"`` or ``"one_vs_rest"`` (see :func:`seat_assignments`).
         names: labels of the agents in the report (default: their names, made unique).
+        spec: the game's spec (None when made: the registered spec of ``game_id``).
+
+    Raises:
+        OptionError: for an unknown game, or a spec of another game than ``game_id``.
     """
 
     game_id: str
@@ -108,12 +116,19 @@ class ArenaConfig:
     single_deal: bool = True
     lineup: str = "alternate"
     names: tuple[str, ...] = ()
+    spec: GameSpec[Any, Any] = field(default=None, compare=False, repr=False)  # type: ignore[arg-type]
+
+    def __post_init__(self) -> None:
+        if self.spec is None:
+            object.__setattr__(self, "spec", get_spec(self.game_id))
+        elif self.spec.game_id != self.game_id:
+            raise OptionError(f"ArenaConfig: game_id {self.game_id!r} but the spec of {self.spec.game_id!r}")
 
     def game_options(self) -> dict[str, Any]:
         """The options the game is built with."""
         opts = dict(self.options)
         if self.single_deal:
-            for key, value in get_spec(self.game_id).single_deal.items():
+            for key, value in self.spec.single_deal.items():
                 if key in opts and opts[key] != value:
                     raise OptionError(
                         f"{self.game_id}: option {key}={opts[key]!r} conflicts with single-deal evaluation "
@@ -141,8 +156,9 @@ def _spec_name(spec: AgentSpec) -> str:
     return str(getattr(spec, "name", type(spec).__name__))
 
 
-def build_agent(spec: AgentSpec, game_id: str, options: dict[str, Any]) -> Agent:
-    """A fresh agent for one seat from a name, an object (deep-copied) or a factory."""
+def build_agent(spec: AgentSpec, game_id: GameRef, options: dict[str, Any]) -> Agent:
+    """A fresh agent for one seat from a name, an object (deep-copied) or a factory (``game_id``: the game's id or
+    its spec)."""
     if isinstance(spec, str):
         from whist_env.agents.factory import make_agent
 
@@ -211,7 +227,7 @@ class Arena:
     def __init__(self, config: ArenaConfig) -> None:
         self.config = config
         self.options = config.game_options()
-        spec = get_spec(config.game_id)
+        spec = config.spec
         self.game: TrickGame = spec.make_rules(**self.options)
         n = self.game.num_players
         m = len(config.agents)
@@ -228,7 +244,7 @@ class Arena:
         """The agent object of agent ``index`` at ``seat``."""
         key = (index, seat)
         if key not in self._agents:
-            self._agents[key] = build_agent(self.config.agents[index], self.config.game_id, self.options)
+            self._agents[key] = build_agent(self.config.agents[index], self.config.spec, self.options)
         return self._agents[key]
 
     def deal(self, index: int) -> tuple[int, list[int]]:
@@ -281,10 +297,12 @@ def _is_legal(action: Any, view: PlayerView) -> bool:
     return a >= 0 and bool((view.legal >> a) & 1)
 
 
-def _init_worker() -> None:
+def _init_worker(spec: GameSpec[Any, Any] | None = None) -> None:
     """Initialiser of the evaluation workers: one torch thread each (model agents run small networks, and
     workers with torch's default threads slow one another down on few cores), and Ctrl-C left to the parent,
-    which stops the pool (no traceback from every worker)."""
+    which stops the pool (no traceback from every worker). A spawned worker starts with the built-in games only:
+    the game played (``spec``) is added to its registry when it is not one of them (a game added with
+    ``whist_env.register``), for anything that looks it up by id there."""
     import os
     import signal
 
@@ -292,6 +310,8 @@ def _init_worker() -> None:
     os.environ["OMP_NUM_THREADS"] = "1"  # read by torch when the first model agent imports it
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
+    if spec is not None:
+        ensure_spec(spec)
 
 
 def _run_chunk(config: ArenaConfig, indices: Sequence[int]) -> list[DealResult]:
@@ -361,7 +381,7 @@ def play_deals(
     else:
         Arena(config)  # fail early on bad options, in this process
         with ProcessPoolExecutor(
-            max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker
+            max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker, initargs=(config.spec,)
         ) as pool:
             with sigint_ignored():  # the workers start now and inherit it: Ctrl-C stays the parent's
                 futures = [pool.submit(_run_chunk, config, c) for c in chunks]
@@ -381,7 +401,7 @@ def unit_text(config: ArenaConfig) -> str:
     """What one sample of the comparison is, in words, for the options the run used (the rules' ``deal_unit``)."""
     if not config.single_deal:
         return "one whole episode"
-    spec = get_spec(config.game_id)
+    spec = config.spec
     return spec.make_rules(**config.game_options()).deal_unit() or spec.unit
 
 
@@ -471,7 +491,7 @@ def _table_scores(t: TableResult, j: int, m: int) -> tuple[float, list[float]]:
 
 
 def evaluate(
-    game_id: str,
+    game_id: GameRef,
     agents: Iterable[AgentSpec],
     num_deals: int,
     seed: int = 0,
@@ -489,7 +509,7 @@ def evaluate(
         >>> print(report.to_markdown())
 
     Args:
-        game_id: the environment id.
+        game_id: the environment id, or the game's spec (looked up once, here).
         agents: two or more agents (names, objects or factories).
         num_deals: deals to play; each is replayed once per rotation of the lineup.
         seed: the run's seed: the same seed gives the same report (timing aside).
@@ -500,8 +520,9 @@ def evaluate(
         names: labels for the report.
         progress: draw a progress bar on stderr.
     """
+    spec = spec_of(game_id)
     config = ArenaConfig(
-        game_id, tuple(agents), num_deals, seed, dict(options or {}), single_deal, lineup, tuple(names)
+        spec.game_id, tuple(agents), num_deals, seed, dict(options or {}), single_deal, lineup, tuple(names), spec
     )
     results, wall = play_deals(config, workers=workers, progress=progress)
     return summarise(config, results, wall, workers)

@@ -11,14 +11,20 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from whist_env.errors import OptionError
+from whist_env.registry import GameRef, spec_of
 from whist_env.rllib import INSTALL_HINT
 from whist_env.rllib.league import MAIN
 from whist_env.view import PlayerView
+
+if TYPE_CHECKING:
+    from whist_env.agents.agent_spec import AgentSpec, MakeAgent
+    from whist_env.agents.base import Agent
+    from whist_env.spec import GameSpec
 
 MODULE_PATH = ("learner_group", "learner", "rl_module")
 """Where an RLlib algorithm checkpoint keeps its modules (one directory per module id)."""
@@ -66,7 +72,7 @@ class RLlibAgent:
 
     Args:
         path: a checkpoint (see the module docstring); or None with ``module`` given.
-        game_id: the environment id.
+        game_id: the environment id, or the game's spec.
         module: an RLModule already in memory (the training script's evaluation), instead of ``path``.
         **options: the game's options (they can change the encoding, e.g. ``num_players``).
 
@@ -76,14 +82,12 @@ class RLlibAgent:
 
     name = "rllib"
 
-    def __init__(self, path: str | Path | None, game_id: str, module: Any = None, **options: Any) -> None:
-        from whist_env.registry import get_spec
-
+    def __init__(self, path: str | Path | None, game_id: GameRef, module: Any = None, **options: Any) -> None:
         if path is None and module is None:
             raise OptionError("RLlibAgent needs a checkpoint path or a module")
-        spec = get_spec(game_id)
+        spec = spec_of(game_id)
         game = spec.make_rules(**options)
-        self.game_id = game_id
+        self.game_id: str = spec.game_id
         self.options = dict(options)
         self.encoder = spec.make_encoder(game)
         self.path = None if path is None else str(path)
@@ -91,8 +95,8 @@ class RLlibAgent:
         if path is not None:
             self._module_dir, meta = resolve_checkpoint(path)
             trained = meta.get("game")
-            if trained is not None and trained != game_id:
-                raise OptionError(f"rllib: the checkpoint {path} was trained on {trained}, not {game_id}")
+            if trained is not None and trained != self.game_id:
+                raise OptionError(f"rllib: the checkpoint {path} was trained on {trained}, not {self.game_id}")
             self.name = f"rllib:{Path(self.path).name}"  # type: ignore[arg-type]
             if importlib.util.find_spec("ray") is None:
                 # fail when the agent is made (a CLI's argument check), not in the middle of a match
@@ -135,3 +139,8 @@ class RLlibAgent:
 
     def __repr__(self) -> str:
         return f"RLlibAgent({self.path!r}, {self.game_id!r})"
+
+
+def rllib_agent(agent: AgentSpec, game: GameSpec[Any, Any], options: dict[str, Any], make: MakeAgent) -> Agent:
+    """``rllib:<checkpoint dir>`` (the builder of :data:`whist_env.agents.factory.AGENT_BUILDERS`)."""
+    return RLlibAgent(agent.get("path"), game, **options)

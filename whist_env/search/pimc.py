@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,19 +32,31 @@ from whist_env.agents.base import Agent
 from whist_env.cards import FULL_DECK
 from whist_env.cards import cards_of as _cards
 from whist_env.errors import OptionError
-from whist_env.registry import get_spec
+from whist_env.registry import GameRef, get_spec, spec_of
 from whist_env.search.sampler import DealSampler, SampledDeal
 from whist_env.search.solver import Position, Solver
 from whist_env.view import PlayerView
 
+if TYPE_CHECKING:
+    from whist_env.spec import GameSpec, SearchSpec
 
-def position_from_view(view: PlayerView, deal: SampledDeal, options: dict[str, Any] | None = None) -> Position:
+
+def position_from_view(
+    view: PlayerView, deal: SampledDeal, options: dict[str, Any] | None = None, search: SearchSpec[Any] | None = None
+) -> Position:
     """The solver's position for a deal drawn for ``view`` (public facts from the view, hands from the deal).
+
+    Args:
+        view: the deciding seat's view.
+        deal: a deal drawn for it.
+        options: the game's options.
+        search: the game's ``SearchSpec`` (None: looked up by the view's game).
 
     Raises:
         ValueError: when the solver does not cover the view's game.
     """
-    search = get_spec(view.game).search
+    if search is None:
+        search = get_spec(view.game).search
     if search is None:
         raise ValueError(f"the double-dummy solver does not cover {view.game!r} (its spec has no search)")
     sides, counts, follow = search.rules(options or {})
@@ -65,9 +77,8 @@ def position_from_view(view: PlayerView, deal: SampledDeal, options: dict[str, A
     )
 
 
-def _fallback_for(game_id: str, options: dict[str, Any]) -> Agent:
-    """The game's rule-based agent (every spec names one); an unknown game or a bad option raises OptionError."""
-    spec = get_spec(game_id)
+def _fallback_for(spec: GameSpec[Any, Any], options: dict[str, Any]) -> Agent:
+    """The game's rule-based agent (every spec names one); a bad option raises OptionError."""
     spec.make_rules(**options)  # validates the options like the environment does
     agent: Agent = spec.heuristic_cls()(**options)
     return agent
@@ -77,7 +88,7 @@ class PIMCAgent:
     """Samples deals consistent with the view, solves each double-dummy, plays the best card on average.
 
     Args:
-        game_id: the environment id.
+        game_id: the environment id, or the game's spec.
         samples: deals drawn per decision (K).
         time_budget: seconds per decision after which no more deals are drawn (None: always ``samples``).
         max_tricks: search only with at most this many tricks left in the deal; earlier card play follows
@@ -97,7 +108,7 @@ class PIMCAgent:
 
     def __init__(
         self,
-        game_id: str,
+        game_id: GameRef,
         samples: int = 20,
         time_budget: float | None = None,
         max_tricks: int | None = None,
@@ -108,16 +119,18 @@ class PIMCAgent:
     ) -> None:
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples}")
-        self.game_id = game_id
+        spec = spec_of(game_id)
+        self.game_id: str = spec.game_id
         self.samples = samples
         self.time_budget = time_budget
         self.horizon = horizon
         self.options = dict(options)
-        search = get_spec(game_id).search
+        search = spec.search
         if max_tricks is None and horizon is None and search is not None:
             max_tricks = search.max_tricks
         self.max_tricks = max_tricks
-        self.fallback = fallback if fallback is not None else _fallback_for(game_id, self.options)
+        self.fallback = fallback if fallback is not None else _fallback_for(spec, self.options)
+        self.search = search
         self.searches = search is not None
         self.total_tricks = len(search.rules(self.options)[1]) if search is not None else 0
         self.tt_bits = tt_bits
@@ -161,9 +174,10 @@ class PIMCAgent:
         k = 1 if sampler.determined else self.samples
         start = time.perf_counter()
         totals = dict.fromkeys(_cards(legal), 0.0)
+        search = self.search if view.game == self.game_id else None  # another game's view: its own rules
         for i in range(k):
             deal = sampler.sample(rng)
-            result = self.solver.solve(position_from_view(view, deal, self.options))
+            result = self.solver.solve(position_from_view(view, deal, self.options, search))
             for c in totals:
                 totals[c] += result.card_values[c]
             if self.time_budget is not None and i + 1 < k and time.perf_counter() - start > self.time_budget:
@@ -202,7 +216,7 @@ def _one_run(view: PlayerView, legal: int) -> bool:
 
 def make_pimc(
     name: str | AgentSpec,
-    game_id: str,
+    game_id: GameRef,
     make_fallback: Callable[[AgentSpec], Agent] | None = None,
     **options: Any,
 ) -> PIMCAgent:
@@ -211,7 +225,7 @@ def make_pimc(
 
     Args:
         name: the spec, as text or parsed.
-        game_id: the environment id.
+        game_id: the environment id, or the game's spec.
         make_fallback: builds the agent of a ``fallback`` spec (``whist_env.agents.make_agent`` passes itself).
         **options: the game's options.
 
@@ -228,3 +242,12 @@ def make_pimc(
             raise OptionError(f"{str(spec)!r} names a fallback agent: build it with whist_env.agents.make_agent")
         params["fallback"] = make_fallback(fallback)
     return PIMCAgent(game_id, **params, **options)
+
+
+def pimc_agent(
+    agent: AgentSpec, game: GameSpec[Any, Any], options: dict[str, Any], make: Callable[[AgentSpec], Agent]
+) -> Agent:
+    """``pimc`` / ``pimc(samples=K, fallback=<agent spec>)`` (the builder of
+    :data:`whist_env.agents.factory.AGENT_BUILDERS`; the fallback is built with ``make``, so that the search package
+    never imports the factory)."""
+    return make_pimc(agent, game, make_fallback=make, **options)

@@ -44,6 +44,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from whist_env.agents.factory import AGENT_NAMES
 from whist_env.errors import OptionError
+from whist_env.registry import default_game_id
 from whist_env.serve.tables import SEAT_CHOICES, Table, TableError, encode, game_catalogue
 
 STATIC_DIR = resources.files("whist_env.serve") / "static"
@@ -95,7 +96,8 @@ class Lobby:
             TableError: when the server already holds ``max_tables`` tables.
         """
         if not isinstance(body, dict):
-            raise OptionError('send a JSON object such as {"game": "german_whist_v0", "seats": ["human", "heuristic"]}')
+            example = {"game": default_game_id(), "seats": ["human", "heuristic"]}
+            raise OptionError(f"send a JSON object such as {json.dumps(example)}")
         known = {"game", "options", "seats", "study", "seed"}
         unknown = sorted(set(body) - known)
         if unknown:

@@ -27,10 +27,10 @@ import numpy as np
 from whist_env.agents.base import Agent
 from whist_env.agents.factory import make_agent
 from whist_env.cards import NUM_CARDS, card_pretty, cards_of
+from whist_env.envs.registration import make
 from whist_env.errors import OptionError
 from whist_env.record import GameRecord
-from whist_env.registry import game_ids, make
-from whist_env.rules.tricks import trick_winner
+from whist_env.registry import game_ids, get_spec
 from whist_env.view import PlayerView, ViewExtras
 
 HUMAN = "human"
@@ -177,10 +177,11 @@ class Table:
             raise OptionError(f"unknown game {game_id!r}; available: {', '.join(game_ids())}")
         if options is not None and not isinstance(options, Mapping):
             raise OptionError(f"'options' must be an object of option names and values, got {options!r}")
+        spec = get_spec(game_id)  # the one look-up of the id: the environment and the agents take the spec
         self.id = table_id
         self.game_id = game_id
         self.options = dict(options or {})
-        self.env = make(game_id, raw=True, **self.options)
+        self.env = make(spec, raw=True, **self.options)
         self.game = self.env.game
         n = self.game.num_players
         kinds = list(seats) if seats is not None else [HUMAN] + ["heuristic"] * (n - 1)
@@ -197,7 +198,7 @@ class Table:
             agent = None
             if kind != HUMAN:
                 try:
-                    agent = make_agent(kind, game_id, **self.options)
+                    agent = make_agent(kind, spec, **self.options)
                 except ValueError as err:  # PIMC's parameter errors
                     raise OptionError(f"seat {i}: {err}") from err
             rng = np.random.default_rng(agent_seeds[i])
@@ -353,7 +354,8 @@ class Table:
         self.env.step(action)
         if len(self._trick) == self.num_players:
             cards = [(s, c) for s, c in self._trick]
-            record.tricks.append({"cards": self._trick, "winner": trick_winner(cards, trump)})
+            # the game's rule (a variant may override the standard one)
+            record.tricks.append({"cards": self._trick, "winner": self.game.trick_winner(cards, trump)})
             self._trick = []
         state = self.env.game_state
         if state.deal_index != deal or state.done:

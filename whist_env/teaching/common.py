@@ -8,12 +8,13 @@ from typing import Any
 
 from whist_env.agents.base import Agent
 from whist_env.agents.factory import make_agent
+from whist_env.registry import GameRef, game_id_of
 
 AgentLike = str | Agent
 
 
 def _agents_for(
-    game_id: str, agents: AgentLike | Sequence[AgentLike], n: int, options: Mapping[str, Any]
+    game_id: GameRef, agents: AgentLike | Sequence[AgentLike], n: int, options: Mapping[str, Any]
 ) -> list[Agent]:
     """One agent object per seat from one name/agent (copied for every seat) or one per seat."""
     specs: list[Any]
@@ -22,7 +23,9 @@ def _agents_for(
     else:
         specs = list(agents)  # type: ignore[arg-type]
     if len(specs) != n:
-        raise ValueError(f"{game_id} has {n} seats: give one agent for all of them or {n} agents, got {len(specs)}")
+        raise ValueError(
+            f"{game_id_of(game_id)} has {n} seats: give one agent for all of them or {n} agents, got {len(specs)}"
+        )
     out: list[Agent] = []
     for spec in specs:
         if isinstance(spec, str):

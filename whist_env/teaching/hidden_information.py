@@ -20,9 +20,8 @@ from whist_env.agents.factory import make_agent
 from whist_env.cards import NUM_CARDS, card_pretty
 from whist_env.evaluation.arena import ArenaConfig, TableResult, play_deals, summarise
 from whist_env.evaluation.stats import MeanCI, mean_ci
-from whist_env.registry import get_spec
+from whist_env.registry import GameRef, get_spec, spec_of
 from whist_env.rules.core import State, TrickGame
-from whist_env.rules.tricks import trick_winner
 from whist_env.teaching.common import AgentLike, _agents_for
 from whist_env.view import PlayerView
 
@@ -56,19 +55,21 @@ class Episode:
 
 
 def play_episode(
-    game_id: str,
+    game_id: GameRef,
     agents: AgentLike | Sequence[AgentLike] = "heuristic",
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
 ) -> Episode:
-    """Play one seeded episode of ``game_id`` through the rules with ``agents`` (one for every seat, or one per
-    seat), keeping the state at the start and after every trick (see :class:`Episode`).
+    """Play one seeded episode of a game (by id or by spec) through the rules with ``agents`` (one for every seat,
+    or one per seat), keeping the state at the start and after every trick (see :class:`Episode`).
 
-    The deal comes from ``numpy.random.default_rng(seed)``; the agents draw from ``default_rng([seed, 1])``.
+    The deal comes from ``numpy.random.default_rng(seed)``; the agents draw from ``default_rng([seed, 1])``. Each
+    trick's winner in the transcript is the one the game's rules give it (``TrickGame.trick_winner``).
     """
     opts = dict(options or {})
-    game: TrickGame = get_spec(game_id).make_rules(**opts)
-    players = _agents_for(game_id, agents, game.num_players, opts)
+    spec = spec_of(game_id)
+    game: TrickGame = spec.make_rules(**opts)
+    players = _agents_for(spec, agents, game.num_players, opts)
     rng = np.random.default_rng(seed)
     agent_rng = np.random.default_rng([seed, 1])
     state = game.new_episode(rng)
@@ -88,7 +89,7 @@ def play_episode(
             continue
         trick.append(f"{name} {card_pretty(action)}")
         if (state.deal_index, state.trick_number) != before:
-            winner = trick_winner(played, trump)
+            winner = game.trick_winner(played, trump)
             lines.append(f"deal {before[0] + 1} trick {before[1] + 1}: {', '.join(trick)} → {game.seat_name(winner)}")
             trick = []
             states.append(state.copy())
@@ -168,7 +169,7 @@ class Forgetful:
         **options: the game's options (when ``agent`` is a name).
     """
 
-    def __init__(self, agent: AgentLike, game_id: str = "", **options: Any) -> None:
+    def __init__(self, agent: AgentLike, game_id: GameRef = "", **options: Any) -> None:
         self.template = make_agent(agent, game_id, **options) if isinstance(agent, str) else agent
         self.name = f"forgetful {getattr(self.template, 'name', type(self.template).__name__)}"
 
@@ -208,7 +209,7 @@ class VarianceComparison:
 
 
 def duplicate_vs_single(
-    game_id: str,
+    game_id: GameRef,
     agents: Sequence[AgentLike],
     num_deals: int,
     seed: int = 0,
@@ -225,19 +226,20 @@ def duplicate_vs_single(
     if len(agents) != 2:
         raise ValueError(f"compare exactly two agents, got {len(agents)}")
     opts = dict(options or {})
-    base = ArenaConfig(game_id, tuple(agents), num_deals, seed, opts, names=tuple(names))
+    spec = spec_of(game_id)
+    base = ArenaConfig(spec.game_id, tuple(agents), num_deals, seed, opts, names=tuple(names), spec=spec)
     results, wall = play_deals(base)
     report = summarise(base, results, wall)
     per_deal = len(results[0].tables)
     tables = num_deals * per_deal
     # Another seed: the single-play deals are independent of the duplicate ones.
-    single_cfg = ArenaConfig(game_id, tuple(agents), tables, seed + 7919, opts, names=tuple(names))
+    single_cfg = ArenaConfig(spec.game_id, tuple(agents), tables, seed + 7919, opts, names=tuple(names), spec=spec)
     single_results, _ = play_deals(single_cfg)
     diffs = []
     for r in single_results:
         diffs.append(_table_difference(r.tables[r.index % per_deal]))
     labels = base.labels()
-    return VarianceComparison(game_id, (labels[0], labels[1]), report.pairs[0].diff, mean_ci(diffs), tables)
+    return VarianceComparison(spec.game_id, (labels[0], labels[1]), report.pairs[0].diff, mean_ci(diffs), tables)
 
 
 def _table_difference(t: TableResult) -> float:

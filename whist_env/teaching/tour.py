@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from whist_env.cards import NUM_CARDS, bits_of, card_pretty, format_cards
-from whist_env.registry import game_ids, make
+from whist_env.envs.registration import make
+from whist_env.registry import game_ids
 from whist_env.rules.core import TrickGame
 from whist_env.teaching.common import AgentLike, _agents_for
 

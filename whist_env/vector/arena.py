@@ -50,6 +50,7 @@ from whist_env.agents.pretrained import choose
 from whist_env.errors import OptionError
 from whist_env.evaluation.arena import Arena, ArenaConfig, DealResult, Progress, TableResult, summarise
 from whist_env.evaluation.report import ArenaReport
+from whist_env.registry import GameRef, spec_of
 from whist_env.vector.core import RawVectorEnv
 from whist_env.vector.engines import make
 from whist_env.vector.learner import random_actions
@@ -148,14 +149,14 @@ class BatchedPolicy:
         return actions if perm is None else canonical.action_back(actions, perm)
 
 
-def batched_agent(spec: Any, game_id: str, options: dict[str, Any], rng: np.random.Generator) -> BatchedAgent:
+def batched_agent(spec: Any, game_id: GameRef, options: dict[str, Any], rng: np.random.Generator) -> BatchedAgent:
     """The batched form of an agent given by name, or the batched agent itself.
 
     Args:
         spec: ``"random"``, ``"heuristic"``, ``"pretrained"``, ``"pretrained(path=...)"`` (any spelling of
             :mod:`whist_env.agents.agent_spec`), a callable ``(obs, mask) -> actions`` or an object with
             ``act_state(venv, envs)``.
-        game_id: the game.
+        game_id: the game (its id, or its spec).
         options: the game's options (as played: the single-deal ones included).
         rng: the generator of a random agent (and of a sampling network).
 
@@ -174,9 +175,7 @@ def batched_agent(spec: Any, game_id: str, options: dict[str, Any], rng: np.rand
 
     parsed = parse_agent_spec(spec)
     if parsed.name == "random":
-        from whist_env.registry import get_spec
-
-        get_spec(game_id).make_rules(**options)  # an unknown game or a bad option fails here, as make_agent's
+        spec_of(game_id).make_rules(**options)  # an unknown game or a bad option fails here, as make_agent's
         return BatchedRandom(rng)
     if parsed.name == "pretrained":
         from whist_env.agents.factory import make_agent
@@ -226,7 +225,7 @@ def play_batched(
     tables = len(arena.assignments)
     total = config.num_deals * tables
     size = min(batch_size, total)
-    venv = make(config.game_id, size, seed=config.seed, **arena.options)
+    venv = make(config.spec, size, seed=config.seed, **arena.options)
     deals = [arena.deal(i) for i in range(config.num_deals)]
     returns = np.zeros((total, venv.num_players), np.float64)
     decisions = np.zeros((config.num_deals, m), np.int64)
@@ -237,7 +236,7 @@ def play_batched(
     for first in range(0, total, size):
         rows = np.arange(first, min(total, first + size))
         if len(rows) < size:  # the last batch: a smaller engine (the same options)
-            venv = make(config.game_id, len(rows), seed=config.seed, **arena.options)
+            venv = make(config.spec, len(rows), seed=config.seed, **arena.options)
         _play_batch(venv, arena, deals, rows, agents, returns, decisions, illegal, think)
         bar.update((rows[-1] + 1) // tables - bar.done)  # the deals whose every table is played
     wall = time.perf_counter() - start
@@ -354,7 +353,7 @@ def _legal_or_lowest(
 
 
 def evaluate_batched(
-    game_id: str,
+    game_id: GameRef,
     agents: Iterable[Any],
     num_deals: int,
     seed: int = 0,
@@ -373,7 +372,7 @@ def evaluate_batched(
         >>> report = evaluate_batched("humbug_v0", ["pretrained", "random"], num_deals=2000, seed=1)
 
     Args:
-        game_id: the environment id (a game with a batched engine).
+        game_id: the environment id (a game with a batched engine), or the game's spec (looked up once, here).
         agents: two or more batched agents, or names that have a batched form (:func:`batched_agent`).
         num_deals: deals to play; each is replayed once per rotation of the lineup.
         seed: the run's seed: the deals, and the random agents' generators.
@@ -388,10 +387,11 @@ def evaluate_batched(
         OptionError: for an agent without a batched form (naming it), a bad option, lineup or count.
     """
     specs = list(agents)
-    config = ArenaConfig(game_id, ("?",) * len(specs), num_deals, seed, dict(options or {}), single_deal, lineup,
-                         tuple(names))  # fmt: skip
+    game = spec_of(game_id)
+    config = ArenaConfig(game.game_id, ("?",) * len(specs), num_deals, seed, dict(options or {}), single_deal, lineup,
+                         tuple(names), game)  # fmt: skip
     game_options = _checked_arena(config).options  # a bad configuration fails before any agent is built
-    built = [batched_agent(s, game_id, game_options, np.random.default_rng([seed, 3, j])) for j, s in enumerate(specs)]
+    built = [batched_agent(s, game, game_options, np.random.default_rng([seed, 3, j])) for j, s in enumerate(specs)]
     # the report's agents by name: the AEC arena's config is only read here (its agents are never built)
     config = dataclasses.replace(config, agents=tuple(_label(s, a) for s, a in zip(specs, built, strict=True)))
     results, wall = play_batched(config, built, batch_size=batch_size, progress=progress)

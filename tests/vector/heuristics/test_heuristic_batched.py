@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 import whist_env.vector as vector
 import whist_env.vector.heuristics as heuristics
+from whist_env import registry
 from whist_env.errors import OptionError
 from whist_env.vector.heuristics import BatchedHeuristic, ported_games
 
@@ -16,8 +19,13 @@ def test_ported_games_are_listed() -> None:
 
 
 def test_a_game_not_ported_is_refused_naming_the_ported_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(heuristics, "ported_games", lambda: ["classic_whist_v0"])
-    with pytest.raises(OptionError, match=r"no batched \(numba\) port yet; ported: classic_whist_v0"):
+    """A game is ported when its spec names the port (``engine_heuristic``): without it, it is refused."""
+    spec = registry.get_spec("humbug_whist_v0")
+    monkeypatch.setitem(registry._LOADED, spec.game_id, dataclasses.replace(spec, engine_heuristic=None))
+    assert spec.game_id not in heuristics.ported_games()
+    with pytest.raises(
+        OptionError, match=r"humbug_whist_v0' has no batched \(numba\) port yet; ported: classic_whist_v0"
+    ):
         BatchedHeuristic("humbug_whist_v0")
 
 

@@ -12,11 +12,12 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+from whist_env import make
 from whist_env.agents import heuristic as py
 from whist_env.agents.cardplay import Table
 from whist_env.agents.endgame import ENDGAME_CARDS
 from whist_env.cards import NUM_CARDS, SUIT_MASKS, cards_of
-from whist_env.registry import game_ids, make
+from whist_env.registry import game_ids
 from whist_env.rules.core import PHASE_PLAY
 from whist_env.testing import option_cases, play_random_episode
 from whist_env.vector.heuristics import table as nb

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.errors import OptionError
-from whist_env.registry import game_ids, get_spec
+from whist_env.registry import GameRef, game_ids, get_spec, spec_of
 from whist_env.vector.core import RawVectorEnv
 
 
@@ -37,7 +37,7 @@ class BatchedHeuristic:
     It is deterministic, like the Python agent: the same state row gives the same decision.
 
     Args:
-        game_id: a game whose heuristic is ported (:func:`ported_games`).
+        game_id: a game whose heuristic is ported (:func:`ported_games`), by id or by spec.
         **options: the game's options, as its env takes them (checked as the env checks them).
 
     Raises:
@@ -46,14 +46,14 @@ class BatchedHeuristic:
 
     name = "heuristic"
 
-    def __init__(self, game_id: str, **options: Any) -> None:
-        spec = get_spec(game_id)  # an unknown game: names the known ones
-        if game_id not in ported_games():
+    def __init__(self, game_id: GameRef, **options: Any) -> None:
+        spec = spec_of(game_id)  # an unknown game: names the known ones
+        if spec.engine_heuristic is None:
             raise OptionError(
-                f"the heuristic of {game_id!r} has no batched (numba) port yet; ported: {', '.join(ported_games())} "
-                "(use make_agent('heuristic', ...) through the AEC env for the others)"
+                f"the heuristic of {spec.game_id!r} has no batched (numba) port yet; ported: "
+                f"{', '.join(ported_games())} (use make_agent('heuristic', ...) through the AEC env for the others)"
             )
-        self.game_id = game_id
+        self.game_id: str = spec.game_id
         self.options = dict(options)
         self.config = spec.make_rules(**options).config  # checks the options as the env does
         kernel = spec.engine_heuristic_kernel()

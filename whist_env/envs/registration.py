@@ -1,0 +1,131 @@
+"""Every registered game's PettingZoo face: ``make(id, **options)``, and the games in PettingZoo's registry.
+
+:mod:`whist_env.registry` looks games up (id → :class:`~whist_env.spec.GameSpec`); this module, one floor up with
+the environments, builds them. ``whist_env.make(id, **options)`` builds the wrapped environment, and each id is
+registered with PettingZoo's registry as ``whist_env/<name>-v0`` (when ``whist_env`` is imported) so that
+``pettingzoo.make("aec", ...)`` works. A sixth game, or a test's toy game, joins both registries with
+:func:`register` (``whist_env.register``) and leaves them with :func:`unregister`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from whist_env import registry
+from whist_env.envs.aec import WhistAECEnv, raw_env_for
+from whist_env.spec import GameSpec
+
+# The built-in games' PettingZoo faces are ``whist_env/<id>.py``; a registered game names its own entry point (or
+# None: the generic face built from its spec, :func:`~whist_env.envs.aec.raw_env_for`). A game known to the
+# registry but missing here (added with ``registry.add_spec`` alone, as a worker process does) gets the generic face.
+_ENV_ENTRY: dict[str, str | None] = {game_id: f"whist_env.{game_id}:env" for game_id in registry.BUILT_IN}
+_RAW_ENVS: dict[str, type[WhistAECEnv]] = {}
+
+# environment id -> module of its PettingZoo face (``from whist_env import classic_whist_v0``); the layers
+# below the PettingZoo face read a game through its spec, never through these modules.
+GAMES: dict[str, str] = {game_id: f"whist_env.{game_id}" for game_id in registry.BUILT_IN}
+
+
+def _pettingzoo_key(game_id: str) -> str:
+    return ("whist_env/" + game_id).replace("_v0", "-v0")
+
+
+def register(spec: GameSpec[Any, Any], env_entry_point: str | None = None) -> None:
+    """Add a game (a sixth one, or a test's toy game) to the registry and to PettingZoo's.
+
+    Args:
+        spec: the game's spec; its ``game_id`` must be new.
+        env_entry_point: ``"module:env"`` of its PettingZoo face; None builds one from the spec.
+
+    Raises:
+        OptionError: when the id is already registered.
+    """
+    registry.add_spec(spec)
+    _ENV_ENTRY[spec.game_id] = env_entry_point
+    if env_entry_point is not None:
+        GAMES[spec.game_id] = env_entry_point.split(":")[0]
+    _register_one_with_pettingzoo(spec.game_id)
+
+
+def unregister(game_id: str) -> None:
+    """Remove a game added with :func:`register` (a test's toy game, a notebook's experiment) from the registry
+    and PettingZoo's.
+
+    Raises:
+        OptionError: for an id that is not registered, or a built-in game.
+    """
+    registry.remove_spec(game_id)
+    for table in (_ENV_ENTRY, _RAW_ENVS, GAMES):
+        table.pop(game_id, None)
+    try:
+        from pettingzoo import aec_registry
+    except ImportError:  # older PettingZoo without a registry
+        return
+    aec_registry.pop(_pettingzoo_key(game_id), None)
+
+
+def raw_env_class(game: str | GameSpec[Any, Any]) -> type[WhistAECEnv]:
+    """The raw PettingZoo environment class of a game, by id or by spec (a spec that is not the registered one
+    of its id, such as a test's variant, gets the generic face built from it).
+
+    Raises:
+        OptionError: for an unknown id, naming the known ones.
+    """
+    if not isinstance(game, GameSpec):
+        spec = registry.get_spec(game)  # an unknown id (or not an id at all) raises here
+    else:
+        spec = game
+        # a spec equal to the registered one (a copy of it too, as a worker process receives) plays the registered face
+        if spec.game_id not in registry.SPECS or registry.get_spec(spec.game_id) != spec:
+            return raw_env_for(spec)
+    game_id = spec.game_id
+    cls = _RAW_ENVS.get(game_id)
+    if cls is None:
+        entry = _ENV_ENTRY.get(game_id)
+        cls = importlib.import_module(entry.split(":")[0]).raw_env if entry is not None else raw_env_for(spec)
+        _RAW_ENVS[game_id] = cls
+    return cls
+
+
+def make(game_id: str | GameSpec[Any, Any], raw: bool = False, **options: Any) -> Any:
+    """Build an environment by id: ``make("classic_whist_v0", target_points=7)`` (or by spec).
+
+    Args:
+        game_id: one of :func:`~whist_env.registry.game_ids`, or a game's spec.
+        raw: return the raw env (illegal actions raise) instead of the wrapped ``env()``.
+        **options: the game's options.
+
+    Raises:
+        OptionError: for an unknown game, an unknown option or a bad value, naming what is allowed.
+    """
+    cls = raw_env_class(game_id)
+    return cls(**options) if raw else cls.wrapped(**options)
+
+
+def _env_factory(game_id: str) -> Callable[..., Any]:
+    def env(**options: Any) -> Any:
+        return raw_env_class(game_id).wrapped(**options)
+
+    return env
+
+
+def _register_one_with_pettingzoo(game_id: str) -> None:
+    try:
+        from pettingzoo import aec_registry
+        from pettingzoo import register as pz_register
+    except ImportError:  # older PettingZoo without a registry
+        return
+    if _pettingzoo_key(game_id) not in aec_registry:
+        entry = _ENV_ENTRY.get(game_id)
+        pz_register("aec", "whist_env/" + game_id, entry_point=entry if entry is not None else _env_factory(game_id))
+
+
+def register_with_pettingzoo() -> None:
+    """Register every id with PettingZoo's registry (PettingZoo ≥ 1.26 has one)."""
+    for game_id in registry.game_ids():
+        _register_one_with_pettingzoo(game_id)
+
+
+__all__ = ["GAMES", "make", "raw_env_class", "register", "register_with_pettingzoo", "unregister"]
