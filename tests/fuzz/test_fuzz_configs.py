@@ -207,6 +207,7 @@ def fuzz(trainer: Trainer, example: tuple[str, list[str], str | None, Any], fold
     assert not _must_refuse(key, value, trainer.cls), f"{trainer.name} accepted {key}={value!r}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trainer", TRAINERS, ids=[t.name for t in TRAINERS])
 @FAST
 @given(data=st.data())

@@ -105,6 +105,7 @@ def test_forged_and_bad_actions_get_an_error_and_change_nothing() -> None:
             ({"token": tokens[actor], "action": 60}, 400, "not legal"),
             ({"token": tokens[actor], "action": "AS"}, 400, "integer"),
             ({"token": tokens[actor], "action": legal[0]["action"], "seat": waiting}, 400, "not yours"),
+            ({"token": tokens[actor], "action": legal[0]["action"], "seat": float(actor)}, 400, "not yours"),
             ({"token": "forged-token", "action": legal[0]["action"]}, 404, "holds no seat"),
             ({"action": legal[0]["action"]}, 404, "holds no seat"),
             ([1, 2], 400, "JSON object"),

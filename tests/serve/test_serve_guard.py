@@ -335,12 +335,24 @@ def test_the_readme_classroom_command_serves_this_machines_name(tmp_path: Path) 
         async def play() -> dict[str, Any]:
             actor = view.json()["to_act"]
             url = f"ws://127.0.0.1:{port}/api/tables/{table_id}/ws?token={tokens[actor]}"
-            async with websockets.connect(url, open_timeout=30) as ws:
+            async with websockets.connect(url, open_timeout=30, max_size=None) as ws:
                 state = json.loads(await ws.recv())
+                await ws.send("x" * 100_000)  # over --max-message (64 KiB): answered with an error
+                refused = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                assert refused["type"] == "error" and "--max-message" in refused["message"]
                 await ws.send(json.dumps({"type": "act", "action": state["legal"][0]["action"]}))
-                return json.loads(await asyncio.wait_for(ws.recv(), 30))
+                played = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                await ws.send("x" * 200_000)  # over twice the limit: uvicorn closes the connection (1009)
+                try:
+                    await asyncio.wait_for(ws.recv(), 30)
+                except websockets.ConnectionClosed as closed:
+                    assert closed.rcvd is not None and closed.rcvd.code == 1009
+                else:
+                    raise AssertionError("a message over twice --max-message was read")
+            return played
 
         assert asyncio.run(asyncio.wait_for(play(), 60))["version"] == 1
+        assert httpx.get(base + "/api/games", headers=host, timeout=10).status_code == 200
     finally:
         if server.poll() is None:
             server.send_signal(signal.SIGINT)

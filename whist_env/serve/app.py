@@ -531,7 +531,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 def _check_claimed_seat(msg: dict[str, Any], seat: int) -> None:
     """A message that names a seat must name the token's seat."""
     claimed = msg.get("seat", seat)
-    if claimed != seat or isinstance(claimed, bool):
+    if type(claimed) is not int or claimed != seat:  # 1.0 and true are no seat numbers
         raise TableError(f"seat {_short(claimed)} is not yours: your token holds seat {seat}")
 
 
