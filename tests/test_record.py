@@ -188,7 +188,7 @@ def test_other_mistakes_are_refused() -> None:
         GameRecord.from_dict({"format": FORMAT, "game_id": "humbug_v0", "options": {}})
     with pytest.raises(RecordError, match=f"upto must be 0..{len(record)}"):
         record.replay(upto=len(record) + 1)
-    with pytest.raises(RecordError, match="mode="):
+    with pytest.raises(RecordError, match="options: .*mode="):
         replace(record, options={"mode": "blindfolded"}).replay()
-    with pytest.raises(RecordError, match="unknown game"):
+    with pytest.raises(RecordError, match="game_id: unknown game"):
         replace(record, game_id="bridge_v0").replay()

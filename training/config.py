@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 VEC_ENVS = ("dummy", "subproc")
 SEARCH_REWARDS = ("phase1_dd",)
+SEED_MAX = 2**32 - 1
+"""The largest seed: numpy's legacy seeding (``np.random.seed``, which Stable-Baselines3 calls) takes 32 bits."""
 
 C = TypeVar("C")
 """A config dataclass read by the loader below (:class:`TrainConfig`, ``training.rllib_config.RLlibConfig``)."""
@@ -218,6 +220,13 @@ class TrainConfig:
             raise ConfigError(f"learner_seat must be 'random', 'rotate' or a seat number, got {self.learner_seat!r}")
         if not self.net_arch or any(h <= 0 for h in self.net_arch):
             raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
+        check_range("seed", self.seed, 0, SEED_MAX)
+        for name in ("learning_rate", "clip_range", "max_grad_norm", "reward_scale"):
+            check_range(name, getattr(self, name), 0, above=True)
+        for name in ("gamma", "gae_lambda"):
+            check_range(name, getattr(self, name), 0, 1)
+        for name in ("ent_coef", "vf_coef"):
+            check_range(name, getattr(self, name), 0)
         self._validate_game_and_agents()
         if self.pretrain is not None:
             self._validate_pretrain(self.pretrain)
@@ -331,7 +340,13 @@ def _check_type(name: str, value: Any, hint: Any) -> Any:
         raise ConfigError(f"{name} must be {_type_name(hint)}, got {type(value).__name__} {value!r}")
     if hint is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
+            try:
+                number = float(value)
+            except OverflowError:  # an integer beyond the range of a float
+                number = float("inf")
+            if -float("inf") < number < float("inf"):  # neither NaN nor infinite
+                return number
+            raise ConfigError(f"{name} must be a finite number, got {_short(value)}")
     elif hint is int or hint is str or hint is bool:
         if type(value) is hint:
             return value
@@ -358,6 +373,31 @@ def _nested(name: str, value: dict[str, Any], hint: type) -> Any:
         raise ConfigError(f"{name}: unknown key(s) {', '.join(map(repr, unknown))}. Allowed keys: {', '.join(allowed)}")
     hints = typing.get_type_hints(hint)
     return hint(**{k: _check_type(f"{name}.{k}", v, hints[k]) for k, v in value.items()})
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to 80 characters (a 5000-digit number is not repeated back whole)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**60 else f"a {len(str(abs(value)))}-digit int"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_range(
+    name: str, value: float, low: float | None = None, high: float | None = None, above: bool = False
+) -> None:
+    """Refuse a number outside its range: below ``low`` (or equal to it when ``above``: it must be greater) or
+    above ``high``.
+
+    Raises:
+        ConfigError: naming the key, the range and the value.
+    """
+    if (low is not None and (value < low or (above and value == low))) or (high is not None and value > high):
+        if high is None:
+            allowed = f"{'>' if above else '≥'} {low}"
+        elif low is None:
+            allowed = f"≤ {high}"
+        else:
+            allowed = f"in {'(' if above else '['}{low}, {high}]"
+        raise ConfigError(f"{name} must be {allowed}, got {_short(value)}")
 
 
 def _type_name(hint: Any) -> str:
@@ -435,7 +475,7 @@ def load_config_as(cls: type[C], path: str | Path, overrides: dict[str, Any] | N
         values = yaml.safe_load(text)
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"config file {path} cannot be read: {err}") from err
-    except yaml.YAMLError as err:
+    except (yaml.YAMLError, ValueError) as err:  # ValueError: an integer of more than 4300 digits
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(err).split())}") from err
     if values is None:  # an empty file: every key at its default (and 'game' missing)
         values = {}
@@ -470,14 +510,18 @@ def parse_set(items: list[str]) -> dict[str, Any]:
     """``["key=value", ...]`` from ``--set`` into a dict; values are read as YAML (``n_envs=4``, ``net_arch=[64]``).
 
     Raises:
-        ConfigError: for an item without ``=``.
+        ConfigError: for an item without ``=`` or a value that is not YAML.
     """
     out: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip():
             raise ConfigError(f"--set expects key=value, got {item!r}")
-        out[key.strip()] = yaml.safe_load(raw)
+        try:
+            out[key.strip()] = yaml.safe_load(raw)
+        except (yaml.YAMLError, ValueError) as err:  # ValueError: an integer of more than 4300 digits
+            why = " ".join(str(err).split())
+            raise ConfigError(f"--set {key.strip()}: the value is not valid YAML: {why}") from err
     return out
 
 

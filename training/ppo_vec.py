@@ -164,6 +164,15 @@ class PPOVecConfig:
             raise ConfigError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
         if not self.net_arch or any(h <= 0 for h in self.net_arch):
             raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
+        from training.config import SEED_MAX, check_range
+
+        check_range("seed", self.seed, 0, SEED_MAX)
+        for name in ("learning_rate", "clip_range", "max_grad_norm", "reward_scale"):
+            check_range(name, getattr(self, name), 0, above=True)
+        for name in ("gamma", "gae_lambda"):
+            check_range(name, getattr(self, name), 0, 1)
+        for name in ("ent_coef", "vf_coef"):
+            check_range(name, getattr(self, name), 0)
         if not self.opponents or any(w < 0 for w in self.opponents.values()) or sum(self.opponents.values()) <= 0:
             raise ConfigError(
                 f"opponents must map opponent names to non-negative weights with a positive sum, got {self.opponents}"

@@ -117,6 +117,15 @@ class RLlibConfig:
             )
         if not self.net_arch or any(h <= 0 for h in self.net_arch):
             raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
+        from training.config import SEED_MAX, check_range
+
+        check_range("seed", self.seed, 0, SEED_MAX)
+        for name in ("learning_rate", "clip_param", "grad_clip"):
+            check_range(name, getattr(self, name), 0, above=True)
+        for name in ("gamma", "lambda_"):
+            check_range(name, getattr(self, name), 0, 1)
+        for name in ("entropy_coeff", "vf_loss_coeff"):
+            check_range(name, getattr(self, name), 0)
         if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
             raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
         self._validate_game_and_league()

@@ -42,7 +42,6 @@ from training.config import ConfigError, parse_set, save_config  # noqa: E402
 from training.rllib_config import (  # noqa: E402
     RLlibConfig,
     load_rllib_config,
-    rllib_config_from_dict,
     rllib_field_docs,
 )
 
@@ -92,11 +91,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[RLlibConfig, Path]:
         saved = run_dir / "config.yaml"
         if not saved.is_file():
             raise ConfigError(f"--resume: {saved} does not exist; is {run_dir} a run directory?")
-        import yaml
-
-        values = yaml.safe_load(saved.read_text())
-        values.update(overrides)
-        config = rllib_config_from_dict(values, source=str(saved))
+        config = load_rllib_config(saved, overrides)  # a damaged saved config is a ConfigError naming what is wrong
     else:
         config = load_rllib_config(args.config, overrides)
     run_dir = Path(config.runs_dir) / config.run_name

@@ -216,9 +216,13 @@ def _make_rules(game_id: str, options: Mapping[str, Any]) -> TrickGame:
     from whist_env.registry import get_spec
 
     try:
-        game: TrickGame = get_spec(game_id).make_rules(**options)
+        spec = get_spec(game_id)
     except OptionError as err:
-        raise RecordError(f"game record: {err}") from None
+        raise RecordError(f"game record: game_id: {err}") from None
+    try:
+        game: TrickGame = spec.make_rules(**options)
+    except OptionError as err:
+        raise RecordError(f"game record: options: {err}") from None
     return game
 
 

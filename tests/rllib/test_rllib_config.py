@@ -81,3 +81,22 @@ def test_a_config_error_is_one_clear_line(tmp_path: Path, args: list[str], messa
 def test_missing_config_file_is_one_line(tmp_path: Path) -> None:
     out = cli("--config", str(tmp_path / "nope.yaml"))
     assert out.returncode == 2 and out.stderr.startswith("error: config file") and out.stderr.count("\n") == 1
+
+
+def test_resume_by_run_name_reads_the_saved_config_like_any_config(tmp_path: Path) -> None:
+    """``--resume --run-name`` without ``--config``: a damaged saved config.yaml is a ConfigError (it was an
+    AttributeError), and a sound one is read with the --set overrides."""
+    from training import rllib_selfplay
+
+    saved = tmp_path / "r" / "config.yaml"
+    saved.parent.mkdir()
+    argv = ["--resume", "--run-name", "r", "--runs-dir", str(tmp_path)]
+    for text, match in [("", "'game' is required"), ("- a list\n", "mapping"), ("game: [", "not valid YAML")]:
+        saved.write_text(text)
+        with pytest.raises(ConfigError, match=match):
+            rllib_selfplay.resolve_config(rllib_selfplay.parse_args(argv))
+    saved.write_text((REPO / "configs" / "rllib_german_whist.yaml").read_text() + "run_name: r\n")
+    with pytest.raises(ConfigError, match="unknown key"):
+        rllib_selfplay.resolve_config(rllib_selfplay.parse_args([*argv, "--set", "bogus=1"]))
+    with pytest.raises(ConfigError, match="no checkpoint to resume from"):
+        rllib_selfplay.resolve_config(rllib_selfplay.parse_args([*argv, "--set", "eval_deals=7"]))

@@ -21,7 +21,7 @@ def live_server() -> Iterator[tuple[str, Any]]:
 
     from whist_env.serve.app import ServerConfig, create_app
 
-    app = create_app(ServerConfig(max_tables=200, agent_delay=0.0))
+    app = create_app(ServerConfig(max_tables=200, max_tables_per_client=200, agent_delay=0.0))
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

@@ -104,6 +104,7 @@ def test_forged_and_bad_actions_get_an_error_and_change_nothing() -> None:
             ({"token": tokens[actor], "action": 60}, 400, "not legal"),
             ({"token": tokens[actor], "action": "AS"}, 400, "integer"),
             ({"token": tokens[actor], "action": legal[0]["action"], "seat": waiting}, 400, "not yours"),
+            ({"token": tokens[actor], "action": legal[0]["action"], "seat": float(actor)}, 400, "not yours"),
             ({"token": "forged-token", "action": legal[0]["action"]}, 404, "holds no seat"),
             ({"action": legal[0]["action"]}, 404, "holds no seat"),
             ([1, 2], 400, "JSON object"),
@@ -346,3 +347,60 @@ def test_the_game_record_is_refused_while_the_game_runs_and_replays_the_game_at_
         final = client.app.state.lobby.get(tid).env.game_state  # type: ignore[attr-defined]
         assert state.done and list(state.scores) == msg["scores"]
         assert all(getattr(state, n) == getattr(final, n) for n in _all_slots(type(state)))
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "model(path=elsewhere/m.zip)",
+        "model(elsewhere/m.zip)",
+        "pimc(fallback=model(path=elsewhere/m.zip))",
+        "pimc:samples=2,fallback=model:elsewhere/m.zip",
+        "pretrained(path=elsewhere/p.npz)",
+        "rllib:elsewhere/checkpoint",
+    ],
+)
+def test_every_file_an_agent_spec_names_must_lie_in_the_model_folders(kind: str, tmp_path: Path) -> None:
+    """Not only ``model:<path>``: the bracket form, a PIMC fallback, an exported policy and an RLlib checkpoint
+    name files too (a saved model or checkpoint is a pickle: loading one runs code from the file)."""
+    body = {"game": "german_whist_v0", "seats": ["human", kind]}
+    with _client() as client:
+        refused = client.post("/api/tables", json=body)
+        assert refused.status_code == 400 and "--models" in refused.json()["error"], refused.text
+    with _client(model_dirs=(str(tmp_path),)) as client:
+        refused = client.post("/api/tables", json=body)
+        assert refused.status_code == 400 and "outside the model folders" in refused.json()["error"]
+        assert client.app.state.lobby.tables == {}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),  # json.loads raised RecursionError (a 500)
+        (b'{"game": "german_whist_v0", "seed": ' + b"1" * 5000 + b"}", "not JSON"),  # int digit limit: ValueError
+        (b'{"game": 5}', "game id"),
+        (b'{"game": "german_whist_v0", "options": ""}', "options"),
+        (b'{"game": "german_whist_v0", "study": "no"}', "study"),
+        (b'{"game": "german_whist_v0", "seats": "hh"}', "seats"),
+        (b'{"game": "german_whist_v0", "seats": ["human", 3]}', "seats"),
+        (b'{"game": "german_whist_v0", "seats": ["human", "pimc(samples=0)"]}', "samples"),
+    ],
+)
+def test_malformed_bodies_get_a_json_error_naming_what_is_wrong(content: bytes, match: str) -> None:
+    with _client(max_body=1_000_000) as client:
+        response = client.post("/api/tables", content=content)
+        assert response.status_code == 400 and match in response.json()["error"], response.text
+        assert client.app.state.lobby.tables == {}  # type: ignore[attr-defined]
+        response = client.post("/api/tables/x/action", content=content)
+        assert response.status_code in (400, 404) and response.json()["error"]
+
+
+def test_unknown_pages_and_methods_get_a_json_error() -> None:
+    with _client() as client:
+        for response, status in [
+            (client.get("/api/nope"), 404),
+            (client.get("/static/nope.js"), 404),
+            (client.delete("/api/tables"), 405),
+            (client.get("/api/tables/x/action"), 405),
+        ]:
+            assert response.status_code == status and response.json()["error"], response.text

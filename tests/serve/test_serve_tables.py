@@ -152,7 +152,7 @@ def test_tokens_and_refused_actions_change_nothing() -> None:
     tokens = [seat.token for seat in table.seats]
     assert len(set(tokens)) == 4 and all(len(t) >= 32 for t in tokens)
     assert [table.seat_of(t) for t in tokens] == [0, 1, 2, 3]
-    for bad in ("", "x" * 32, None, 17, tokens[0][:-1]):
+    for bad in ("", "x" * 32, None, 17, tokens[0][:-1], "\x80", "é" * 32, "\ud800"):  # non-ASCII: was a TypeError
         with pytest.raises(TableError, match="holds no seat"):
             table.seat_of(bad)
     before = [encode(table.message(s)) for s in range(4)]

@@ -68,6 +68,15 @@ def test_unknown_key_names_the_allowed_keys(tmp_path: Path) -> None:
         ("game: humbug_v0\nlearner_seat: left\n", "learner_seat"),
         ("game: humbug_v0\nself_play_weight: 1.0\n", "self_play_weight"),
         ("- game\n", "expected a mapping"),
+        # found by tests/fuzz/test_fuzz_configs.py: these were accepted, or raised another error than ConfigError
+        ("game: humbug_v0\nlearning_rate: -0.001\n", "learning_rate must be > 0"),
+        ("game: humbug_v0\ngamma: 1.5\n", r"gamma must be in \[0, 1\]"),
+        ("game: humbug_v0\nent_coef: -1\n", "ent_coef must be ≥ 0"),
+        ("game: humbug_v0\nseed: -1\n", "seed must be in"),
+        ("game: humbug_v0\nclip_range: .nan\n", "clip_range must be a finite number"),
+        ("game: humbug_v0\npretrain: {learning_rate: .inf}\n", "pretrain.learning_rate must be a finite number"),
+        ("game: humbug_v0\nvf_coef: " + "9" * 400 + "\n", "vf_coef must be a finite number, got a 400-digit int"),
+        ("game: humbug_v0\nn_envs: " + "9" * 5000 + "\n", "not valid YAML"),
     ],
 )
 def test_bad_values_are_rejected_with_a_reason(tmp_path: Path, text: str, match: str) -> None:
@@ -93,6 +102,9 @@ def test_parse_set_reads_yaml_values() -> None:
     }
     with pytest.raises(ConfigError, match="key=value"):
         parse_set(["n_envs"])
+    for bad in ("net_arch=[64", "game={", "seed=" + "9" * 5000):  # yaml's own errors were not ConfigErrors
+        with pytest.raises(ConfigError, match="--set .*not valid YAML"):
+            parse_set([bad])
 
 
 def test_saved_config_round_trips(tmp_path: Path) -> None:

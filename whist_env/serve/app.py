@@ -15,8 +15,30 @@ Routes (every API answer is JSON; an error is ``{"error": "<what is wrong and wh
 - ``WS /api/tables/{table_id}/ws?token=...``: the seat's message after every change; send
   ``{"type": "act", "action": id}`` to act. A refused message is answered ``{"type": "error", "message"}``.
 
+Any other path answers 404 with a JSON error too.
+
 Agents think in a thread pool, so a table whose agent searches never holds up the others. Tables are bounded in
 number (``--max-tables``) and closed after ``--idle-timeout`` seconds without an action or a request.
+
+Limits and checks for a server that others reach (a classroom: ``--host 0.0.0.0``); each refusal is a JSON error
+naming the option that sets the limit (:mod:`whist_env.serve.guard`):
+
+- ``--max-body`` (64 KiB): a larger request body is answered 413.
+- ``--max-message`` (64 KiB): a larger WebSocket message is answered ``{"type": "error"}`` (one over twice the
+  limit closes the connection with 1009); so is a binary one. A client that sends faster than it reads its answers
+  is closed with 1008 (policy violation).
+- ``--max-tables-per-client`` (40): the tables one client address may hold open at once (a classroom behind one
+  router shares one address); one more is answered 429.
+- ``Host``: a request must name this server (localhost, 127.0.0.1, [::1], the bound address, and when bound to
+  0.0.0.0 or :: this machine's names and addresses) or one of ``--allowed-hosts``; others get 400. This stops
+  DNS rebinding (a web page whose name points at this machine driving the server through a browser).
+  ``--allowed-hosts '*'`` turns the check off: unsafe on any machine that runs a browser.
+- ``Origin``: a WebSocket or a POST from a browser page must come from the server's own origin (the scheme, host
+  and port it is reached on) or one of ``--allowed-origins`` (``scheme://host[:port]``, comma-separated); a
+  refused WebSocket is closed with 1008, a refused POST answered 403.
+- seat tokens are redacted from the log (``token=[redacted]``), whatever ``--log-level``.
+- model seats (``model``, ``pretrained(path=...)``, ``rllib``, also as a PIMC fallback) load only from
+  ``--models`` folders.
 """
 
 from __future__ import annotations
@@ -36,20 +58,33 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from whist_env.agents.agent_spec import AgentSpec, parse_agent_spec
 from whist_env.agents.factory import AGENT_NAMES
 from whist_env.errors import OptionError
 from whist_env.registry import default_game_id
-from whist_env.serve.tables import SEAT_CHOICES, Table, TableError, encode, game_catalogue
+from whist_env.serve import guard
+from whist_env.serve.tables import HUMAN, SEAT_CHOICES, Table, TableError, encode, game_catalogue
 
 STATIC_DIR = resources.files("whist_env.serve") / "static"
 DEFAULT_HOST = "127.0.0.1"
+ACT = '{"type": "act", "action": <action id>}'
+MAX_UNANSWERED = 32
+"""Refused WebSocket messages whose answers are not yet sent before the connection is closed (1008): a client
+that sends faster than it reads would otherwise fill the server's memory with answers."""
 log = logging.getLogger("whist_env.serve")
+
+
+class ClientLimitError(TableError):
+    """One client address holds its maximum of open tables (answered 429)."""
 
 
 @dataclass
@@ -63,6 +98,13 @@ class ServerConfig:
         agent_threads: threads in which agents think.
         model_dirs: folders from which ``model:<path>`` seats may load saved models (none: no model seats; a
             saved model is a pickle, and loading one runs code from the file).
+        host: the address the server is bound to (its names are allowed hosts; ``0.0.0.0``/``::``: this
+            machine's names and addresses).
+        max_body: the largest request body, in bytes.
+        max_message: the largest WebSocket message, in bytes.
+        max_tables_per_client: tables one client address may hold open at once.
+        allowed_hosts: more host names requests may give (``*``: any; unsafe, see :mod:`whist_env.serve.guard`).
+        allowed_origins: more origins (``scheme://host[:port]``) whose pages may open WebSockets and POST.
     """
 
     max_tables: int = 50
@@ -70,6 +112,12 @@ class ServerConfig:
     agent_delay: float = 0.4
     agent_threads: int = 4
     model_dirs: tuple[str, ...] = ()
+    host: str = DEFAULT_HOST
+    max_body: int = guard.DEFAULT_MAX_BODY
+    max_message: int = guard.DEFAULT_MAX_MESSAGE
+    max_tables_per_client: int = 40
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
 
 
 @dataclass
@@ -80,6 +128,7 @@ class Lobby:
     tables: dict[str, Table] = field(default_factory=dict)
     listeners: dict[str, set[asyncio.Queue[int | str]]] = field(default_factory=dict)
     runners: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)  # table id -> the client address that opened it
     executor: ThreadPoolExecutor | None = None
 
     def pool(self) -> ThreadPoolExecutor:
@@ -88,11 +137,12 @@ class Lobby:
             self.executor = ThreadPoolExecutor(self.config.agent_threads, thread_name_prefix="whist-agent")
         return self.executor
 
-    def create(self, body: Any) -> Table:
-        """Open a table from a ``POST /api/tables`` body.
+    def create(self, body: Any, client: str = "") -> Table:
+        """Open a table from a ``POST /api/tables`` body for the client at address ``client``.
 
         Raises:
             OptionError: for a malformed body, a bad game, option or seat.
+            ClientLimitError: when ``client`` already holds ``max_tables_per_client`` tables.
             TableError: when the server already holds ``max_tables`` tables.
         """
         if not isinstance(body, dict):
@@ -104,37 +154,62 @@ class Lobby:
             raise OptionError(f"unknown field(s) {unknown}; known: {sorted(known)}")
         if "game" not in body:
             raise OptionError("name the game: 'game' is one of the ids listed by GET /api/games")
+        if not isinstance(body["game"], str):
+            raise OptionError(f"'game' is a game id (a string; see GET /api/games), got {_short(body['game'])}")
         seed = body.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-            raise OptionError(f"'seed' is a non-negative integer or null, got {seed!r}")
+            raise OptionError(f"'seed' is a non-negative integer or null, got {_short(seed)}")
+        options = body.get("options")
+        if options is not None and not isinstance(options, dict):
+            raise OptionError(f"'options' is an object of option names and values (or null), got {_short(options)}")
+        study = body.get("study", False)
+        if not isinstance(study, bool):
+            raise OptionError(f"'study' is true or false, got {_short(study)}")
         seats = body.get("seats")
-        if isinstance(seats, list):
-            for kind in seats:
-                if isinstance(kind, str) and kind.startswith("model:"):
-                    self._check_model_path(kind[len("model:") :])
+        if seats is not None and not (isinstance(seats, list) and all(isinstance(k, str) for k in seats)):
+            raise OptionError(
+                f"'seats' is a list of seat names ({' | '.join(SEAT_CHOICES)}) or null, got {_short(seats)}"
+            )
+        for i, kind in enumerate(seats or ()):
+            self._check_seat_files(i, kind)
         self.close_idle()
         if len(self.tables) >= self.config.max_tables:
             raise TableError(
                 f"the server holds its maximum of {self.config.max_tables} tables; finish one, wait for idle tables "
                 "to close, or restart whist-serve with a larger --max-tables"
             )
+        held = sum(1 for owner in self.owners.values() if owner == client)
+        if held >= self.config.max_tables_per_client:
+            raise ClientLimitError(
+                f"your address ({client}) already holds {held} open tables, the most this server allows one address "
+                f"(--max-tables-per-client {self.config.max_tables_per_client}); finish a game or wait for idle "
+                f"tables to close (after {self.config.idle_timeout:g} s), or ask whoever runs the server for a "
+                "larger --max-tables-per-client"
+            )
         table_id = secrets.token_urlsafe(8)
-        table = Table(
-            table_id,
-            body["game"],
-            body.get("options") or {},
-            body.get("seats"),
-            study=bool(body.get("study", False)),
-            seed=seed,
-        )
+        table = Table(table_id, body["game"], options, seats, study=study, seed=seed)
         self.tables[table_id] = table
+        self.owners[table_id] = client
         self.listeners[table_id] = set()
         return table
+
+    def _check_seat_files(self, seat: int, kind: str) -> None:
+        """Every file an agent spec names (a model, an exported policy, a checkpoint, nested in a fallback too)
+        must lie in the server's model folders."""
+        if kind == HUMAN:
+            return
+        try:
+            spec = parse_agent_spec(kind)
+        except OptionError as err:
+            raise OptionError(f"seat {seat}: {err}") from None
+        for path in _spec_paths(spec):
+            self._check_model_path(path)
 
     def _check_model_path(self, path: str) -> None:
         if not self.config.model_dirs:
             raise OptionError(
-                "model seats are off on this server: start it with --models DIR to allow model:<path> inside DIR"
+                f"model seats are off on this server (a seat names the file {_short(path)}): start it with "
+                "--models DIR to allow model:<path> inside DIR"
             )
         resolved = Path(path).resolve()
         if not any(resolved.is_relative_to(Path(d).resolve()) for d in self.config.model_dirs):
@@ -192,6 +267,7 @@ class Lobby:
         if table is None:
             return
         table.closed = True
+        self.owners.pop(table_id, None)
         runner = self.runners.pop(table_id, None)
         if runner is not None:
             runner.cancel()
@@ -211,13 +287,58 @@ def _error(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _short(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a refusal does not echo a whole large message back)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _spec_paths(spec: AgentSpec) -> list[str]:
+    """The file paths an agent spec names, nested specs included."""
+    paths = []
+    for key, value in spec.args:
+        if isinstance(value, AgentSpec):
+            paths += _spec_paths(value)
+        elif key == "path":
+            paths.append(str(value))
+    return paths
+
+
+def _json(data: bytes | str, hint: str) -> Any:
+    """The JSON value of ``data``.
+
+    Raises:
+        TableError: for text that is not JSON, not UTF-8, nested too deep or holding a number too long to read.
+    """
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise TableError(f"the JSON is nested too deeply; send {hint}") from None
+    except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, an integer of more than 4300 digits
+        raise TableError(f"not JSON ({_short(str(err), 200)}); send {hint}") from None
+
+
+def _client_address(connection: HTTPConnection) -> str:
+    return connection.client.host if connection.client is not None else "unknown"
+
+
 def _seat_url(table: Table, seat: int) -> str:
     return f"/table/{table.id}?token={table.seats[seat].token}"
 
 
 def create_app(config: ServerConfig | None = None) -> Starlette:
-    """The ASGI application (one :class:`Lobby` of tables)."""
+    """The ASGI application (one :class:`Lobby` of tables).
+
+    Raises:
+        ValueError: for an ``allowed_origins`` entry that is not an origin.
+    """
     lobby = Lobby(config or ServerConfig())
+    policy = guard.Policy(
+        guard.allowed_hosts(lobby.config.host, lobby.config.allowed_hosts),
+        guard.allowed_origins(lobby.config.allowed_origins),
+        lobby.config.max_body,
+    )
+    guard.install_redaction()
 
     async def lobby_page(request: Request) -> Response:
         return FileResponse(str(STATIC_DIR / "index.html"))
@@ -233,13 +354,15 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def create_table(request: Request) -> Response:
         try:
-            body = json.loads(await request.body())
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            return _error(f"the body is not JSON ({err}); send an object with 'game', 'options' and 'seats'")
+            body = _json(await request.body(), "an object with 'game', 'options' and 'seats'")
+        except TableError as err:
+            return _error(f"the body is {err}")
         try:
-            table = lobby.create(body)
+            table = lobby.create(body, _client_address(request))
         except OptionError as err:
             return _error(str(err))
+        except ClientLimitError as err:
+            return _error(str(err), 429)
         except TableError as err:
             return _error(str(err), 503)
         lobby.kick(table)
@@ -276,9 +399,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def action(request: Request) -> Response:
         try:
-            body = json.loads(await request.body())
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            return _error(f"the body is not JSON ({err}); send {{'token': ..., 'action': <action id>}}")
+            body = _json(await request.body(), "{'token': ..., 'action': <action id>}")
+        except TableError as err:
+            return _error(f"the body is {err}")
         if not isinstance(body, dict):
             return _error("send a JSON object {'token': ..., 'action': <action id>}")
         try:
@@ -305,8 +428,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         # The pusher is the only sender: states (a version number) and errors (a text) go through its queue.
         queue: asyncio.Queue[int | str] = asyncio.Queue()
         lobby.listeners.setdefault(table.id, set()).add(queue)
+        unanswered = 0  # refused messages whose answer is not sent yet
 
         async def push() -> None:
+            nonlocal unanswered
             sent = -1
             try:
                 while True:
@@ -319,6 +444,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                     item = await queue.get()
                     if isinstance(item, str):
                         await websocket.send_text(encode({"type": "error", "message": item}))
+                        unanswered -= 1
             except (WebSocketDisconnect, RuntimeError, OSError):
                 return  # the client went away; the receiving side ends the connection
 
@@ -326,20 +452,23 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         try:
             while True:
                 try:
-                    text = await websocket.receive_text()
+                    message = await websocket.receive()
                 except RuntimeError:  # the table was closed, and its socket with it
+                    break
+                if message["type"] == "websocket.disconnect":
                     break
                 table.touch()
                 try:
-                    msg = json.loads(text)
-                    if not isinstance(msg, dict) or msg.get("type") != "act":
-                        raise TableError('send {"type": "act", "action": <action id>}')
+                    msg = _ws_request(message, lobby.config.max_message)
                     _check_claimed_seat(msg, seat)
                     table.act(seat, msg.get("action"))
-                except json.JSONDecodeError as err:
-                    queue.put_nowait(f'not JSON ({err}); send {{"type": "act", "action": <action id>}}')
                 except TableError as err:
+                    if unanswered >= MAX_UNANSWERED:
+                        await _close_quietly(websocket, guard.POLICY_VIOLATION, "too many messages unanswered")
+                        break
+                    unanswered += 1
                     queue.put_nowait(str(err))
+                    await asyncio.sleep(0)  # let the pusher answer before the next message is read
                 else:
                     lobby.notify(table)
                     lobby.kick(table)
@@ -368,6 +497,17 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             if lobby.executor is not None:
                 lobby.executor.shutdown(wait=False, cancel_futures=True)
 
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        if status == 404:
+            where = _short(request.url.path, 100)
+            return _error(f"no page {where} here: the API is under /api/ (see GET /api/games)", 404)
+        if status == 405:
+            return _error(f"{request.method} is not allowed on {_short(request.url.path, 100)}", 405)
+        if status == 500:
+            return _error("the server failed on this request (a bug: see the server's log)", 500)
+        return _error(str(getattr(exc, "detail", "refused")), status)
+
     app = Starlette(
         routes=[
             Route("/", lobby_page),
@@ -382,32 +522,118 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Mount("/static", app=StaticFiles(directory=str(STATIC_DIR)), name="static"),
         ],
         lifespan=lifespan,
+        middleware=[Middleware(guard.Guard, policy=policy)],
+        exception_handlers={HTTPException: http_error, Exception: http_error},
     )
     app.state.lobby = lobby
+    app.state.policy = policy
     return app
 
 
 def _check_claimed_seat(msg: dict[str, Any], seat: int) -> None:
     """A message that names a seat must name the token's seat."""
     claimed = msg.get("seat", seat)
-    if claimed != seat:
-        raise TableError(f"seat {claimed!r} is not yours: your token holds seat {seat}")
+    if type(claimed) is not int or claimed != seat:  # 1.0 and true are no seat numbers
+        raise TableError(f"seat {_short(claimed)} is not yours: your token holds seat {seat}")
+
+
+def _ws_request(message: Message, max_message: int) -> dict[str, Any]:
+    """The ``act`` request of one WebSocket message.
+
+    Raises:
+        TableError: for a binary message, one over ``max_message`` bytes, or one that is not an ``act`` object.
+    """
+    text = message.get("text")
+    if text is None:
+        size = len(message.get("bytes") or b"")
+        raise TableError(f"a binary message ({size} bytes) is not read here; send text: {ACT}")
+    size = len(text.encode())
+    if size > max_message:
+        raise TableError(
+            f"a message of {size} bytes is over this server's limit of {max_message} bytes (--max-message); send {ACT}"
+        )
+    msg = _json(text, ACT)
+    if not isinstance(msg, dict) or msg.get("type") != "act":
+        raise TableError(f"send {ACT}, got {_short(msg)}")
+    return msg
+
+
+async def _close_quietly(websocket: WebSocket, code: int, reason: str) -> None:
+    with contextlib.suppress(RuntimeError, OSError, WebSocketDisconnect):
+        await websocket.close(code=code, reason=reason)
+
+
+def _comma_list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The ``whist-serve`` console script."""
-    parser = argparse.ArgumentParser(prog="whist-serve", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="whist-serve",
+        description=__doc__.split("\n\n")[0],
+        epilog="Limits and checks for a server that others reach: see the module docstring of whist_env.serve.app "
+        "(python -m pydoc whist_env.serve.app) and README.md, 'Play in the browser'.",
+    )
     parser.add_argument("--host", default=DEFAULT_HOST, help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--max-tables", type=int, default=50, help="tables open at once (default 50)")
+    parser.add_argument(
+        "--max-tables-per-client",
+        type=int,
+        default=40,
+        metavar="N",
+        help="tables one client address may hold open at once (default 40; a classroom behind one router shares one "
+        "address); one more is answered 429",
+    )
     parser.add_argument("--idle-timeout", type=float, default=1800.0, help="close a table idle this many seconds")
     parser.add_argument("--agent-delay", type=float, default=0.4, help="seconds an agent waits before it plays")
     parser.add_argument(
         "--models", action="append", default=[], metavar="DIR", help="allow model:<path> seats for models in DIR"
     )
+    parser.add_argument(
+        "--max-body",
+        type=int,
+        default=guard.DEFAULT_MAX_BODY,
+        metavar="BYTES",
+        help="largest request body (default 65536); a larger one is answered 413",
+    )
+    parser.add_argument(
+        "--max-message",
+        type=int,
+        default=guard.DEFAULT_MAX_MESSAGE,
+        metavar="BYTES",
+        help="largest WebSocket message (default 65536); a larger one is answered with an error, one over twice "
+        "this closes the connection (1009)",
+    )
+    parser.add_argument(
+        "--allowed-hosts",
+        type=_comma_list,
+        default=[],
+        metavar="HOST,...",
+        help="host names requests may give besides localhost, 127.0.0.1, [::1], the bound address and (bound to "
+        "0.0.0.0 or ::) this machine's names and addresses; others get 400 (this stops DNS rebinding). '*' allows "
+        "every name: unsafe, any web page a visitor opens can then drive the server through the visitor's browser",
+    )
+    parser.add_argument(
+        "--allowed-origins",
+        type=_comma_list,
+        default=[],
+        metavar="ORIGIN,...",
+        help="origins (scheme://host[:port]) whose pages may open the WebSocket and POST, besides the server's own "
+        "(the scheme, host and port it is reached on); others are closed with 1008 or answered 403",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=("critical", "error", "warning", "info", "debug"),
+        help="uvicorn's log level (default warning; info logs every request, with the seat tokens redacted)",
+    )
     args = parser.parse_args(argv)
     if args.max_tables < 1 or args.idle_timeout <= 0 or args.agent_delay < 0:
         parser.error("--max-tables must be ≥ 1, --idle-timeout > 0 and --agent-delay ≥ 0")
+    if args.max_tables_per_client < 1 or args.max_body < 1 or args.max_message < 1:
+        parser.error("--max-tables-per-client, --max-body and --max-message must be ≥ 1")
     import uvicorn
 
     config = ServerConfig(
@@ -415,9 +641,32 @@ def main(argv: Sequence[str] | None = None) -> None:
         idle_timeout=args.idle_timeout,
         agent_delay=args.agent_delay,
         model_dirs=tuple(args.models),
+        host=args.host,
+        max_body=args.max_body,
+        max_message=args.max_message,
+        max_tables_per_client=args.max_tables_per_client,
+        allowed_hosts=tuple(args.allowed_hosts),
+        allowed_origins=tuple(args.allowed_origins),
     )
-    print(f"whist-serve: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)")
-    uvicorn.run(create_app(config), host=args.host, port=args.port, log_level="warning")
+    try:
+        app = create_app(config)
+    except ValueError as err:
+        parser.error(f"--allowed-origins: {err}")
+    hosts = app.state.policy.hosts
+    if guard.normalize_host(args.host) in guard.EVERY_ADDRESS:
+        reach = guard.public_addresses(hosts)
+        where = f"; from other machines: http://<{' | '.join(reach[:6])}>:{args.port}/" if reach else ""
+        print(f"whist-serve: open http://127.0.0.1:{args.port}/ in a browser{where} (Ctrl-C stops)")
+    else:
+        print(f"whist-serve: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)")
+    print(f"whist-serve: answers to the hosts {guard.describe_hosts(hosts)} (--allowed-hosts adds more)", flush=True)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        ws_max_size=2 * args.max_message,
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

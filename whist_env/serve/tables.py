@@ -237,7 +237,8 @@ class Table:
         """
         if isinstance(token, str) and token:
             for seat in self.seats:
-                if secrets.compare_digest(seat.token, token):
+                # as bytes: compare_digest refuses a non-ASCII str (a JSON token may even hold a lone surrogate)
+                if secrets.compare_digest(seat.token.encode(), token.encode("utf-8", "surrogatepass")):
                     return seat.index
         raise TableError("this token holds no seat at this table; open the table with the link you were given")
 
