@@ -97,7 +97,11 @@ class TrainingCallback:
         }
 
     def checkpoint(self) -> Path:
-        """Save a checkpoint of the whole run now."""
+        """Save a checkpoint of the whole run now.
+
+        Raises:
+            CheckpointWriteError: it could not be written (disk full, ...); the previous one is intact.
+        """
         env = self.training_env
         extra = {
             "schedule": self.state(),
@@ -106,13 +110,13 @@ class TrainingCallback:
             "rng": capture_rng(),
             "num_timesteps": self.model.num_timesteps,
         }
-        path = save_checkpoint(self.run_dir, self.model, extra, self.config.keep_checkpoints)
         from whist_env.fingerprint import save_model_metadata  # the game, all its options, the layout: checked on load
 
-        save_model_metadata(
-            path / "model.zip", self.config.game, self.config.game_options, canonical_suits=self.config.canonical_suits
-        )
-        return path
+        def metadata(tmp: Path) -> None:  # inside the temporary directory: a checkpoint in place always has it
+            cfg = self.config
+            save_model_metadata(tmp / "model.zip", cfg.game, cfg.game_options, canonical_suits=cfg.canonical_suits)
+
+        return save_checkpoint(self.run_dir, self.model, extra, self.config.keep_checkpoints, also=metadata)
 
     # ------------------------------------------------------------------ self-play
     def snapshot_agents(self) -> list[PolicyAgent]:

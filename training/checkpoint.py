@@ -11,32 +11,48 @@ A checkpoint is taken between two rollouts (after a PPO update) and holds, in
 It is written to a temporary directory and renamed into place, so a run killed at any moment leaves only
 complete checkpoints behind. ``--resume`` scans the directories for the newest one that loads (a damaged one
 is skipped with a warning); ``checkpoints/latest`` names the newest for people, and nothing relies on it.
+
+The atomic write itself (:func:`write_checkpoint_dir`) is every trainer's: ``train.py``'s checkpoints above,
+``ppo_vec.py``'s ``state.pt`` and ``rllib_selfplay.py``'s RLlib checkpoints all go through it. A write that
+fails (disk full) raises :class:`CheckpointWriteError`, whose one-line message names the checkpoint, the cause
+and the previous checkpoint, which is intact. What a run killed in the middle of a write leaves behind (a
+hidden temporary directory) is removed by :func:`clean_leftovers` when the run is resumed.
+
+Tests only: the environment variable ``WHIST_TEST_CHECKPOINT_FAULT`` (:data:`FAULT_ENV`) injects a fault into
+one checkpoint write (see :func:`write_checkpoint_dir`); unset, as it always is outside the tests, it does
+nothing.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import random
 import shutil
+import sys
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 LATEST = "latest"
 
 
 def capture_rng() -> dict[str, Any]:
     """The global random states that PPO consumes (minibatch shuffles, action sampling)."""
+    import torch  # here, not at the top: the trainers import this module before they parse their arguments
+
     return {"random": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
 
 
 def restore_rng(states: dict[str, Any]) -> None:
     """Restore :func:`capture_rng`'s states."""
+    import torch
+
     random.setstate(states["random"])
     np.random.set_state(states["numpy"])
     torch.set_rng_state(states["torch"])
@@ -72,7 +88,7 @@ class DamagedCheckpointError(Exception):
 
 def step_of(path: Path) -> int | None:
     """The timestep count in a checkpoint directory's name (``step_000000000256`` -> 256), or None for
-    another name (a temporary ``.tmp`` directory, ``latest``, ...)."""
+    another name (a hidden temporary directory, ``latest``, ...)."""
     prefix, _, digits = path.name.partition("_")
     return int(digits) if prefix == "step" and digits.isdigit() else None
 
@@ -139,41 +155,169 @@ def find_checkpoint(run_dir: Path, warn: Callable[[str], None] | None = None) ->
     return None
 
 
-def save_checkpoint(run_dir: Path, model: Any, extra: dict[str, Any], keep: int) -> Path:
+def save_checkpoint(
+    run_dir: Path,
+    model: Any,
+    extra: dict[str, Any],
+    keep: int,
+    also: Callable[[Path], None] | None = None,
+) -> Path:
     """Write a checkpoint at ``model.num_timesteps`` atomically and point ``latest`` at it.
 
-    Both files are written into ``step_<n>.tmp/``, which is then renamed to ``step_<n>/``: a run killed at any
-    moment leaves either the whole checkpoint or none. Of the older checkpoints the newest ``keep - 1`` are kept;
-    checkpoints of a higher step than this one (a damaged one that a resume skipped) are never deleted.
+    Both files are written into a temporary directory, which is then renamed to ``step_<n>/``
+    (:func:`write_checkpoint_dir`): a run killed at any moment leaves either the whole checkpoint or none. Of the
+    older checkpoints the newest ``keep - 1`` are kept; checkpoints of a higher step than this one (a damaged one
+    that a resume skipped) are never deleted.
+
+    Args:
+        run_dir: ``runs/<run_name>``.
+        model: the sb3 model (``num_timesteps``, ``save``).
+        extra: the ``state.pkl`` (see the module docstring).
+        keep: how many checkpoints to keep, this one included.
+        also: called with the temporary directory once both files are in it, to add to them before the move
+            (``train.py`` stores the model's metadata in ``model.zip``).
+
+    Raises:
+        CheckpointWriteError: the checkpoint could not be written (disk full, ...); the older ones are untouched.
     """
     root = run_dir / "checkpoints"
-    root.mkdir(parents=True, exist_ok=True)
     step = int(model.num_timesteps)
     name = f"step_{step:012d}"
-    final = root / name
-    tmp = root / (name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    model.save(tmp / "model.zip")
-    with open(tmp / "state.pkl", "wb") as f:
-        pickle.dump(extra, f, protocol=pickle.HIGHEST_PROTOCOL)
-        f.flush()
-        os.fsync(f.fileno())
-    move_into_place(tmp, final)
+
+    def write(tmp: Path) -> None:
+        model.save(tmp / "model.zip")
+        with open(tmp / "state.pkl", "wb") as f:
+            pickle.dump(extra, f, protocol=pickle.HIGHEST_PROTOCOL)
+            f.flush()
+            os.fsync(f.fileno())
+        if also is not None:
+            also(tmp)
+
+    final = write_checkpoint_dir(root / name, write)
     pointer = root / (LATEST + ".tmp")
-    pointer.write_text(name + "\n")
-    os.replace(pointer, root / LATEST)
+    try:
+        pointer.write_text(name + "\n")
+        os.replace(pointer, root / LATEST)
+    except OSError:  # the checkpoint is in place; the pointer is only a hint for people (nothing reads it)
+        pointer.unlink(missing_ok=True)
     older = [p for p in checkpoint_dirs(run_dir) if (step_of(p) or 0) < step]
     for p in older[max(keep - 1, 0) :]:
         shutil.rmtree(p, ignore_errors=True)
     return final
 
 
+FAULT_ENV = "WHIST_TEST_CHECKPOINT_FAULT"
+"""Tests only: ``pause@<name>`` or ``enospc@<name>`` (``<name>``: a checkpoint directory's name, such as
+``step_000000000256`` or ``iter_000002``). The write of that checkpoint, once its temporary directory is complete
+and before it is moved into place, either stops (after a line on stderr saying so, for a test to kill the run
+there) or fails with "No space left on device" (a full disk). Unset, nothing happens."""
+
+
+class CheckpointWriteError(Exception):
+    """A checkpoint that could not be written; the one-line message names it, the cause and the previous
+    checkpoint, which is intact (nothing in place was touched)."""
+
+
+def hidden(final: Path, suffix: str) -> Path:
+    """``.<name><suffix>`` beside ``final``: the temporary (``.tmp``) and moved-aside (``.old``) directories of a
+    checkpoint are hidden, so that no listing of checkpoints (``step_*``, ``iter_*``) ever sees them."""
+    return final.with_name(f".{final.name}{suffix}")
+
+
+def write_checkpoint_dir(final: Path, write: Callable[[Path], None]) -> Path:
+    """Write the checkpoint directory ``final`` atomically: ``write(tmp)`` fills a temporary directory beside it
+    (``.<name>.tmp``), which is then moved into place (:func:`move_into_place`). Killed at any moment, a run
+    leaves either the whole new checkpoint or none, and every older one intact.
+
+    Raises:
+        CheckpointWriteError: ``write`` or the move raised ``OSError`` (disk full, no permission, ...); the
+            temporary directory is removed and the message says which checkpoint is still in place.
+    """
+    tmp = hidden(final, ".tmp")
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        write(tmp)
+        _test_fault(final, tmp)
+        move_into_place(tmp, final)
+    except OSError as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise CheckpointWriteError(_write_failed(final, err)) from err
+    return final
+
+
+def _test_fault(final: Path, tmp: Path) -> None:
+    """The fault :data:`FAULT_ENV` asks for at this write, if any (see there)."""
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return
+    what, _, name = spec.partition("@")
+    if what not in ("pause", "enospc") or not name:
+        raise ValueError(f"{FAULT_ENV}={spec!r}: expected pause@<checkpoint name> or enospc@<checkpoint name>")
+    if name != final.name:
+        return
+    if what == "enospc":
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp))
+    print(f"{FAULT_ENV}: paused before moving {tmp} into place", file=sys.stderr, flush=True)
+    time.sleep(600)  # the test kills the run here
+
+
+def _write_failed(final: Path, err: OSError) -> str:
+    """The one-line message of a failed write of ``final``."""
+    # an OSError with an errno says it in strerror; another (Ray's remote errors) may hold a traceback: its last line
+    lines = [line for line in str(err).splitlines() if line.strip()]
+    cause = err.strerror or (lines[-1].strip()[:200] if lines else type(err).__name__)
+    previous = _newest_in_place(final)
+    kept = (
+        f"the previous checkpoint {previous} is intact (--resume continues from it)"
+        if previous is not None
+        else "there is no earlier checkpoint"
+    )
+    return f"could not write checkpoint {final}: {cause}; {kept}"
+
+
+def _newest_in_place(final: Path) -> Path | None:
+    """The newest checkpoint beside ``final`` (same ``<prefix>_<n>`` naming, ``n`` at most ``final``'s), or None."""
+    prefix, _, digits = final.name.partition("_")
+    if not final.parent.is_dir() or not digits.isdigit():
+        return None
+    found = []
+    for p in final.parent.iterdir():
+        pre, _, n = p.name.partition("_")
+        if p.is_dir() and pre == prefix and n.isdigit() and int(n) <= int(digits):
+            found.append((int(n), p))
+    return max(found)[1] if found else None
+
+
+def clean_leftovers(root: Path, warn: Callable[[str], None]) -> None:
+    """Tidy what a run killed during a checkpoint write left in the checkpoints directory ``root``.
+
+    A temporary directory (``.<name>.tmp``) was never moved into place, so it may be incomplete: it is removed,
+    never resumed from. A checkpoint moved aside (``.<name>.old``) for a same-step replacement that never arrived
+    goes back to its place; one whose replacement arrived is removed. Each is said in a one-line warning.
+    """
+    if not root.is_dir():
+        return
+    for p in sorted(root.iterdir()):
+        if not (p.is_dir() and p.name.startswith(".")):
+            continue
+        if p.name.endswith(".tmp"):
+            shutil.rmtree(p, ignore_errors=True)
+            warn(f"warning: removed the incomplete checkpoint {p} (the run stopped while writing it)")
+        elif p.name.endswith(".old"):
+            final = root / p.name[1 : -len(".old")]
+            if final.exists():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                os.replace(p, final)
+                warn(f"warning: put {final} back in place (the run stopped while replacing it)")
+
+
 def move_into_place(tmp: Path, final: Path) -> None:
     """Rename the complete directory ``tmp`` to ``final``; an existing ``final`` (the same step again: a finished run
-    resumed) is moved aside first and dropped after, so that a whole copy exists at every moment."""
+    resumed) is moved aside (``.<name>.old``) first and dropped after, so that a whole copy exists at every moment."""
     if final.exists():
-        aside = final.with_name(final.name + ".old")
+        aside = hidden(final, ".old")
         shutil.rmtree(aside, ignore_errors=True)
         os.replace(final, aside)
         os.replace(tmp, final)

@@ -738,24 +738,25 @@ class PPOVec:
         self.saved_step = self.num_timesteps
 
     def save_checkpoint(self) -> Path:
-        """Write ``checkpoints/step_<n>/state.pt`` atomically (a ``.tmp`` directory renamed into place) and drop all
-        but the newest ``keep_checkpoints``."""
+        """Write ``checkpoints/step_<n>/state.pt`` atomically (:func:`training.checkpoint.write_checkpoint_dir`:
+        a temporary directory moved into place) and drop all but the newest ``keep_checkpoints``.
+
+        Raises:
+            CheckpointWriteError: it could not be written (disk full, ...); the previous one is intact.
+        """
         import torch
 
-        from training.checkpoint import checkpoint_dirs, move_into_place, step_of
+        from training.checkpoint import checkpoint_dirs, step_of, write_checkpoint_dir
 
         assert self.run_dir is not None
-        root = self.run_dir / "checkpoints"
-        root.mkdir(parents=True, exist_ok=True)
-        name = f"step_{self.num_timesteps:012d}"
-        tmp, final = root / (name + ".tmp"), root / name
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        with open(tmp / CHECKPOINT_FILE, "wb") as f:
-            torch.save(self.state(), f)
-            f.flush()
-            os.fsync(f.fileno())
-        move_into_place(tmp, final)
+
+        def write(tmp: Path) -> None:
+            with open(tmp / CHECKPOINT_FILE, "wb") as f:
+                torch.save(self.state(), f)
+                f.flush()
+                os.fsync(f.fileno())
+
+        final = write_checkpoint_dir(self.run_dir / "checkpoints" / f"step_{self.num_timesteps:012d}", write)
         self.saved_step = self.num_timesteps
         older = [p for p in checkpoint_dirs(self.run_dir) if (step_of(p) or 0) < self.num_timesteps]
         for p in older[self.config.keep_checkpoints - 1 :]:
@@ -892,6 +893,10 @@ def resolve(args: argparse.Namespace) -> tuple[PPOVecConfig, Path, tuple[Path, d
         )
     if "total_timesteps" not in overrides:  # without the flag a resumed run keeps its own length, not the file's
         config.total_timesteps = saved.total_timesteps
+    from training.checkpoint import clean_leftovers
+
+    # a write the run was killed in: never resumed from
+    clean_leftovers(run_dir / "checkpoints", warn=lambda line: print(line, file=sys.stderr, flush=True))
     found = find_checkpoint(run_dir)
     if found is None:
         raise ConfigError(
@@ -901,15 +906,22 @@ def resolve(args: argparse.Namespace) -> tuple[PPOVecConfig, Path, tuple[Path, d
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``ppo_vec.py``; returns the exit status (0 done, 2 a bad config or command)."""
+    """Run ``ppo_vec.py``; returns the exit status (0 done, 2 a bad config or command or a checkpoint that could not
+    be written)."""
+    from training.checkpoint import CheckpointWriteError
+
     args = parse_args(argv)
     try:
-        config, run_dir, found = resolve(args)
-    except ConfigError as err:
+        return _run(args, argv)
+    except (ConfigError, CheckpointWriteError) as err:
         if args.debug:
             raise
         print(f"error: {err}", file=sys.stderr)
         return 2
+
+
+def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
+    config, run_dir, found = resolve(args)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
     command = run_dir / "command.txt"
@@ -954,4 +966,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # main() of the module, not of the script: checkpoints pickle Snapshot as training.ppo_vec.Snapshot, which loads
+    # anywhere (as __main__.Snapshot it would load only in this script)
+    from training import ppo_vec
+
+    sys.exit(ppo_vec.main())

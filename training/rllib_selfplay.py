@@ -38,6 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # run as a script: make the `training` package importable
     sys.path.insert(0, str(REPO))
 
+from training.checkpoint import CheckpointWriteError, clean_leftovers  # noqa: E402
 from training.config import ConfigError, parse_set, save_config  # noqa: E402
 from training.rllib_config import (  # noqa: E402
     RLlibConfig,
@@ -95,6 +96,8 @@ def resolve_config(args: argparse.Namespace) -> tuple[RLlibConfig, Path]:
     else:
         config = load_rllib_config(args.config, overrides)
     run_dir = Path(config.runs_dir) / config.run_name
+    if args.resume:  # a write the run was killed in: never resumed from
+        clean_leftovers(run_dir / "checkpoints", warn=lambda line: print(line, file=sys.stderr, flush=True))
     if args.resume and latest_checkpoint(run_dir) is None:
         raise ConfigError(f"--resume: {run_dir} has no checkpoint to resume from (looked in {run_dir}/checkpoints/)")
     if not args.resume and latest_checkpoint(run_dir) is not None:
@@ -103,11 +106,33 @@ def resolve_config(args: argparse.Namespace) -> tuple[RLlibConfig, Path]:
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
-    """The newest complete checkpoint of a run (one with its league file), or None."""
+    """The newest complete checkpoint of a run (one with its league file; every checkpoint moved into place has it),
+    or None."""
     from whist_env.rllib.agent import checkpoints_of
 
     found = [p for p in checkpoints_of(run_dir) if (p / LEAGUE_FILE).is_file()]
     return found[-1] if found else None
+
+
+def forget_progress_after(progress: Path, iteration: int) -> None:
+    """Drop the rows of ``progress.jsonl`` after ``iteration``, the checkpoint a resumed run continues from: the
+    iterations a killed run did after its last checkpoint are done again, and each must have one row. A line cut
+    short by the kill is dropped too."""
+    if not progress.is_file():
+        return
+
+    def keep(line: str) -> bool:
+        try:
+            return line.endswith("\n") and json.loads(line)["iteration"] <= iteration
+        except (ValueError, KeyError, TypeError):
+            return False
+
+    lines = progress.read_text().splitlines(keepends=True)
+    kept = [line for line in lines if keep(line)]
+    if len(kept) != len(lines):
+        tmp = progress.with_name(progress.name + ".tmp")
+        tmp.write_text("".join(kept))
+        os.replace(tmp, progress)
 
 
 # ----------------------------------------------------------------------------- building the algorithm
@@ -266,18 +291,26 @@ def summary_line(row: dict[str, Any]) -> str:
 
 
 def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]) -> Path:
-    """Write ``checkpoints/iter_<n>/`` (RLlib's checkpoint, the league and the game) and drop old ones."""
+    """Write ``checkpoints/iter_<n>/`` (RLlib's checkpoint, the league and the game) atomically and drop old ones.
+
+    Everything is written into a temporary directory that is then moved into place
+    (:func:`training.checkpoint.write_checkpoint_dir`, the write every trainer uses): a run killed at any moment
+    leaves either the whole checkpoint or none.
+
+    Raises:
+        CheckpointWriteError: it could not be written (disk full, ...); the previous one is intact.
+    """
+    from training.checkpoint import write_checkpoint_dir
     from whist_env.rllib.agent import META_FILE, checkpoints_of
 
-    path = run_dir / "checkpoints" / f"iter_{league['iteration']:06d}"
-    if path.exists():
-        shutil.rmtree(path)
-    algo.save_to_path(str(path.resolve()))
-    (path / META_FILE).write_text(
-        json.dumps({"game": config.game, "game_options": config.game_options, "net_arch": config.net_arch})
-    )
-    # The league file last: a checkpoint without it is incomplete, and --resume skips it.
-    (path / LEAGUE_FILE).write_text(json.dumps(league))
+    def write(tmp: Path) -> None:
+        algo.save_to_path(str(tmp.resolve()))
+        (tmp / META_FILE).write_text(
+            json.dumps({"game": config.game, "game_options": config.game_options, "net_arch": config.net_arch})
+        )
+        (tmp / LEAGUE_FILE).write_text(json.dumps(league))
+
+    path = write_checkpoint_dir(run_dir / "checkpoints" / f"iter_{league['iteration']:06d}", write)
     for old in checkpoints_of(run_dir)[: -config.keep_checkpoints]:
         if old != path:
             shutil.rmtree(old)
@@ -286,11 +319,12 @@ def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[
 
 # ----------------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> int:
-    """Run the self-play; returns the exit status (0 done, 2 a bad config or command, 130 interrupted)."""
+    """Run the self-play; returns the exit status (0 done, 2 a bad config or command or a checkpoint that could not
+    be written, 130 interrupted)."""
     args = parse_args(argv)
     try:
         return _run(args)
-    except ConfigError as err:
+    except (ConfigError, CheckpointWriteError) as err:
         if args.debug:
             raise
         print(f"error: {err}", file=sys.stderr)
@@ -322,6 +356,7 @@ def _run(args: argparse.Namespace) -> int:
     league: dict[str, Any] = {"iteration": 0, "snapshots": 0, "next_slot": 0, "env_steps": 0}
     if found is not None:
         league.update(json.loads((found / LEAGUE_FILE).read_text()))
+        forget_progress_after(run_dir / "progress.jsonl", league["iteration"])
 
     # One thread per process: the env runners' small networks gain nothing from more, and the cores are few.
     runtime_env: dict[str, Any] = {"env_vars": {"OMP_NUM_THREADS": "1"}}

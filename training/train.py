@@ -35,6 +35,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # run as a script: make the `training` package importable
     sys.path.insert(0, str(REPO))
 
+from training.checkpoint import CheckpointWriteError  # noqa: E402
 from training.config import (  # noqa: E402
     ConfigError,
     TrainConfig,
@@ -121,7 +122,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path, tuple[P
 def _resolve_resume(
     args: argparse.Namespace, overrides: dict[str, Any]
 ) -> tuple[TrainConfig, Path, tuple[Path, dict[str, Any]] | None]:
-    from training.checkpoint import find_checkpoint
+    from training.checkpoint import clean_leftovers, find_checkpoint
 
     if args.config is None and "run_name" not in overrides:
         raise ConfigError("--resume needs --run-name NAME or the --config (and --seed) the run was started with")
@@ -150,6 +151,7 @@ def _resolve_resume(
     config = saved
     if "total_timesteps" in overrides:  # extend the run; without the flag it keeps its own length, not the file's
         config.total_timesteps = requested.total_timesteps
+    clean_leftovers(run_dir / "checkpoints", warn=_warn)  # a write the run was killed in: never resumed from
     found = find_checkpoint(run_dir, warn=_warn)
     if found is None:
         if not args.overwrite:
@@ -216,12 +218,13 @@ def _resume_hint(run_dir: Path | None, command: str | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``train.py``; returns the exit status (0 done, 2 a bad config or command, 130 interrupted)."""
+    """Run ``train.py``; returns the exit status (0 done, 2 a bad config or command or a checkpoint that could not
+    be written, 130 interrupted)."""
     args = parse_args(argv)
     where: dict[str, Any] = {"run_dir": None, "command": None}
     try:
         return _run(args, argv, where)
-    except ConfigError as err:
+    except (ConfigError, CheckpointWriteError) as err:
         if args.debug:
             raise
         print(f"error: {err}", file=sys.stderr)

@@ -172,3 +172,81 @@ def test_joins_a_cluster_started_with_ray_start(tmp_path: Path) -> None:
     finally:
         head.send_signal(signal.SIGTERM)  # `ray start --block` stops the processes it started
         head.wait(timeout=60)
+
+
+def _alive_in_session(sid: int) -> list[str]:
+    """The processes still alive (not zombies) in session ``sid``: the run and whatever it started, Ray's included."""
+    ps = subprocess.run(["ps", "-eo", "pid=,sid=,stat=,args="], capture_output=True, text=True, check=True).stdout
+    return [line for line in ps.splitlines() if line.split()[1] == str(sid) and not line.split()[2].startswith("Z")]
+
+
+def _wait_until_gone(sid: int, limit: float = 60.0) -> list[str]:
+    """Wait for session ``sid`` to end (Ray's workers follow their raylet down); what is still alive after
+    ``limit`` seconds is killed and returned."""
+    deadline = time.monotonic() + limit
+    while (left := _alive_in_session(sid)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    for line in left:
+        os.kill(int(line.split()[0]), signal.SIGKILL)
+    return left
+
+
+def test_killed_during_a_checkpoint_write_resumes_from_the_newest_whole_checkpoint(tmp_path: Path) -> None:
+    """SIGKILL (to the whole process group) while the checkpoint of a seeded iteration is written (held between its
+    complete temporary directory and the move into place by ``WHIST_TEST_CHECKPOINT_FAULT=pause@<name>``), then
+    ``--resume``: the half-written checkpoint is removed with a warning and never used, the run continues from the
+    newest whole one (the iteration counter, the env steps and the league's snapshots carry on) and finishes.
+
+    Bit-identity with an uninterrupted run is not asserted: RLlib's checkpoint holds the modules, the optimizer and
+    the algorithm's counters, but not the env runners' generators nor the games in progress, so a resumed run samples
+    other deals than an uninterrupted one would. (A full disk: ``test_rllib_checkpoint.py``, without Ray.)
+    """
+    import random
+
+    k = random.Random(int(os.environ.get("WHIST_FAULT_SEED", "26"))).choice([2, 3])
+    run_dir = tmp_path / "k"
+    common = ["--config", str(REPO / "configs" / "rllib_german_whist.yaml"), "--runs-dir", str(tmp_path)]
+    common += ["--run-name", "k", "--iterations", "4", "--num-env-runners", "0", *TINY]
+    common += ["--set", "train_batch_size=200", "--set", "minibatch_size=100", "--set", "net_arch=[16]"]
+    common += ["--set", "eval_every=100", "--set", "eval_deals=2", "--set", "eval_opponents=[random]"]
+    common += ["--set", "opponents={snapshot: 1.0}", "--set", "snapshot_every=1", "--set", "snapshot_pool=2"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    root = run_dir / "checkpoints"
+    with open(tmp_path / "stderr", "w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, str(SCRIPT), *common],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**env, "WHIST_TEST_CHECKPOINT_FAULT": f"pause@iter_{k:06d}"},
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 300
+        while "paused before moving" not in (tmp_path / "stderr").read_text():
+            assert proc.poll() is None, (tmp_path / "stderr").read_text()[-5000:]
+            assert time.monotonic() < deadline, "no checkpoint write within 300 s"
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    left = _wait_until_gone(proc.pid)
+    assert left == [], f"the kill left processes behind: {left}"
+    kept = [f"iter_{i:06d}" for i in range(max(k - 2, 1), k)]  # keep_checkpoints: 2
+    assert sorted(p.name for p in root.iterdir()) == [f".iter_{k:06d}.tmp", *kept]
+    assert (root / f".iter_{k:06d}.tmp" / "league.json").is_file()  # complete but never moved: still not used
+    assert [r["iteration"] for r in rows(run_dir)] == list(range(1, k))
+    saved = json.loads((root / f"iter_{k - 1:06d}" / "league.json").read_text())
+
+    out = run([*common, "--resume"])
+    check_ok(out)
+    assert f"resuming from iter_{k - 1:06d} (iteration {k - 1})" in out.stdout
+    assert f"warning: removed the incomplete checkpoint {root / f'.iter_{k:06d}.tmp'}" in out.stderr
+    done = rows(run_dir)
+    assert [r["iteration"] for r in done] == [1, 2, 3, 4]  # each once: the counter carried on from k - 1
+    assert done[-1]["env_steps"] == sum(r["iteration_env_steps"] for r in done)
+    first = done[k - 1]  # the resumed run's first iteration played the snapshots the checkpoint held
+    assert saved["snapshots"] == min(k - 1, 2) and first["module_steps"].get("snapshot_0", 0) > 0
+    assert [r["snapshots"] for r in done] == [1, 2, 2, 2]
+    assert sorted(p.name for p in root.iterdir()) == ["iter_000003", "iter_000004"]
+    last = json.loads((root / "iter_000004" / "league.json").read_text())
+    assert last["iteration"] == 4 and last["snapshots"] == 2 and last["env_steps"] == done[-1]["env_steps"]

@@ -1,8 +1,11 @@
 """Checkpoints: ``--resume`` finds the newest valid one by scanning, skips damaged ones with a warning, and
-pruning never deletes a checkpoint newer than the one being written."""
+pruning never deletes a checkpoint newer than the one being written; a write that fails (disk full) says so in
+one line and leaves the previous checkpoint intact; what a killed write left behind is tidied on resume."""
 
 from __future__ import annotations
 
+import errno
+import os
 import pickle
 import zipfile
 from pathlib import Path
@@ -12,7 +15,16 @@ import pytest
 
 pytest.importorskip("torch")
 
-from training.checkpoint import LATEST, find_checkpoint, latest_checkpoint, save_checkpoint  # noqa: E402
+from training.checkpoint import (  # noqa: E402
+    FAULT_ENV,
+    LATEST,
+    CheckpointWriteError,
+    clean_leftovers,
+    find_checkpoint,
+    latest_checkpoint,
+    save_checkpoint,
+    write_checkpoint_dir,
+)
 
 
 class FakeModel:
@@ -41,12 +53,10 @@ def names(run: Path) -> list[str]:
 
 def test_written_through_a_temporary_directory_and_renamed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     renames: list[tuple[str, str]] = []
-    import os
-
     real = os.replace
     monkeypatch.setattr(os, "replace", lambda a, b: (renames.append((Path(a).name, Path(b).name)), real(a, b))[1])
     save(tmp_path, 128)
-    assert ("step_000000000128.tmp", "step_000000000128") in renames
+    assert (".step_000000000128.tmp", "step_000000000128") in renames  # hidden: no listing of checkpoints sees it
     assert names(tmp_path) == ["step_000000000128"]
 
 
@@ -58,9 +68,85 @@ def test_a_half_written_checkpoint_is_never_resumed_from(tmp_path: Path) -> None
             path.write_bytes(b"PK\x03\x04 half")
             raise OSError("disk full")
 
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(CheckpointWriteError, match="disk full"):
         save_checkpoint(tmp_path, Crashing(256), extra(256), 10)
     assert latest_checkpoint(tmp_path) == tmp_path / "checkpoints" / "step_000000000128"
+    assert names(tmp_path) == ["step_000000000128"]  # the temporary directory is gone too
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux), a device that is always full")
+def test_a_full_disk_is_one_line_naming_the_checkpoint_and_the_intact_previous_one(tmp_path: Path) -> None:
+    save(tmp_path, 128)
+
+    class OnAFullDisk(FakeModel):
+        def save(self, path: Path) -> None:
+            with open("/dev/full", "wb") as f:  # a real ENOSPC from a real write
+                f.write(b"\x00" * 100_000)
+                f.flush()
+
+    with pytest.raises(CheckpointWriteError) as caught:
+        save_checkpoint(tmp_path, OnAFullDisk(256), extra(256), 10)
+    message = str(caught.value)
+    root = tmp_path / "checkpoints"
+    assert "\n" not in message and isinstance(caught.value.__cause__, OSError)
+    assert caught.value.__cause__.errno == errno.ENOSPC
+    assert message == (
+        f"could not write checkpoint {root / 'step_000000000256'}: No space left on device; the previous checkpoint "
+        f"{root / 'step_000000000128'} is intact (--resume continues from it)"
+    )
+    assert names(tmp_path) == ["step_000000000128"] and latest_checkpoint(tmp_path) == root / "step_000000000128"
+
+
+def test_a_failed_first_write_says_there_is_no_earlier_checkpoint(tmp_path: Path) -> None:
+    def write(tmp: Path) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp / "state.pt"))
+
+    with pytest.raises(CheckpointWriteError, match=r"step_000000000128: Permission denied; there is no earlier"):
+        write_checkpoint_dir(tmp_path / "checkpoints" / "step_000000000128", write)
+    assert list((tmp_path / "checkpoints").iterdir()) == []
+
+
+def test_the_fault_injection_for_tests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``WHIST_TEST_CHECKPOINT_FAULT=enospc@<name>`` fails that checkpoint's write as a full disk would; another
+    name is untouched; a malformed value is an error, not silently nothing (``pause@`` is tested on real runs)."""
+    monkeypatch.setenv(FAULT_ENV, "enospc@step_000000000256")
+    save(tmp_path, 128)
+    with pytest.raises(CheckpointWriteError, match="000256: No space left on device; the previous checkpoint .*128"):
+        save(tmp_path, 256)
+    assert names(tmp_path) == ["step_000000000128"]
+    monkeypatch.setenv(FAULT_ENV, "full@step_000000000256")
+    with pytest.raises(ValueError, match="expected pause@<checkpoint name> or enospc@<checkpoint name>"):
+        save(tmp_path, 256)
+
+
+def test_leftovers_of_a_killed_write_are_tidied_with_a_warning(tmp_path: Path) -> None:
+    for step in (128, 256, 384):
+        save(tmp_path, step)
+    root = tmp_path / "checkpoints"
+    (root / ".step_000000000512.tmp").mkdir()  # killed while writing 512
+    (root / ".step_000000000512.tmp" / "model.zip").write_bytes(b"PK half")
+    os.replace(root / "step_000000000384", root / ".step_000000000384.old")  # killed between the two renames
+    (root / "step_000000000256").rename(root / ".step_000000000256.old")  # killed after both renames: 256 is back
+    save(tmp_path, 256)
+    warnings: list[str] = []
+    clean_leftovers(root, warnings.append)
+    assert sorted(p.name for p in root.iterdir() if p.is_dir()) == [
+        "step_000000000128",
+        "step_000000000256",
+        "step_000000000384",
+    ]
+    assert len(warnings) == 2 and all("\n" not in w for w in warnings)
+    assert "removed the incomplete checkpoint" in warnings[1] and ".step_000000000512.tmp" in warnings[1]
+    assert "put" in warnings[0] and "step_000000000384 back in place" in warnings[0]
+    assert find_checkpoint(tmp_path) is not None and latest_checkpoint(tmp_path) == root / "step_000000000384"
+
+
+def test_what_else_goes_into_the_checkpoint_is_written_before_the_move(tmp_path: Path) -> None:
+    seen: list[str] = []
+    path = save_checkpoint(
+        tmp_path, FakeModel(128), extra(128), 10, also=lambda tmp: seen.extend(p.name for p in tmp.parent.iterdir())
+    )
+    assert seen == [".step_000000000128.tmp"] and path.name == "step_000000000128"
 
 
 @pytest.mark.parametrize("pointer", ["missing", "empty", "older", "nowhere"])

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from fault_helpers import Runs, fault_chain
+from train_helpers import REPO
 
 from training import ppo_vec
 from training.config import ConfigError, load_config_as
@@ -85,6 +89,47 @@ def test_resume_continues_identically(tmp_path: Path) -> None:
     # a finished run resumed: nothing to train, the same newest checkpoint
     assert run(tmp_path, "--set", "final_eval_deals=0", "--run-name", "straight", "--resume") == 0
     assert final_state(tmp_path / "straight")["num_timesteps"] == 1024
+
+
+PPO_TOTAL, PPO_FREQ = 2048, 256
+FAULT_TINY = [
+    "--set", "n_envs=32", "--set", "n_steps=8",  # a rollout of 256 decisions: a checkpoint after every one
+    "--set", "batch_size=64", "--set", "n_epochs=2", "--set", "net_arch=[32]", "--set", f"checkpoint_freq={PPO_FREQ}",
+    "--set", "self_play=true", "--set", "self_play_refresh=512", "--set", "self_play_pool=2",
+    "--set", "final_eval_deals=4", "--total-timesteps", str(PPO_TOTAL),
+]  # fmt: skip
+
+
+@pytest.fixture
+def start(tmp_path: Path) -> Iterator[Runs]:
+    runs = Runs(tmp_path / "logs")
+    yield runs
+    runs.kill_all()
+
+
+@pytest.mark.slow
+def test_killed_during_and_between_checkpoint_writes_and_on_a_full_disk_resumes_exactly(
+    tmp_path: Path, start: Runs
+) -> None:
+    """ppo_vec resumes exactly (every generator and the engine's state are in the checkpoint): the run killed twice
+    and stopped by a full disk (``fault_helpers.fault_chain``) ends bit for bit as one uninterrupted run (here in this
+    process), weights, Adam's moments, generators, engine, self-play pool and final evaluation alike."""
+    common = ["--config", str(CONFIG), "--runs-dir", str(tmp_path), *FAULT_TINY]
+    assert ppo_vec.main([*common, "--run-name", "straight"]) == 0
+    faults = [sys.executable, str(REPO / "training" / "ppo_vec.py"), *common, "--run-name", "faults"]
+    where = fault_chain(start, lambda *more: [*faults, *more], tmp_path / "faults", PPO_TOTAL, PPO_FREQ)
+
+    a, b = final_state(tmp_path / "straight"), final_state(tmp_path / "faults")
+    assert a["num_timesteps"] == b["num_timesteps"] == PPO_TOTAL
+    for key, value in a["model"].items():
+        assert torch.equal(value, b["model"][key]), (key, where)
+    for k, moments in a["optimizer"]["state"].items():
+        assert all(torch.equal(moments[m], b["optimizer"]["state"][k][m]) for m in ("exp_avg", "exp_avg_sq")), where
+    assert a["trainer_rng"] == b["trainer_rng"] and a["rng"]["torch"].equal(b["rng"]["torch"]), where
+    np.testing.assert_array_equal(a["env"]["engine"]["_state"], b["env"]["engine"]["_state"], err_msg=where)
+    assert [s.step for s in a["snapshots"]] == [s.step for s in b["snapshots"]] == [1536, 2048], where
+    evals = [json.loads((tmp_path / r / "eval.json").read_text())["eval"] for r in ("straight", "faults")]
+    assert evals[0] == evals[1], where
 
 
 def test_resume_refuses_another_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
