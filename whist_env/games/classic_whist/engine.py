@@ -133,23 +133,22 @@ def end_deal(st: np.ndarray, cfg: np.ndarray, team_rewards: np.ndarray) -> bool:
     t1 = st[WON + 1] + st[WON + 3]
     side = 0 if t0 >= 7 else 1
     won = t0 if side == 0 else t1
-    points = np.zeros(2, np.int64)
-    points[side] = trick_points(won)
+    scored = trick_points(won)
+    net = scored if side == 0 else -scored  # the deal's points of team 0 less those of team 1
     start0 = st[TEAM_POINTS]
     start1 = st[TEAM_POINTS + 1]
-    st[TEAM_POINTS + side] += points[side]
+    st[TEAM_POINTS + side] += scored
     winner = side if st[TEAM_POINTS + side] >= target else -1
     if cfg[CFG_HONOURS] and winner < 0:
         # §2.4: tricks score before honours; a side at 4 at the start of the deal cannot score them.
         for team in range(2):
             h = honour_points(honours_held(st, team))
             if h and (start0 if team == 0 else start1) != 4:
-                points[team] += h
+                net += h if team == 0 else -h
                 st[TEAM_POINTS + team] += h
         for team in range(2):
             if st[TEAM_POINTS + team] >= target:
                 winner = team
-    net = points[0] - points[1]
     team_rewards[0] = 0
     team_rewards[1] = 0
     over = False
