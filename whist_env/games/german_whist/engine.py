@@ -57,6 +57,7 @@ from whist_env.vector.core import (
     expand_mask,
     jit,
     jit_borrow,
+    jit_borrow_inline,
     legal_mask,
     play_card,
     put_bits,
@@ -242,7 +243,7 @@ def observe_row(
     expand_mask(legal_mask(st, cfg[CFG_FREE]) if me == st[TO_ACT] and not over else 0, mask_row, mask_lut)
 
 
-@jit_borrow
+@jit_borrow_inline
 def step_row(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, action: int, rewards_row: np.ndarray) -> bool:
     """Play ``action`` (legal) for the seat to act; draw from the stock after a phase-1 trick; after a deal's last
     trick score it into ``rewards_row`` and deal the next one of a series; returns whether the episode is over

@@ -62,6 +62,7 @@ from whist_env.vector.core import (
     expand_mask,
     jit,
     jit_borrow,
+    jit_borrow_inline,
     legal_mask,
     play_card,
     put_bits,
@@ -349,7 +350,7 @@ def observe_row(
     expand_mask(legal_actions(st) if me == st[TO_ACT] and not over else 0, mask_row, mask_lut)
 
 
-@jit_borrow
+@jit_borrow_inline
 def step_row(
     st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, action: int, rewards_row: np.ndarray, pair: np.ndarray
 ) -> bool:

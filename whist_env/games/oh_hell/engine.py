@@ -49,6 +49,7 @@ from whist_env.vector.core import (
     expand,
     jit,
     jit_borrow,
+    jit_borrow_inline,
     legal_mask,
     play_card,
     put_bits,
@@ -256,7 +257,7 @@ def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> 
     return FULL & ~seen
 
 
-@jit_borrow
+@jit_borrow_inline
 def step_row(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, action: int, rewards_row: np.ndarray) -> bool:
     """Bid or play ``action`` (legal) for the seat to act, score a finished deal into ``rewards_row`` (RULES.md
     §4.6) and deal the next one; returns whether the episode is over (the batch loop then ends it)."""
