@@ -44,6 +44,32 @@ def test_generated_block_is_the_templates_rendering(target: template.Target) -> 
     )
 
 
+# the per-row functions each kind of loop calls, and the decorator each needs (None: either jit kind)
+ROW_FUNCTIONS = {
+    "engine": {"new_episode": None, "step_row": "jit_borrow_inline", "observe_row": None, "check_actions": None},
+    "port": {"act_row": None},
+}
+
+
+@pytest.mark.parametrize("target", template.targets(), ids=lambda t: f"{t.game_id}-{t.kind}")
+def test_the_file_defines_the_row_functions_its_loops_call(target: template.Target) -> None:
+    """The loops' callees are the file's module-level functions or imported ones (``check_actions`` from the core);
+    an engine's are compiled without reference counting (its row loops borrow), ``step_row`` inlined."""
+    tree = ast.parse(target.path.read_text(encoding="utf-8"))
+    defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    imported = {
+        alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
+    for name, decorator in ROW_FUNCTIONS[target.kind].items():
+        assert name in defined or name in imported, f"{target.path}: no {name}() for the generated loops to call"
+        if decorator is not None:
+            decorators = [ast.unparse(d) for d in defined[name].decorator_list]
+            assert decorators == [decorator], f"{target.path}: {name}() must be @{decorator}, is {decorators}"
+        if target.kind == "engine" and name in defined:
+            decorators = [ast.unparse(d) for d in defined[name].decorator_list]
+            assert decorators[0].startswith("jit_borrow"), f"{target.path}: {name}() runs in a borrowing row loop"
+
+
 def test_a_hand_edited_block_is_caught_and_rewritten(tmp_path: Path) -> None:
     """A copy of an engine with one line of its block edited is stale; rendering it restores the original."""
     target = next(t for t in template.targets() if t.kind == "engine")
