@@ -282,7 +282,7 @@ def _scratch(source: str, key: str) -> list[tuple[str, str]]:
 
 def render(kind: str, values: Mapping[str, str]) -> str:
     """The block of ``kind`` (``"engine"`` or ``"port"``, see :data:`BLOCKS`) for a file whose ``LOOP_ARGS`` are
-    ``values``: the text between its marker lines.
+    ``values``: the code between its marker lines (which :func:`rendered` follows with two blank lines).
 
     Raises:
         TemplateError: for an unknown kind, or ``values`` without every placeholder of the kind, or with others.
