@@ -56,9 +56,19 @@ def jit_borrow(f: Callable[..., Any]) -> Callable[..., Any]:
     numba counts the references of every array view it makes (``state[i]``, a slice, an array argument), each an
     atomic update through a call; in the per-row code these views are made for every decision, and the counting
     cost about 40% of Oh Hell's ``step()`` (docs/results_vector.md). A kernel that allocates its scratch arrays
-    uses :func:`jit` and hands them to a row loop compiled here.
+    uses :func:`jit` and hands them to a row loop compiled here (every game's, rendered from
+    :mod:`whist_env.vector.template`); nothing such a loop calls may allocate, however deep.
     """
     jitted: Callable[..., Any] = njit(cache=True, _nrt=False)(f)  # type: ignore[call-overload]  # not in the stubs
+    return jitted
+
+
+def jit_borrow_inline(f: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`jit_borrow`, inlined by numba into every caller (``inline="always"``): for a game's ``step_row``,
+    which the step loop calls once per decision (as a call, its arguments alone cost Oh Hell about 3% of its
+    ``step()``). Only for a function called from its own file: numba checks a cached caller against the caller's
+    source file alone, so a caller elsewhere would keep an inlined copy that no longer matches."""
+    jitted: Callable[..., Any] = njit(cache=True, _nrt=False, inline="always")(f)  # type: ignore[call-overload]
     return jitted
 
 
@@ -605,7 +615,8 @@ class RawVectorEnv:
     starts a new episode on the next :meth:`step` and ignores the action given for it in that call (gymnasium's
     next-step autoreset). A rejected call (bad actions or reset options) raises before any environment changes.
 
-    A game subclasses it with its kernels and the conversion of a row to and from a rules ``State``.
+    A game subclasses it with its kernels (their batch loops rendered from :mod:`whist_env.vector.template`) and
+    the conversion of a row to and from a rules ``State``.
 
     Args:
         spec: the game's spec.

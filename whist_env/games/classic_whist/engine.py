@@ -49,6 +49,8 @@ from whist_env.vector.core import (
     expand,
     expand_mask,
     jit,
+    jit_borrow,
+    jit_borrow_inline,
     legal_mask,
     play_card,
     put_one,
@@ -70,15 +72,15 @@ SLOT_POINTS_US, SLOT_POINTS_THEM, SLOT_GAMES_US, SLOT_GAMES_THEM = range(GAME_SL
 ROTATION = np.array([NO_TRUMP if t is None else t for t in (None, 3, 2, 1, 0)], np.int64)
 
 
-@jit
-def start_deal(st: np.ndarray, cfg: np.ndarray, rotation: np.ndarray) -> None:
+@jit_borrow
+def start_deal(st: np.ndarray, cfg: np.ndarray) -> None:
     """RULES.md §2.1: deal ``DECK`` singly from the dealer's left; the dealer's last card is turned up for trump
     (or, with the rotation, §2.4 names the trump); the dealer's left leads (§2.2)."""
     d = st[DEALER]
     deal_round_robin(st, NUM_PLAYERS, (d + 1) % NUM_PLAYERS, NUM_CARDS)
     st[DEAL_TRICKS] = TRICKS
     if cfg[CFG_ROTATION]:
-        st[TRUMP] = rotation[st[DEAL_INDEX] % 5]
+        st[TRUMP] = ROTATION[st[DEAL_INDEX] % 5]
     else:
         st[TURN_UP] = st[DECK + 51]
         st[TURN_PUBLIC] = 1
@@ -87,10 +89,8 @@ def start_deal(st: np.ndarray, cfg: np.ndarray, rotation: np.ndarray) -> None:
     st[TO_ACT] = st[LEADER]
 
 
-@jit
-def new_episode(
-    st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, rotation: np.ndarray, deck: np.ndarray, dealer: int
-) -> None:
+@jit_borrow
+def new_episode(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, deck: np.ndarray, dealer: int) -> None:
     """Start an episode: the given dealer or one drawn, the given deck (``deck[0] >= 0``) or one shuffled."""
     st[DEALER] = dealer if dealer >= 0 else rng_below(rng, i, NUM_PLAYERS)
     st[DEAL_INDEX] = 0
@@ -106,7 +106,7 @@ def new_episode(
             st[DECK + c] = deck[c]
     else:
         shuffle_deck(st, rng, i)
-    start_deal(st, cfg, rotation)
+    start_deal(st, cfg)
 
 
 # The rules' own scoring functions (plain int arithmetic) compiled for the kernels: one spelling of §1.7, §2.3, §2.4.
@@ -115,7 +115,7 @@ game_value = jit(scoring.game_value)
 honour_points = jit(scoring.honour_points)
 
 
-@jit
+@jit_borrow
 def honours_held(st: np.ndarray, team: int) -> int:
     """RULES.md §2.4: the trump honours (A K Q J) the partnership was dealt (none without a trump)."""
     trump = st[TRUMP]
@@ -124,7 +124,7 @@ def honours_held(st: np.ndarray, team: int) -> int:
     return NUM_BITS[((st[DEALT + team] | st[DEALT + team + 2]) >> (13 * trump)) & HONOUR_RANKS]
 
 
-@jit
+@jit_borrow
 def end_deal(st: np.ndarray, cfg: np.ndarray, team_rewards: np.ndarray) -> bool:
     """RULES.md §2.3 scoring, §2.4 honours and rubber: score the finished deal into ``team_rewards`` (2,);
     returns whether the episode is over (the rules' ``ClassicWhist.end_deal``)."""
@@ -133,23 +133,22 @@ def end_deal(st: np.ndarray, cfg: np.ndarray, team_rewards: np.ndarray) -> bool:
     t1 = st[WON + 1] + st[WON + 3]
     side = 0 if t0 >= 7 else 1
     won = t0 if side == 0 else t1
-    points = np.zeros(2, np.int64)
-    points[side] = trick_points(won)
+    scored = trick_points(won)
+    net = scored if side == 0 else -scored  # the deal's points of team 0 less those of team 1
     start0 = st[TEAM_POINTS]
     start1 = st[TEAM_POINTS + 1]
-    st[TEAM_POINTS + side] += points[side]
+    st[TEAM_POINTS + side] += scored
     winner = side if st[TEAM_POINTS + side] >= target else -1
     if cfg[CFG_HONOURS] and winner < 0:
         # §2.4: tricks score before honours; a side at 4 at the start of the deal cannot score them.
         for team in range(2):
             h = honour_points(honours_held(st, team))
             if h and (start0 if team == 0 else start1) != 4:
-                points[team] += h
+                net += h if team == 0 else -h
                 st[TEAM_POINTS + team] += h
         for team in range(2):
             if st[TEAM_POINTS + team] >= target:
                 winner = team
-    net = points[0] - points[1]
     team_rewards[0] = 0
     team_rewards[1] = 0
     over = False
@@ -187,7 +186,7 @@ def end_deal(st: np.ndarray, cfg: np.ndarray, team_rewards: np.ndarray) -> bool:
     return over
 
 
-@jit
+@jit_borrow
 def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> int:
     """What seat ``me`` knows of the cards (the rules' view): fills ``known`` (per seat, the cards known to be in
     that hand) and returns the cards ``me`` cannot place (the heuristic's port reads them too)."""
@@ -216,7 +215,7 @@ def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> 
     return FULL & ~seen
 
 
-@jit
+@jit_borrow
 def observe_row(
     bits: np.ndarray,
     obs_row: np.ndarray,
@@ -246,6 +245,37 @@ def observe_row(
     expand_mask(legal_mask(st) if me == st[TO_ACT] and not over else 0, mask_row, mask_lut)
 
 
+@jit_borrow_inline
+def step_row(
+    st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, action: int, rewards_row: np.ndarray, team: np.ndarray
+) -> bool:
+    """Play ``action`` (legal) for the seat to act; after a deal's last trick score it (:func:`end_deal`, the team
+    rewards in the scratch ``team`` (2,)) into ``rewards_row`` and deal the next hand; returns whether the episode
+    is over (the batch loop then ends it)."""
+    if play_card(st, action) >= 0 and st[TRICK_NO] == st[DEAL_TRICKS]:
+        over = end_deal(st, cfg, team)
+        for s in range(NUM_PLAYERS):
+            rewards_row[s] = team[s % 2]
+            st[RET + s] += team[s % 2]
+        if over:
+            return True
+        st[DEAL_INDEX] += 1
+        st[DEALER] = (st[DEALER] + 1) % NUM_PLAYERS  # the deal passes to the left
+        shuffle_deck(st, rng, i)
+        start_deal(st, cfg)
+    return False
+
+
+# What the per-row functions above take besides the batch loops' own arguments (whist_env/vector/template.py).
+LOOP_ARGS = {
+    "episode_args": "cfg",
+    "check_args": "",
+    "step_scratch": "team = np.zeros(2, np.int64)",
+    "observe_scratch": "",
+}
+
+
+# --- begin generated: batch loops (whist_env/vector/template.py; python -m whist_env.vector.template --write) ---
 @jit
 def reset_kernel(
     state: np.ndarray,
@@ -263,14 +293,40 @@ def reset_kernel(
     rewards: np.ndarray,
 ) -> None:
     """Start an episode in every environment (the given decks and dealers where given) and observe."""
-    rotation = ROTATION
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
     none = np.full(1, -1, np.int64)
+    reset_rows(
+        state, rng, cfg, offs, lut, mask_lut, have_decks, decks, dealers, current, obs, mask, rewards,
+        bits, known, none,
+    )  # fmt: skip
+
+
+@jit_borrow
+def reset_rows(
+    state: np.ndarray,
+    rng: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    have_decks: bool,
+    decks: np.ndarray,
+    dealers: np.ndarray,
+    current: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+    none: np.ndarray,
+) -> None:
+    """:func:`reset_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         st = state[i]
-        new_episode(st, rng, i, cfg, rotation, decks[i] if have_decks else none, dealers[i])
-        rewards[i, :] = 0
+        new_episode(st, rng, i, cfg, decks[i] if have_decks else none, dealers[i])
+        for s in range(rewards.shape[1]):
+            rewards[i, s] = 0
         current[i] = st[TO_ACT]
         observe_row(bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, st[TO_ACT], known)
 
@@ -292,40 +348,56 @@ def step_kernel(
     terminated: np.ndarray,
 ) -> int:
     """The fused step: check every action (none illegal, or nothing changes and the count of refused ones is
-    returned), play them, deal the next hand or end the episode where a deal ended (an ended episode starts
-    anew), and observe the seat to act."""
+    returned), apply them by the game's rules (:func:`step_row`: a finished deal scored, the next one dealt), end
+    the episodes that are over (such an environment starts anew at the next step, which ignores its action), and
+    observe the seat to act."""
     refused = check_actions(state, actions, bad)
     if refused:
         return refused
-    rotation = ROTATION
-    known = np.zeros(MAX_SEATS, np.int64)
-    team = np.zeros(2, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
     none = np.full(1, -1, np.int64)
+    team = np.zeros(2, np.int64)
+    step_rows(
+        state, rng, cfg, offs, lut, mask_lut, actions, current, obs, mask, rewards, terminated,
+        bits, known, none, team,
+    )  # fmt: skip
+    return 0
+
+
+@jit_borrow
+def step_rows(
+    state: np.ndarray,
+    rng: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    actions: np.ndarray,
+    current: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+    none: np.ndarray,
+    team: np.ndarray,
+) -> None:
+    """:func:`step_kernel`'s loop over the environments, with legal actions, in the scratches it allocated."""
     for i in range(state.shape[0]):
         st = state[i]
-        for s in range(NUM_PLAYERS):
+        for s in range(rewards.shape[1]):
             rewards[i, s] = 0
         if st[PHASE] == PHASE_OVER:  # next-step autoreset: the action is ignored
-            new_episode(st, rng, i, cfg, rotation, none, -1)
-        elif play_card(st, actions[i]) >= 0 and st[TRICK_NO] == st[DEAL_TRICKS]:
-            over = end_deal(st, cfg, team)
-            for s in range(NUM_PLAYERS):
-                rewards[i, s] = team[s % 2]
-                st[RET + s] += team[s % 2]
-            if over:
-                st[PHASE] = PHASE_OVER
-                st[TO_ACT] = -1
-                terminated[i] = True
-            else:
-                st[DEAL_INDEX] += 1
-                st[DEALER] = (st[DEALER] + 1) % NUM_PLAYERS  # the deal passes to the left
-                shuffle_deck(st, rng, i)
-                start_deal(st, cfg, rotation)
+            new_episode(st, rng, i, cfg, none, -1)
+        elif step_row(st, rng, i, cfg, actions[i], rewards[i], team):  # the episode is over
+            st[PHASE] = PHASE_OVER
+            st[TO_ACT] = -1
+            terminated[i] = True
         seat = st[TO_ACT] if st[PHASE] != PHASE_OVER else st[LAST_ACTOR]
         current[i] = st[TO_ACT]
         observe_row(bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, seat, known)
-    return 0
 
 
 @jit
@@ -340,10 +412,30 @@ def observe_kernel(
     mask: np.ndarray,
 ) -> None:
     """The observation and mask of ``seats[i]`` in every environment ``i``."""
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
+    observe_rows(state, cfg, offs, lut, mask_lut, seats, obs, mask, bits, known)
+
+
+@jit_borrow
+def observe_rows(
+    state: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    seats: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+) -> None:
+    """:func:`observe_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         observe_row(bits, obs[i], mask[i], state[i], cfg, offs, lut, mask_lut, seats[i], known)
+
+
+# --- end generated: batch loops ---
 
 
 class ClassicWhistVector(RawVectorEnv):

@@ -56,6 +56,8 @@ from whist_env.vector.core import (
     expand,
     expand_mask,
     jit,
+    jit_borrow,
+    jit_borrow_inline,
     legal_mask,
     play_card,
     put_bits,
@@ -93,7 +95,7 @@ CFG_FREE, CFG_COUNT_ALL, CFG_DIFF, CFG_NUM_DEALS, CFG_RECALL, CFG_SPAN = range(6
 ) = range(GAME_SLOTS, GAME_SLOTS + 14)
 
 
-@jit
+@jit_borrow
 def start_deal(st: np.ndarray) -> None:
     """RULES.md §5.1: 13 cards each, one at a time from the non-dealer (``DECK[0:26]``); ``DECK[26]`` is turned
     face up and sets trump for the whole deal; the non-dealer leads (§5.2)."""
@@ -110,7 +112,7 @@ def start_deal(st: np.ndarray) -> None:
     st[TO_ACT] = first
 
 
-@jit
+@jit_borrow
 def new_episode(st: np.ndarray, rng: np.ndarray, i: int, deck: np.ndarray, dealer: int) -> None:
     """Start an episode: the given dealer or one drawn, the given deck (``deck[0] >= 0``) or one shuffled."""
     st[DEALER] = dealer if dealer >= 0 else rng_below(rng, i, NUM_PLAYERS)
@@ -125,7 +127,7 @@ def new_episode(st: np.ndarray, rng: np.ndarray, i: int, deck: np.ndarray, deale
     start_deal(st)
 
 
-@jit
+@jit_borrow
 def draw_from_stock(st: np.ndarray, winner: int) -> None:
     """RULES.md §5.2, after phase-1 trick ``k``: the winner takes the face-up card, the loser the next one face
     down; the card under them is turned (none after trick 13). A void stays proven only while no card of that suit
@@ -144,7 +146,7 @@ def draw_from_stock(st: np.ndarray, winner: int) -> None:
     st[TURN_UP] = st[STOCK + 2 * k] if k < PHASE1_TRICKS else -1
 
 
-@jit
+@jit_borrow
 def deal_result(st: np.ndarray, cfg: np.ndarray) -> int:
     """RULES.md §5.4, §5.5: seat 0's reward for the finished deal (seat 1 gets the negative)."""
     c0 = st[WON] - st[PHASE1_WON]
@@ -158,7 +160,7 @@ def deal_result(st: np.ndarray, cfg: np.ndarray) -> int:
     return 1 if diff > 0 else (-1 if diff < 0 else 0)  # ±1 for the majority, 0 for a 13-13 draw
 
 
-@jit
+@jit_borrow
 def seen_draws(st: np.ndarray, recall: bool, me: int) -> tuple[int, int, int]:
     """What seat ``me`` knows of the drawing (the rules' ``seen_draws``, from its side): the prizes it took, the
     prizes the opponent took, its own face-down draws. RULES.md §5.6: the prizes are public, each seat's face-down
@@ -177,7 +179,7 @@ def seen_draws(st: np.ndarray, recall: bool, me: int) -> tuple[int, int, int]:
     return 0, 0, 0
 
 
-@jit
+@jit_borrow
 def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> int:
     """What seat ``me`` knows of the cards (the rules' view): fills ``known`` (per seat, the cards known to be in
     that hand) and returns the cards ``me`` cannot place (the heuristic's port reads them too)."""
@@ -197,7 +199,7 @@ def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> 
     return FULL & ~seen
 
 
-@jit
+@jit_borrow
 def observe_row(
     bits: np.ndarray,
     obs_row: np.ndarray,
@@ -241,6 +243,35 @@ def observe_row(
     expand_mask(legal_mask(st, cfg[CFG_FREE]) if me == st[TO_ACT] and not over else 0, mask_row, mask_lut)
 
 
+@jit_borrow_inline
+def step_row(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, action: int, rewards_row: np.ndarray) -> bool:
+    """Play ``action`` (legal) for the seat to act; draw from the stock after a phase-1 trick; after a deal's last
+    trick score it into ``rewards_row`` and deal the next one of a series; returns whether the episode is over
+    (the batch loop then ends it)."""
+    winner = play_card(st, action, cfg[CFG_FREE])
+    if winner >= 0 and st[TRICK_NO] <= PHASE1_TRICKS:
+        draw_from_stock(st, winner)
+    elif winner >= 0 and st[TRICK_NO] == TRICKS:
+        r = deal_result(st, cfg)
+        rewards_row[0] = r
+        rewards_row[1] = -r
+        st[RET] += r
+        st[RET + 1] -= r
+        if st[DEAL_INDEX] + 1 >= cfg[CFG_NUM_DEALS]:
+            return True
+        st[DEAL_INDEX] += 1
+        st[DEALER] = 1 - st[DEALER]  # two players: the deal alternates
+        shuffle_deck(st, rng, i)
+        start_deal(st)
+    return False
+
+
+# What the per-row functions above take besides the batch loops' own arguments (whist_env/vector/template.py): the
+# first tricks that need not be followed (``phase1_follow_suit=False``) are legal moves too.
+LOOP_ARGS = {"episode_args": "", "check_args": "cfg[CFG_FREE]", "step_scratch": "", "observe_scratch": ""}
+
+
+# --- begin generated: batch loops (whist_env/vector/template.py; python -m whist_env.vector.template --write) ---
 @jit
 def reset_kernel(
     state: np.ndarray,
@@ -258,13 +289,40 @@ def reset_kernel(
     rewards: np.ndarray,
 ) -> None:
     """Start an episode in every environment (the given decks and dealers where given) and observe."""
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
     none = np.full(1, -1, np.int64)
+    reset_rows(
+        state, rng, cfg, offs, lut, mask_lut, have_decks, decks, dealers, current, obs, mask, rewards,
+        bits, known, none,
+    )  # fmt: skip
+
+
+@jit_borrow
+def reset_rows(
+    state: np.ndarray,
+    rng: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    have_decks: bool,
+    decks: np.ndarray,
+    dealers: np.ndarray,
+    current: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+    none: np.ndarray,
+) -> None:
+    """:func:`reset_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         st = state[i]
         new_episode(st, rng, i, decks[i] if have_decks else none, dealers[i])
-        rewards[i, :] = 0
+        for s in range(rewards.shape[1]):
+            rewards[i, s] = 0
         current[i] = st[TO_ACT]
         observe_row(bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, st[TO_ACT], known)
 
@@ -286,44 +344,54 @@ def step_kernel(
     terminated: np.ndarray,
 ) -> int:
     """The fused step: check every action (none illegal, or nothing changes and the count of refused ones is
-    returned), play them, draw from the stock after a phase-1 trick, score a finished deal and deal the next one
-    of a series or end the episode (an ended episode starts anew), and observe the seat to act."""
-    free = cfg[CFG_FREE]
-    refused = check_actions(state, actions, bad, free)
+    returned), apply them by the game's rules (:func:`step_row`: a finished deal scored, the next one dealt), end
+    the episodes that are over (such an environment starts anew at the next step, which ignores its action), and
+    observe the seat to act."""
+    refused = check_actions(state, actions, bad, cfg[CFG_FREE])
     if refused:
         return refused
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
     none = np.full(1, -1, np.int64)
+    step_rows(
+        state, rng, cfg, offs, lut, mask_lut, actions, current, obs, mask, rewards, terminated,
+        bits, known, none,
+    )  # fmt: skip
+    return 0
+
+
+@jit_borrow
+def step_rows(
+    state: np.ndarray,
+    rng: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    actions: np.ndarray,
+    current: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+    none: np.ndarray,
+) -> None:
+    """:func:`step_kernel`'s loop over the environments, with legal actions, in the scratches it allocated."""
     for i in range(state.shape[0]):
         st = state[i]
-        rewards[i, 0] = 0
-        rewards[i, 1] = 0
+        for s in range(rewards.shape[1]):
+            rewards[i, s] = 0
         if st[PHASE] == PHASE_OVER:  # next-step autoreset: the action is ignored
             new_episode(st, rng, i, none, -1)
-        else:
-            winner = play_card(st, actions[i], free)
-            if winner >= 0 and st[TRICK_NO] <= PHASE1_TRICKS:
-                draw_from_stock(st, winner)
-            elif winner >= 0 and st[TRICK_NO] == TRICKS:
-                r = deal_result(st, cfg)
-                rewards[i, 0] = r
-                rewards[i, 1] = -r
-                st[RET] += r
-                st[RET + 1] -= r
-                if st[DEAL_INDEX] + 1 >= cfg[CFG_NUM_DEALS]:
-                    st[PHASE] = PHASE_OVER
-                    st[TO_ACT] = -1
-                    terminated[i] = True
-                else:
-                    st[DEAL_INDEX] += 1
-                    st[DEALER] = 1 - st[DEALER]  # two players: the deal alternates
-                    shuffle_deck(st, rng, i)
-                    start_deal(st)
+        elif step_row(st, rng, i, cfg, actions[i], rewards[i]):  # the episode is over
+            st[PHASE] = PHASE_OVER
+            st[TO_ACT] = -1
+            terminated[i] = True
         seat = st[TO_ACT] if st[PHASE] != PHASE_OVER else st[LAST_ACTOR]
         current[i] = st[TO_ACT]
         observe_row(bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, seat, known)
-    return 0
 
 
 @jit
@@ -338,10 +406,30 @@ def observe_kernel(
     mask: np.ndarray,
 ) -> None:
     """The observation and mask of ``seats[i]`` in every environment ``i``."""
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
+    observe_rows(state, cfg, offs, lut, mask_lut, seats, obs, mask, bits, known)
+
+
+@jit_borrow
+def observe_rows(
+    state: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    seats: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+) -> None:
+    """:func:`observe_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         observe_row(bits, obs[i], mask[i], state[i], cfg, offs, lut, mask_lut, seats[i], known)
+
+
+# --- end generated: batch loops ---
 
 
 class GermanWhistVector(RawVectorEnv):

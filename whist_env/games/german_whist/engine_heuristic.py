@@ -152,19 +152,30 @@ def play(tb: np.ndarray, legal: int, prize: int, unseen: int, stage2: bool) -> i
 
 
 @jit
+def act_row(st: np.ndarray, cfg: np.ndarray, tb: np.ndarray, known: np.ndarray, work: np.ndarray) -> int:
+    """The heuristic's action for the seat to act in the state row ``st`` (-1 where the episode is over)."""
+    if st[PHASE] != PHASE_PLAY:
+        return -1
+    recall = cfg[CFG_RECALL] != 0
+    unseen = seat_knowledge(st, recall, st[TO_ACT], known)
+    fill_table_row(tb, st, known, unseen, recall, -1, work[W_NO_RESTRICT], work)
+    return play(tb, legal_mask(st, cfg[CFG_FREE]), st[TURN_UP], unseen, st[TRICK_NO] >= PHASE1_TRICKS)
+
+
+# What the per-row functions above take besides the act loop's own arguments (whist_env/vector/template.py).
+LOOP_ARGS = {"act_scratch": ""}
+
+
+# --- begin generated: act loop (whist_env/vector/template.py; python -m whist_env.vector.template --write) ---
+@jit
 def act_kernel(state: np.ndarray, cfg: np.ndarray, envs: np.ndarray, out: np.ndarray) -> None:
     """The heuristic's action for the seat to act in each environment ``envs[j]`` into ``out[j]`` (-1 where the
     episode is over)."""
     tb = np.zeros(TABLE_SIZE, np.int64)
     known = np.zeros(MAX_SEATS, np.int64)
     work = new_work()
-    recall = cfg[CFG_RECALL] != 0
-    free = cfg[CFG_FREE]
     for j in range(envs.shape[0]):
-        st = state[envs[j]]
-        if st[PHASE] != PHASE_PLAY:
-            out[j] = -1
-            continue
-        unseen = seat_knowledge(st, recall, st[TO_ACT], known)
-        fill_table_row(tb, st, known, unseen, recall, -1, work[W_NO_RESTRICT], work)
-        out[j] = play(tb, legal_mask(st, free), st[TURN_UP], unseen, st[TRICK_NO] >= PHASE1_TRICKS)
+        out[j] = act_row(state[envs[j]], cfg, tb, known, work)
+
+
+# --- end generated: act loop ---

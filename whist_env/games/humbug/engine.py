@@ -44,6 +44,8 @@ from whist_env.vector.core import (
     expand,
     expand_mask,
     jit,
+    jit_borrow,
+    jit_borrow_inline,
     legal_mask,
     play_card,
     put_bits,
@@ -60,7 +62,7 @@ CFG_OPEN, CFG_RECALL, CFG_NUM_DEALS = range(3)
 SLOT_INIT_ME, SLOT_INIT_OPP, SLOT_AHEAD, SLOT_BEHIND, SLOT_DEALS_LEFT = range(GAME_SLOTS, GAME_SLOTS + 5)
 
 
-@jit
+@jit_borrow
 def start_deal(st: np.ndarray) -> None:
     """RULES.md §3.1: deal alternately from the non-dealer; ``DECK[51]`` (the dealer's last card) sets trump and
     stays in his hand, not public; §3.2: the non-dealer leads."""
@@ -74,7 +76,7 @@ def start_deal(st: np.ndarray) -> None:
     st[TO_ACT] = first
 
 
-@jit
+@jit_borrow
 def new_episode(st: np.ndarray, rng: np.ndarray, i: int, deck: np.ndarray, dealer: int) -> None:
     """Start an episode: the given dealer or one drawn, the given deck (``deck[0] >= 0``) or one shuffled."""
     st[DEALER] = dealer if dealer >= 0 else rng_below(rng, i, NUM_PLAYERS)
@@ -89,13 +91,13 @@ def new_episode(st: np.ndarray, rng: np.ndarray, i: int, deck: np.ndarray, deale
     start_deal(st)
 
 
-@jit
+@jit_borrow
 def studying(st: np.ndarray, me: int) -> bool:
     """Whether seat ``me`` is at its study step (RULES.md §3.3): it has not played a card this deal yet."""
     return st[PHASE] != PHASE_OVER and st[PLAYED + me] == 0
 
 
-@jit
+@jit_borrow
 def seat_knowledge(st: np.ndarray, open_table: bool, recall: bool, me: int, known: np.ndarray) -> int:
     """What seat ``me`` knows of the cards (the rules' view): fills ``known`` (per seat, the cards known to be in
     that hand) and returns the cards ``me`` cannot place (the heuristic's port reads them too)."""
@@ -109,7 +111,7 @@ def seat_knowledge(st: np.ndarray, open_table: bool, recall: bool, me: int, know
     return FULL & ~(seen | cards_gone(st, recall))
 
 
-@jit
+@jit_borrow
 def observe_row(
     bits: np.ndarray,
     obs_row: np.ndarray,
@@ -144,6 +146,31 @@ def observe_row(
     expand_mask(legal_mask(st) if me == st[TO_ACT] and not over else 0, mask_row, mask_lut)
 
 
+@jit_borrow_inline
+def step_row(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, action: int, rewards_row: np.ndarray) -> bool:
+    """Play ``action`` (legal) for the seat to act; after a deal's last trick score it into ``rewards_row`` (§3.4:
+    ± the trick difference) and deal the next one of a series; returns whether the episode is over (the batch loop
+    then ends it)."""
+    if play_card(st, action) >= 0 and st[TRICK_NO] == TRICKS:
+        diff = st[WON] - st[WON + 1]
+        rewards_row[0] = diff
+        rewards_row[1] = -diff
+        st[RET] += diff
+        st[RET + 1] -= diff
+        if st[DEAL_INDEX] + 1 >= cfg[CFG_NUM_DEALS]:
+            return True
+        st[DEAL_INDEX] += 1
+        st[DEALER] = 1 - st[DEALER]  # two players: the deal alternates
+        shuffle_deck(st, rng, i)
+        start_deal(st)
+    return False
+
+
+# What the per-row functions above take besides the batch loops' own arguments (whist_env/vector/template.py).
+LOOP_ARGS = {"episode_args": "", "check_args": "", "step_scratch": "", "observe_scratch": ""}
+
+
+# --- begin generated: batch loops (whist_env/vector/template.py; python -m whist_env.vector.template --write) ---
 @jit
 def reset_kernel(
     state: np.ndarray,
@@ -161,13 +188,40 @@ def reset_kernel(
     rewards: np.ndarray,
 ) -> None:
     """Start an episode in every environment (the given decks and dealers where given) and observe."""
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
     none = np.full(1, -1, np.int64)
+    reset_rows(
+        state, rng, cfg, offs, lut, mask_lut, have_decks, decks, dealers, current, obs, mask, rewards,
+        bits, known, none,
+    )  # fmt: skip
+
+
+@jit_borrow
+def reset_rows(
+    state: np.ndarray,
+    rng: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    have_decks: bool,
+    decks: np.ndarray,
+    dealers: np.ndarray,
+    current: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+    none: np.ndarray,
+) -> None:
+    """:func:`reset_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         st = state[i]
         new_episode(st, rng, i, decks[i] if have_decks else none, dealers[i])
-        rewards[i, :] = 0
+        for s in range(rewards.shape[1]):
+            rewards[i, s] = 0
         current[i] = st[TO_ACT]
         observe_row(bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, st[TO_ACT], known)
 
@@ -189,39 +243,54 @@ def step_kernel(
     terminated: np.ndarray,
 ) -> int:
     """The fused step: check every action (none illegal, or nothing changes and the count of refused ones is
-    returned), play them, score a finished deal (§3.4: ± the trick difference) and deal the next one of a series
-    or end the episode (an ended episode starts anew), and observe the seat to act."""
+    returned), apply them by the game's rules (:func:`step_row`: a finished deal scored, the next one dealt), end
+    the episodes that are over (such an environment starts anew at the next step, which ignores its action), and
+    observe the seat to act."""
     refused = check_actions(state, actions, bad)
     if refused:
         return refused
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
     none = np.full(1, -1, np.int64)
+    step_rows(
+        state, rng, cfg, offs, lut, mask_lut, actions, current, obs, mask, rewards, terminated,
+        bits, known, none,
+    )  # fmt: skip
+    return 0
+
+
+@jit_borrow
+def step_rows(
+    state: np.ndarray,
+    rng: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    actions: np.ndarray,
+    current: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+    none: np.ndarray,
+) -> None:
+    """:func:`step_kernel`'s loop over the environments, with legal actions, in the scratches it allocated."""
     for i in range(state.shape[0]):
         st = state[i]
-        rewards[i, 0] = 0
-        rewards[i, 1] = 0
+        for s in range(rewards.shape[1]):
+            rewards[i, s] = 0
         if st[PHASE] == PHASE_OVER:  # next-step autoreset: the action is ignored
             new_episode(st, rng, i, none, -1)
-        elif play_card(st, actions[i]) >= 0 and st[TRICK_NO] == TRICKS:
-            diff = st[WON] - st[WON + 1]
-            rewards[i, 0] = diff
-            rewards[i, 1] = -diff
-            st[RET] += diff
-            st[RET + 1] -= diff
-            if st[DEAL_INDEX] + 1 >= cfg[CFG_NUM_DEALS]:
-                st[PHASE] = PHASE_OVER
-                st[TO_ACT] = -1
-                terminated[i] = True
-            else:
-                st[DEAL_INDEX] += 1
-                st[DEALER] = 1 - st[DEALER]  # two players: the deal alternates
-                shuffle_deck(st, rng, i)
-                start_deal(st)
+        elif step_row(st, rng, i, cfg, actions[i], rewards[i]):  # the episode is over
+            st[PHASE] = PHASE_OVER
+            st[TO_ACT] = -1
+            terminated[i] = True
         seat = st[TO_ACT] if st[PHASE] != PHASE_OVER else st[LAST_ACTOR]
         current[i] = st[TO_ACT]
         observe_row(bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, seat, known)
-    return 0
 
 
 @jit
@@ -236,10 +305,30 @@ def observe_kernel(
     mask: np.ndarray,
 ) -> None:
     """The observation and mask of ``seats[i]`` in every environment ``i``."""
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
+    observe_rows(state, cfg, offs, lut, mask_lut, seats, obs, mask, bits, known)
+
+
+@jit_borrow
+def observe_rows(
+    state: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    seats: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+) -> None:
+    """:func:`observe_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         observe_row(bits, obs[i], mask[i], state[i], cfg, offs, lut, mask_lut, seats[i], known)
+
+
+# --- end generated: batch loops ---
 
 
 class HumbugVector(RawVectorEnv):

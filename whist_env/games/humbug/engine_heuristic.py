@@ -25,7 +25,18 @@ import numpy as np
 
 from whist_env.games.humbug.engine import CFG_OPEN, CFG_RECALL, seat_knowledge
 from whist_env.rules.core import PHASE_PLAY
-from whist_env.vector.core import DEALT, HIST, MAX_SEATS, NTRICK, PHASE, TO_ACT, TRICK_NO, TURN_UP, jit, legal_mask
+from whist_env.vector.core import (
+    DEALT,
+    HIST,
+    MAX_SEATS,
+    NTRICK,
+    PHASE,
+    TO_ACT,
+    TRICK_NO,
+    TURN_UP,
+    jit,
+    legal_mask,
+)
 from whist_env.vector.heuristics.table import NO_RESTRICT, TABLE_SIZE, fill_table_row, new_work, two_player_play
 
 
@@ -62,23 +73,38 @@ def remembered_pool(st: np.ndarray, me: int, unseen: int) -> int:
 
 
 @jit
+def act_row(
+    st: np.ndarray, cfg: np.ndarray, tb: np.ndarray, known: np.ndarray, work: np.ndarray, restrict: np.ndarray
+) -> int:
+    """The heuristic's action for the seat to act in the state row ``st`` (-1 where the episode is over);
+    ``restrict`` is scratch for :func:`fill_table_row`'s pools (the opponent's: the memory's, in ``hidden_hand``)."""
+    if st[PHASE] != PHASE_PLAY:
+        return -1
+    open_table = cfg[CFG_OPEN] != 0
+    recall = cfg[CFG_RECALL] != 0
+    me = st[TO_ACT]
+    unseen = seat_knowledge(st, open_table, recall, me, known)
+    restrict[me] = NO_RESTRICT
+    restrict[1 - me] = NO_RESTRICT if open_table else remembered_pool(st, me, unseen)
+    fill_table_row(tb, st, known, unseen, recall, -1, restrict, work)
+    return two_player_play(tb, legal_mask(st))
+
+
+# What the per-row functions above take besides the act loop's own arguments (whist_env/vector/template.py).
+LOOP_ARGS = {"act_scratch": "restrict = np.full(MAX_SEATS, NO_RESTRICT, np.int64)"}
+
+
+# --- begin generated: act loop (whist_env/vector/template.py; python -m whist_env.vector.template --write) ---
+@jit
 def act_kernel(state: np.ndarray, cfg: np.ndarray, envs: np.ndarray, out: np.ndarray) -> None:
     """The heuristic's action for the seat to act in each environment ``envs[j]`` into ``out[j]`` (-1 where the
     episode is over)."""
     tb = np.zeros(TABLE_SIZE, np.int64)
     known = np.zeros(MAX_SEATS, np.int64)
-    restrict = np.full(MAX_SEATS, NO_RESTRICT, np.int64)
     work = new_work()
-    open_table = cfg[CFG_OPEN] != 0
-    recall = cfg[CFG_RECALL] != 0
+    restrict = np.full(MAX_SEATS, NO_RESTRICT, np.int64)
     for j in range(envs.shape[0]):
-        st = state[envs[j]]
-        if st[PHASE] != PHASE_PLAY:
-            out[j] = -1
-            continue
-        me = st[TO_ACT]
-        unseen = seat_knowledge(st, open_table, recall, me, known)
-        restrict[me] = NO_RESTRICT
-        restrict[1 - me] = NO_RESTRICT if open_table else remembered_pool(st, me, unseen)
-        fill_table_row(tb, st, known, unseen, recall, -1, restrict, work)
-        out[j] = two_player_play(tb, legal_mask(st))
+        out[j] = act_row(state[envs[j]], cfg, tb, known, work, restrict)
+
+
+# --- end generated: act loop ---

@@ -61,6 +61,8 @@ from whist_env.vector.core import (
     expand,
     expand_mask,
     jit,
+    jit_borrow,
+    jit_borrow_inline,
     legal_mask,
     play_card,
     put_bits,
@@ -108,7 +110,7 @@ EPISODE_RUBBER, EPISODE_GAME, EPISODE_DEAL = range(3)
 STATUS_FACE_UP, STATUS_TAKEN_UP, STATUS_DISCARDED = range(3)
 
 
-@jit
+@jit_borrow
 def start_deal(st: np.ndarray) -> None:
     """RULES.md §1.3: ``DECK[k]`` to ``[L, N, R, D][k % 4]``; ``DECK[51]`` (the dealer's) is turned up for trump;
     §1.4: the exchange phase opens with the non-dealer; §1.5: the dealer will lead."""
@@ -136,7 +138,7 @@ def start_deal(st: np.ndarray) -> None:
     st[LEADER] = d
 
 
-@jit
+@jit_borrow
 def new_episode(st: np.ndarray, rng: np.ndarray, i: int, deck: np.ndarray, dealer: int) -> None:
     """Start an episode: the given dealer or one drawn, the given deck (``deck[0] >= 0``) or one shuffled."""
     st[DEALER] = dealer if dealer >= 0 else rng_below(rng, i, NUM_PLAYERS)
@@ -153,7 +155,7 @@ def new_episode(st: np.ndarray, rng: np.ndarray, i: int, deck: np.ndarray, deale
     start_deal(st)
 
 
-@jit
+@jit_borrow
 def legal_actions(st: np.ndarray) -> int:
     """Legal actions of the seat to act as a mask over the 54 actions: KEEP and EXCHANGE in the exchange phase."""
     if st[PHASE] == PHASE_EXCHANGE:
@@ -161,7 +163,7 @@ def legal_actions(st: np.ndarray) -> int:
     return legal_mask(st)
 
 
-@jit
+@jit_borrow
 def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> int:
     """Mark in ``bad`` each playing environment whose action is not legal now; returns how many (the step kernel
     changes nothing when there are any). Environments whose episode is over are not checked (their action is
@@ -179,7 +181,7 @@ def check_actions(state: np.ndarray, actions: np.ndarray, bad: np.ndarray) -> in
     return count
 
 
-@jit
+@jit_borrow
 def exchange(st: np.ndarray, seat: int) -> None:
     """RULES.md §1.4: a seat that chose EXCHANGE puts its hand away and takes the blind at its right; a dealer's
     turn-up goes out with his old hand (trump stays)."""
@@ -192,7 +194,7 @@ def exchange(st: np.ndarray, seat: int) -> None:
         st[TURN_PUBLIC] = 0
 
 
-@jit
+@jit_borrow
 def decide(st: np.ndarray, action: int, simultaneous: bool) -> None:
     """RULES.md §1.4: KEEP or EXCHANGE for the seat to act, the non-dealer (public at once, or with the
     simultaneous order once both decided) then the dealer, who then leads (§1.5)."""
@@ -213,7 +215,7 @@ def decide(st: np.ndarray, action: int, simultaneous: bool) -> None:
     st[TO_ACT] = d
 
 
-@jit
+@jit_borrow
 def end_deal(st: np.ndarray, cfg: np.ndarray, seat_rewards: np.ndarray) -> bool:
     """RULES.md §1.6 scoring (trick points, then honours of the hand played; no game on honours alone), §1.7 game
     value and rubber: score the finished deal into ``seat_rewards`` (2,); returns whether the episode is over (the
@@ -266,7 +268,7 @@ def end_deal(st: np.ndarray, cfg: np.ndarray, seat_rewards: np.ndarray) -> bool:
     return over
 
 
-@jit
+@jit_borrow
 def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> int:
     """What seat ``me`` knows of the cards (the rules' view): fills ``known`` (per seat, the cards known to be in
     that hand) and returns the cards ``me`` cannot place (the heuristic's port reads them too)."""
@@ -291,7 +293,7 @@ def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> 
     return FULL & ~(seen | cards_gone(st, recall))
 
 
-@jit
+@jit_borrow
 def observe_row(
     bits: np.ndarray,
     obs_row: np.ndarray,
@@ -348,6 +350,39 @@ def observe_row(
     expand_mask(legal_actions(st) if me == st[TO_ACT] and not over else 0, mask_row, mask_lut)
 
 
+@jit_borrow_inline
+def step_row(
+    st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, action: int, rewards_row: np.ndarray, pair: np.ndarray
+) -> bool:
+    """Apply ``action`` (legal) for the seat to act: an exchange decision or a card; after a deal's last trick
+    score it (:func:`end_deal`, the seat rewards in the scratch ``pair`` (2,)) into ``rewards_row`` and deal the
+    next one; returns whether the episode is over (the batch loop then ends it)."""
+    if st[PHASE] == PHASE_EXCHANGE:
+        decide(st, action, cfg[CFG_SIMULTANEOUS] != 0)
+    elif play_card(st, action) >= 0 and st[TRICK_NO] == TRICKS:
+        over = end_deal(st, cfg, pair)
+        for s in range(NUM_PLAYERS):
+            rewards_row[s] = pair[s]
+            st[RET + s] += pair[s]
+        if over:
+            return True
+        st[DEAL_INDEX] += 1
+        st[DEALER] = 1 - st[DEALER]  # §1.2: the deal alternates
+        shuffle_deck(st, rng, i)
+        start_deal(st)
+    return False
+
+
+# What the per-row functions above take besides the batch loops' own arguments (whist_env/vector/template.py).
+LOOP_ARGS = {
+    "episode_args": "",
+    "check_args": "",
+    "step_scratch": "pair = np.zeros(NUM_PLAYERS, np.int64)",
+    "observe_scratch": "",
+}
+
+
+# --- begin generated: batch loops (whist_env/vector/template.py; python -m whist_env.vector.template --write) ---
 @jit
 def reset_kernel(
     state: np.ndarray,
@@ -365,13 +400,40 @@ def reset_kernel(
     rewards: np.ndarray,
 ) -> None:
     """Start an episode in every environment (the given decks and dealers where given) and observe."""
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
     none = np.full(1, -1, np.int64)
+    reset_rows(
+        state, rng, cfg, offs, lut, mask_lut, have_decks, decks, dealers, current, obs, mask, rewards,
+        bits, known, none,
+    )  # fmt: skip
+
+
+@jit_borrow
+def reset_rows(
+    state: np.ndarray,
+    rng: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    have_decks: bool,
+    decks: np.ndarray,
+    dealers: np.ndarray,
+    current: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+    none: np.ndarray,
+) -> None:
+    """:func:`reset_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         st = state[i]
         new_episode(st, rng, i, decks[i] if have_decks else none, dealers[i])
-        rewards[i, :] = 0
+        for s in range(rewards.shape[1]):
+            rewards[i, s] = 0
         current[i] = st[TO_ACT]
         observe_row(bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, st[TO_ACT], known)
 
@@ -393,42 +455,56 @@ def step_kernel(
     terminated: np.ndarray,
 ) -> int:
     """The fused step: check every action (none illegal, or nothing changes and the count of refused ones is
-    returned), apply them (an exchange decision or a card), score a finished deal and deal the next one or end the
-    episode (an ended episode starts anew), and observe the seat to act."""
+    returned), apply them by the game's rules (:func:`step_row`: a finished deal scored, the next one dealt), end
+    the episodes that are over (such an environment starts anew at the next step, which ignores its action), and
+    observe the seat to act."""
     refused = check_actions(state, actions, bad)
     if refused:
         return refused
-    simultaneous = cfg[CFG_SIMULTANEOUS] != 0
-    known = np.zeros(MAX_SEATS, np.int64)
-    pair = np.zeros(NUM_PLAYERS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
     none = np.full(1, -1, np.int64)
+    pair = np.zeros(NUM_PLAYERS, np.int64)
+    step_rows(
+        state, rng, cfg, offs, lut, mask_lut, actions, current, obs, mask, rewards, terminated,
+        bits, known, none, pair,
+    )  # fmt: skip
+    return 0
+
+
+@jit_borrow
+def step_rows(
+    state: np.ndarray,
+    rng: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    actions: np.ndarray,
+    current: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+    none: np.ndarray,
+    pair: np.ndarray,
+) -> None:
+    """:func:`step_kernel`'s loop over the environments, with legal actions, in the scratches it allocated."""
     for i in range(state.shape[0]):
         st = state[i]
-        rewards[i, 0] = 0
-        rewards[i, 1] = 0
+        for s in range(rewards.shape[1]):
+            rewards[i, s] = 0
         if st[PHASE] == PHASE_OVER:  # next-step autoreset: the action is ignored
             new_episode(st, rng, i, none, -1)
-        elif st[PHASE] == PHASE_EXCHANGE:
-            decide(st, actions[i], simultaneous)
-        elif play_card(st, actions[i]) >= 0 and st[TRICK_NO] == TRICKS:
-            over = end_deal(st, cfg, pair)
-            for s in range(NUM_PLAYERS):
-                rewards[i, s] = pair[s]
-                st[RET + s] += pair[s]
-            if over:
-                st[PHASE] = PHASE_OVER
-                st[TO_ACT] = -1
-                terminated[i] = True
-            else:
-                st[DEAL_INDEX] += 1
-                st[DEALER] = 1 - st[DEALER]  # §1.2: the deal alternates
-                shuffle_deck(st, rng, i)
-                start_deal(st)
+        elif step_row(st, rng, i, cfg, actions[i], rewards[i], pair):  # the episode is over
+            st[PHASE] = PHASE_OVER
+            st[TO_ACT] = -1
+            terminated[i] = True
         seat = st[TO_ACT] if st[PHASE] != PHASE_OVER else st[LAST_ACTOR]
         current[i] = st[TO_ACT]
         observe_row(bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, seat, known)
-    return 0
 
 
 @jit
@@ -443,10 +519,30 @@ def observe_kernel(
     mask: np.ndarray,
 ) -> None:
     """The observation and mask of ``seats[i]`` in every environment ``i``."""
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
+    known = np.zeros(MAX_SEATS, np.int64)
+    observe_rows(state, cfg, offs, lut, mask_lut, seats, obs, mask, bits, known)
+
+
+@jit_borrow
+def observe_rows(
+    state: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    seats: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+) -> None:
+    """:func:`observe_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         observe_row(bits, obs[i], mask[i], state[i], cfg, offs, lut, mask_lut, seats[i], known)
+
+
+# --- end generated: batch loops ---
 
 
 class HumbugWhistVector(RawVectorEnv):

@@ -13,7 +13,17 @@ import numpy as np
 from whist_env.games.humbug_whist.engine import CFG_RECALL, seat_knowledge
 from whist_env.games.humbug_whist.rules import EXCHANGE, KEEP
 from whist_env.rules.core import PHASE_EXCHANGE, PHASE_PLAY
-from whist_env.vector.core import HAND, MAX_SEATS, NO_TRUMP, PHASE, TO_ACT, TRUMP, card_count, jit, legal_mask
+from whist_env.vector.core import (
+    HAND,
+    MAX_SEATS,
+    NO_TRUMP,
+    PHASE,
+    TO_ACT,
+    TRUMP,
+    card_count,
+    jit,
+    legal_mask,
+)
 from whist_env.vector.heuristics.table import (
     JACK,
     TABLE_SIZE,
@@ -57,23 +67,34 @@ def exchange_decision(hand: int, unseen: int, trump: int) -> int:
 
 
 @jit
+def act_row(st: np.ndarray, cfg: np.ndarray, tb: np.ndarray, known: np.ndarray, work: np.ndarray) -> int:
+    """The heuristic's action for the seat to act in the state row ``st`` (-1 where the episode is over)."""
+    phase = st[PHASE]
+    if phase != PHASE_PLAY and phase != PHASE_EXCHANGE:
+        return -1
+    recall = cfg[CFG_RECALL] != 0
+    me = st[TO_ACT]
+    unseen = seat_knowledge(st, recall, me, known)
+    if phase == PHASE_EXCHANGE:
+        return exchange_decision(st[HAND + me], unseen, st[TRUMP])
+    fill_table_row(tb, st, known, unseen, recall, -1, work[W_NO_RESTRICT], work)
+    return two_player_play(tb, legal_mask(st))
+
+
+# What the per-row functions above take besides the act loop's own arguments (whist_env/vector/template.py).
+LOOP_ARGS = {"act_scratch": ""}
+
+
+# --- begin generated: act loop (whist_env/vector/template.py; python -m whist_env.vector.template --write) ---
+@jit
 def act_kernel(state: np.ndarray, cfg: np.ndarray, envs: np.ndarray, out: np.ndarray) -> None:
     """The heuristic's action for the seat to act in each environment ``envs[j]`` into ``out[j]`` (-1 where the
     episode is over)."""
     tb = np.zeros(TABLE_SIZE, np.int64)
     known = np.zeros(MAX_SEATS, np.int64)
     work = new_work()
-    recall = cfg[CFG_RECALL] != 0
     for j in range(envs.shape[0]):
-        st = state[envs[j]]
-        phase = st[PHASE]
-        if phase != PHASE_PLAY and phase != PHASE_EXCHANGE:
-            out[j] = -1
-            continue
-        me = st[TO_ACT]
-        unseen = seat_knowledge(st, recall, me, known)
-        if phase == PHASE_EXCHANGE:
-            out[j] = exchange_decision(st[HAND + me], unseen, st[TRUMP])
-            continue
-        fill_table_row(tb, st, known, unseen, recall, -1, work[W_NO_RESTRICT], work)
-        out[j] = two_player_play(tb, legal_mask(st))
+        out[j] = act_row(state[envs[j]], cfg, tb, known, work)
+
+
+# --- end generated: act loop ---

@@ -49,6 +49,7 @@ from whist_env.vector.core import (
     expand,
     jit,
     jit_borrow,
+    jit_borrow_inline,
     legal_mask,
     play_card,
     put_bits,
@@ -240,7 +241,7 @@ def observe_row(
     expand(mask_bits, mask_row, mask_lut)
 
 
-@jit
+@jit_borrow
 def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> int:
     """What seat ``me`` knows of the cards (the rules' view, §4.7): fills ``known`` (its own hand; no seat knows
     another's cards) and returns the cards ``me`` cannot place (the turn-up is out of play, face up; the drawn
@@ -256,6 +257,49 @@ def seat_knowledge(st: np.ndarray, recall: bool, me: int, known: np.ndarray) -> 
     return FULL & ~seen
 
 
+@jit_borrow_inline
+def step_row(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, action: int, rewards_row: np.ndarray) -> bool:
+    """Bid or play ``action`` (legal) for the seat to act, score a finished deal into ``rewards_row`` (RULES.md
+    §4.6) and deal the next one; returns whether the episode is over (the batch loop then ends it)."""
+    n = st[NUM_SEATS]
+    if st[PHASE] == PHASE_BIDDING:  # §4.4: one public bid each, clockwise; then förhand leads
+        seat = st[TO_ACT]
+        st[BIDS + seat] = action - BID_BASE
+        st[NUM_BIDS] += 1
+        st[LAST_ACTOR] = seat
+        if st[NUM_BIDS] == n:
+            st[PHASE] = PHASE_PLAY
+            st[TO_ACT] = (st[DEALER] + 1) % n
+        else:
+            st[TO_ACT] = (seat + 1) % n
+    elif play_card(st, action) >= 0 and st[TRICK_NO] == st[DEAL_TRICKS]:
+        prefix_one = cfg[CFG_PREFIX] != 0
+        per_trick = cfg[CFG_PER_TRICK] != 0
+        for s in range(n):
+            score = deal_score(st[BIDS + s], st[WON + s], prefix_one, per_trick)
+            rewards_row[s] = score
+            st[RET + s] += score
+        if st[DEAL_INDEX] + 1 >= cfg[CFG_NUM_DEALS]:
+            return True
+        st[DEAL_INDEX] += 1
+        st[DEALER] = (st[DEALER] + 1) % n  # §4.1: the deal passes to the left
+        draw_trump_card(st, rng, i, cfg)
+        shuffle_deck(st, rng, i)
+        start_deal(st, cfg)
+    return False
+
+
+# What the per-row functions above take besides the batch loops' own arguments (whist_env/vector/template.py): the
+# mask needs bits of its own (more than 64 actions).
+LOOP_ARGS = {
+    "episode_args": "cfg",
+    "check_args": "",
+    "step_scratch": "",
+    "observe_scratch": "mask_bits = scratch(mask, mask_lut)",
+}
+
+
+# --- begin generated: batch loops (whist_env/vector/template.py; python -m whist_env.vector.template --write) ---
 @jit
 def reset_kernel(
     state: np.ndarray,
@@ -273,14 +317,42 @@ def reset_kernel(
     rewards: np.ndarray,
 ) -> None:
     """Start an episode in every environment (the given decks and dealers where given) and observe."""
-    known = np.zeros(MAX_SEATS, np.int64)
     bits = scratch(obs, lut)
-    mask_bits = scratch(mask, mask_lut)
+    known = np.zeros(MAX_SEATS, np.int64)
     none = np.full(1, -1, np.int64)
+    mask_bits = scratch(mask, mask_lut)
+    reset_rows(
+        state, rng, cfg, offs, lut, mask_lut, have_decks, decks, dealers, current, obs, mask, rewards,
+        bits, known, none, mask_bits,
+    )  # fmt: skip
+
+
+@jit_borrow
+def reset_rows(
+    state: np.ndarray,
+    rng: np.ndarray,
+    cfg: np.ndarray,
+    offs: np.ndarray,
+    lut: np.ndarray,
+    mask_lut: np.ndarray,
+    have_decks: bool,
+    decks: np.ndarray,
+    dealers: np.ndarray,
+    current: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    bits: np.ndarray,
+    known: np.ndarray,
+    none: np.ndarray,
+    mask_bits: np.ndarray,
+) -> None:
+    """:func:`reset_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         st = state[i]
         new_episode(st, rng, i, cfg, decks[i] if have_decks else none, dealers[i])
-        rewards[i, :] = 0
+        for s in range(rewards.shape[1]):
+            rewards[i, s] = 0
         current[i] = st[TO_ACT]
         observe_row(bits, mask_bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, st[TO_ACT], known)
 
@@ -302,16 +374,19 @@ def step_kernel(
     terminated: np.ndarray,
 ) -> int:
     """The fused step: check every action (none illegal, or nothing changes and the count of refused ones is
-    returned), bid or play them, score a finished deal (RULES.md §4.6) and deal the next one or end the episode
-    (an ended episode starts anew), and observe the seat to act."""
+    returned), apply them by the game's rules (:func:`step_row`: a finished deal scored, the next one dealt), end
+    the episodes that are over (such an environment starts anew at the next step, which ignores its action), and
+    observe the seat to act."""
     refused = check_actions(state, actions, bad)
     if refused:
         return refused
+    bits = scratch(obs, lut)
     known = np.zeros(MAX_SEATS, np.int64)
     none = np.full(1, -1, np.int64)
+    mask_bits = scratch(mask, mask_lut)
     step_rows(
         state, rng, cfg, offs, lut, mask_lut, actions, current, obs, mask, rewards, terminated,
-        scratch(obs, lut), scratch(mask, mask_lut), known, none,
+        bits, known, none, mask_bits,
     )  # fmt: skip
     return 0
 
@@ -331,45 +406,21 @@ def step_rows(
     rewards: np.ndarray,
     terminated: np.ndarray,
     bits: np.ndarray,
-    mask_bits: np.ndarray,
     known: np.ndarray,
     none: np.ndarray,
+    mask_bits: np.ndarray,
 ) -> None:
     """:func:`step_kernel`'s loop over the environments, with legal actions, in the scratches it allocated."""
-    prefix_one = cfg[CFG_PREFIX] != 0
-    per_trick = cfg[CFG_PER_TRICK] != 0
     for i in range(state.shape[0]):
         st = state[i]
-        n = st[NUM_SEATS]
-        for s in range(n):
+        for s in range(rewards.shape[1]):
             rewards[i, s] = 0
         if st[PHASE] == PHASE_OVER:  # next-step autoreset: the action is ignored
             new_episode(st, rng, i, cfg, none, -1)
-        elif st[PHASE] == PHASE_BIDDING:  # §4.4: one public bid each, clockwise; then förhand leads
-            seat = st[TO_ACT]
-            st[BIDS + seat] = actions[i] - BID_BASE
-            st[NUM_BIDS] += 1
-            st[LAST_ACTOR] = seat
-            if st[NUM_BIDS] == n:
-                st[PHASE] = PHASE_PLAY
-                st[TO_ACT] = (st[DEALER] + 1) % n
-            else:
-                st[TO_ACT] = (seat + 1) % n
-        elif play_card(st, actions[i]) >= 0 and st[TRICK_NO] == st[DEAL_TRICKS]:
-            for s in range(n):
-                score = deal_score(st[BIDS + s], st[WON + s], prefix_one, per_trick)
-                rewards[i, s] = score
-                st[RET + s] += score
-            if st[DEAL_INDEX] + 1 >= cfg[CFG_NUM_DEALS]:
-                st[PHASE] = PHASE_OVER
-                st[TO_ACT] = -1
-                terminated[i] = True
-            else:
-                st[DEAL_INDEX] += 1
-                st[DEALER] = (st[DEALER] + 1) % n  # §4.1: the deal passes to the left
-                draw_trump_card(st, rng, i, cfg)
-                shuffle_deck(st, rng, i)
-                start_deal(st, cfg)
+        elif step_row(st, rng, i, cfg, actions[i], rewards[i]):  # the episode is over
+            st[PHASE] = PHASE_OVER
+            st[TO_ACT] = -1
+            terminated[i] = True
         seat = st[TO_ACT] if st[PHASE] != PHASE_OVER else st[LAST_ACTOR]
         current[i] = st[TO_ACT]
         observe_row(bits, mask_bits, obs[i], mask[i], st, cfg, offs, lut, mask_lut, seat, known)
@@ -387,8 +438,10 @@ def observe_kernel(
     mask: np.ndarray,
 ) -> None:
     """The observation and mask of ``seats[i]`` in every environment ``i``."""
+    bits = scratch(obs, lut)
     known = np.zeros(MAX_SEATS, np.int64)
-    observe_rows(state, cfg, offs, lut, mask_lut, seats, obs, mask, scratch(obs, lut), scratch(mask, mask_lut), known)
+    mask_bits = scratch(mask, mask_lut)
+    observe_rows(state, cfg, offs, lut, mask_lut, seats, obs, mask, bits, known, mask_bits)
 
 
 @jit_borrow
@@ -402,12 +455,15 @@ def observe_rows(
     obs: np.ndarray,
     mask: np.ndarray,
     bits: np.ndarray,
-    mask_bits: np.ndarray,
     known: np.ndarray,
+    mask_bits: np.ndarray,
 ) -> None:
     """:func:`observe_kernel`'s loop over the environments, in the scratches it allocated."""
     for i in range(state.shape[0]):
         observe_row(bits, mask_bits, obs[i], mask[i], state[i], cfg, offs, lut, mask_lut, seats[i], known)
+
+
+# --- end generated: batch loops ---
 
 
 class OhHellVector(RawVectorEnv):

@@ -11,7 +11,8 @@
 act's view from the state row and makes the decision ``make_agent("heuristic", game, **options)`` makes from that
 view, in one jitted loop over the batch. :mod:`whist_env.vector.heuristics.table` holds the shared reasoning (the
 Table and the building blocks); each game's port (``whist_env/games/<name>/engine_heuristic.py``, named by its spec's
-``engine_heuristic``) reads its view quantities from the row and defines ``act_kernel(state, cfg, envs, out)``.
+``engine_heuristic``) reads its view quantities from the row and decides in ``act_row``; its ``act_kernel(state, cfg,
+envs, out)``, the loop over the batch, is rendered from :mod:`whist_env.vector.template`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,101 @@
+"""A/B speed of the batched engine: ``step()`` of another commit against this tree, in ONE process.
+
+On a loaded machine two runs of ``bench_vector.py`` can differ by 40% with the same code; a comparison needs both
+versions measured under the same load. This script copies ``whist_env/`` of ``COMMIT`` (``git archive``) under
+another package name (``whist_env_ab``: every ``whist_env.`` import renamed), builds the same game with both, and
+steps them on the same games (same seed, same random legal actions; the observations are checked equal after every
+block, so a commit whose games differ cannot be compared this way), in alternating blocks of 8 steps, timing
+``step()`` alone in CPU time. Interference from other processes hits both alike, so the ratio is steady where the
+rates are not.
+
+    taskset -c 0 python benchmarks/bench_vector_ab.py a5c21ac --seconds 2
+
+Prints, per game (defaults, uint8) and Oh Hell with 8 players in float32, and per batch size ``B``: decisions per
+CPU-second of ``step()`` for the commit and for this tree, and their ratio (tree / commit). The copy is kept in
+``--workdir`` (its numba cache with it: compiled once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+import subprocess
+import sys
+import tarfile
+import time
+from io import BytesIO
+from pathlib import Path
+
+import numpy as np
+
+import whist_env.vector as vector
+
+ROOT = Path(__file__).resolve().parents[1]
+ALIAS = "whist_env_ab"
+CASES = [(g, {}, "uint8") for g in vector.vector_game_ids()] + [("oh_hell_v0", {"num_players": 8}, "float32")]
+
+
+def checkout(commit: str, workdir: Path) -> Path:
+    """``whist_env/`` of ``commit`` as the package :data:`ALIAS` under ``workdir/<commit>`` (made once)."""
+    target = workdir / commit
+    if (target / ALIAS / "__init__.py").exists():
+        return target
+    archive = subprocess.run(["git", "archive", commit, "whist_env"], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(target, filter="data")
+    (target / "whist_env").rename(target / ALIAS)
+    for path in (target / ALIAS).rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        text = re.sub(r"\bwhist_env\.", f"{ALIAS}.", text)
+        text = re.sub(r"^(\s*)(from|import) whist_env\b(?!_)", rf"\1\2 {ALIAS}", text, flags=re.MULTILINE)
+        path.write_text(text, encoding="utf-8")
+    return target
+
+
+def compare(modules: list, game: str, options: dict, obs_dtype: str, b: int, seconds: float) -> list[float]:
+    """Decisions per CPU-second of ``step()`` of each module's engine, stepped in alternating blocks."""
+    envs = [m.make(game, b, seed=0, obs_dtype=obs_dtype, **options) for m in modules]
+    rngs = [np.random.default_rng(0) for _ in modules]
+    ts = [v.reset() for v in envs]
+    for v, t in zip(envs, ts, strict=True):
+        v.step(t.action_mask.argmax(axis=1))  # compiled (or loaded) before the clock starts
+    ts = [v.reset() for v in envs]
+    spent = [0] * len(envs)
+    steps = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        order = range(len(envs)) if steps % 16 == 0 else reversed(range(len(envs)))  # who goes first alternates
+        for j in order:
+            for _ in range(8):
+                legal = ts[j].action_mask
+                actions = ((rngs[j].random(legal.shape, np.float32) + 1) * legal).argmax(axis=1)
+                t0 = time.process_time_ns()
+                ts[j] = envs[j].step(actions)
+                spent[j] += time.process_time_ns() - t0
+        if not all(np.array_equal(t.observation, ts[0].observation) for t in ts):
+            raise SystemExit(f"{game} {options}: the two versions' observations differ: not the same games")
+        steps += 8
+    return [steps * b / (s / 1e9) for s in spent]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("commit", help="the commit to compare this tree against")
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per case and batch size")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024])
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/whist_env_ab"), help="where the copy is kept")
+    args = parser.parse_args()
+    sys.path.insert(0, str(checkout(args.commit, args.workdir)))
+    modules = [importlib.import_module(f"{ALIAS}.vector"), vector]
+    print(f"step() decisions per CPU-second: the commit {args.commit} and this tree ({ROOT})")
+    print(f"{'case':<44} {'B':>6} {'commit':>10} {'tree':>10} {'tree/commit':>12}")
+    for game, options, obs_dtype in CASES:
+        for b in args.sizes:
+            old, new = compare(modules, game, options, obs_dtype, b, args.seconds)
+            label = f"{game} {options or 'defaults'} {obs_dtype}"
+            print(f"{label:<44} {b:>6} {old / 1e6:>9.2f}M {new / 1e6:>9.2f}M {new / old:>12.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
