@@ -42,8 +42,10 @@ that file's source. The block sits between two marker lines::
     # --- end generated: batch loops ---
 
 and is rewritten by ``python -m whist_env.vector.template --write`` (``--check``, the default, lists the files whose
-block differs from the template's rendering, and exits 1 if any). Edit the template here, never a block; after a
-``--write``, numba compiles the rewritten kernels again by itself (their file changed).
+block differs from the template's rendering, and exits 1 if any). The files are those the registered specs name;
+files given on the command line are rendered instead (a game outside the registry: ``--write path/engine.py``).
+Edit the template here, never a block; after a ``--write``, numba compiles the rewritten kernels again by itself
+(their file changed).
 
 This module imports only the standard library (the registry is read when the files are looked for); its package
 ``whist_env.vector`` imports numba.
@@ -381,6 +383,25 @@ def targets() -> list[Target]:
     return out
 
 
+def file_targets(paths: Sequence[str | Path]) -> list[Target]:
+    """Targets of files named directly (a game outside the registry, e.g. one a test registers): each file's kind
+    is the block whose begin marker it holds; its game is its folder's name.
+
+    Raises:
+        TemplateError: for a file holding no generated block's begin marker, or both kinds'.
+    """
+    out = []
+    for name in paths:
+        path = Path(name)
+        lines = set(path.read_text(encoding="utf-8").splitlines())
+        kinds = [kind for kind, block in BLOCKS.items() if block.begin() in lines]
+        if len(kinds) != 1:
+            markers = " or ".join(repr(block.begin()) for block in BLOCKS.values())
+            raise TemplateError(f"{path}: needs exactly one of the lines {markers}; found {len(kinds)}")
+        out.append(Target(path.parent.name, kinds[0], path))
+    return out
+
+
 def stale(target: Target) -> bool:
     """Whether the target's file differs from its rendering (TemplateError when it cannot be rendered)."""
     text = target.path.read_text(encoding="utf-8")
@@ -394,9 +415,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true", help="rewrite every generated block from the template")
     mode.add_argument("--check", action="store_true", help="fail if a block differs from the template (default)")
+    parser.add_argument(
+        "files", nargs="*", help="render these files instead of those the registered specs name (a game outside it)"
+    )
     args = parser.parse_args(argv)
     problems = []
-    for target in targets():
+    try:
+        chosen = file_targets(args.files) if args.files else targets()
+    except TemplateError as err:
+        print(err, file=sys.stderr)
+        return 1
+    for target in chosen:
         text = target.path.read_text(encoding="utf-8")
         try:
             new = rendered(text, target.kind, str(target.path))
