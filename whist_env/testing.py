@@ -1,5 +1,5 @@
 """Helpers for testing games and agents: random legal play through the rules, the option grid, and the fast encoder
-held to its plain reference twin.
+held to its plain reference twin, a batched engine in lockstep with the AEC env (:func:`lockstep`).
 
 Used by the project's own conformance tests; a new game's tests call them too (``docs/adding_a_game.md``).
 """
@@ -14,7 +14,8 @@ import numpy as np
 from whist_env.agents.base import random_action
 from whist_env.encoding.layout import Layout
 from whist_env.registry import game_ids, get_spec
-from whist_env.rules.core import State, TrickGame
+from whist_env.rules.core import PHASE_OVER, State, TrickGame
+from whist_env.rules.core import _all_slots as all_slots
 from whist_env.view import PlayerView
 
 
@@ -121,3 +122,120 @@ __all__ = [
     "random_action",
     "reference_mismatches",
 ]
+
+
+# slots of a rules state the engine does not keep (the last deal's summary feeds only ``infos``)
+NOT_KEPT = {"deal_summary"}
+
+
+def pieces_differing(layout: Any, got: np.ndarray, want: np.ndarray) -> list[str]:
+    """Names of the layout pieces where two observations differ (for failure messages)."""
+    return [p.name for p in layout.pieces if not np.array_equal(got[layout.slice(p.name)], want[layout.slice(p.name)])]
+
+
+def state_fields(state: State) -> dict[str, Any]:
+    """A rules state's slots (lists stay lists and tuples tuples: an export must give the rules' own types)."""
+    return {name: getattr(state, name) for name in all_slots(type(state)) if name not in NOT_KEPT}
+
+
+def lockstep(
+    game_id: str, options: dict[str, Any], num_envs: int, min_deals: int, seed: int, obs_dtype: str | None = None
+) -> int:
+    """Play ``num_envs`` environments of a game's batched engine in lockstep with their AEC twins until ``min_deals``
+    deals are done: the recipe's check of a new engine (docs/adding_a_game.md).
+
+    Each environment's twin is dealt the same decks (the batch's own: the twin's ``draw_deck`` reads the batch's
+    current deck) and given the same random legal actions; at every decision :func:`check_lockstep` holds the
+    batch to the twins.
+
+    Returns:
+        The number of deals played (every one compared at every decision).
+
+    Raises:
+        AssertionError: at the first difference, with the environment, the step and the pieces that differ.
+    """
+    import whist_env.vector as vector  # numba: only when an engine is checked
+    from whist_env import make
+
+    rng = np.random.default_rng(seed)
+    venv = vector.make(game_id, num_envs, seed=seed, obs_dtype=obs_dtype, **options)
+    layout = venv.encoder.layout
+    n = venv.num_players
+    deck_field, dealer_field = venv.field("deck"), venv.field("dealer")
+    twins = [make(game_id, raw=True, **options) for _ in range(num_envs)]
+    # Oh Hell's drawn trump card: each env draws it from its own generator; the twin is given the batch's
+    drawn = venv.field("drawn_card") if "drawn_card" in venv.game_fields else None
+
+    def batch_deck(i: int, state: State) -> list[int]:
+        if drawn is not None and drawn[i, 0] >= 0:
+            state.drawn_card = int(drawn[i, 0])  # type: ignore[attr-defined]
+        return [int(c) for c in deck_field[i]]
+
+    def start(i: int, deck: list[int], dealer: int) -> dict[str, Any]:
+        extra = {"trump_card": int(drawn[i, 0])} if drawn is not None and drawn[i, 0] >= 0 else {}
+        return {"deck": deck, "dealer": dealer, **extra}
+
+    for i, twin in enumerate(twins):
+        # the twin's later deals are the batch's: the instance attribute shadows the rules' draw_deck
+        twin.game.draw_deck = lambda _rng, state, i=i: batch_deck(i, state)  # type: ignore[method-assign]
+    decks = np.array([rng.permutation(52) for _ in range(num_envs)])
+    dealers = rng.integers(n, size=num_envs)
+    ts = venv.reset(options={"decks": decks, "dealers": dealers})
+    for i, twin in enumerate(twins):
+        twin.reset(options=start(i, decks[i].tolist(), int(dealers[i])))
+    deals = 0
+    step = 0
+    while True:
+        check_lockstep(venv, twins, ts, layout, rng, step)
+        if deals >= min_deals:
+            return deals
+        legal = ts.action_mask.astype(bool)
+        # a random legal card per env (any number where the episode ended: the action is ignored)
+        pick = np.where(legal.any(axis=1), (rng.random(legal.shape) * legal).argmax(axis=1), 7)
+        was_over = ts.terminated.copy()
+        before = venv.field("deal_index")[:, 0].copy()
+        ts = venv.step(pick)
+        step += 1
+        after = venv.field("deal_index")[:, 0]
+        for i, twin in enumerate(twins):
+            if was_over[i]:
+                twin.reset(options=start(i, [int(c) for c in deck_field[i]], int(dealer_field[i, 0])))
+            else:
+                twin.step(int(pick[i]))
+                deals += int(ts.terminated[i] or after[i] != before[i])
+
+
+def check_lockstep(venv: Any, twins: list[Any], ts: Any, layout: Any, rng: np.random.Generator, step: int) -> None:
+    """Every environment of the batch equals its twin now: the seat to act, the action mask, the observation (bit
+    for bit, also of a random other seat), the rewards, the terminations, the full state (``state()``, every 7th
+    step) and the exported rules state."""
+    n = venv.num_players
+    agents = twins[0].possible_agents
+    seats = rng.integers(n, size=venv.num_envs)
+    other_obs, other_mask = venv.observe(seats)
+    assert ts.observation.dtype == venv.obs_dtype and ts.action_mask.dtype == np.int8
+    full = venv.state() if step % 7 == 0 else None
+    for i, twin in enumerate(twins):
+        state = twin.game_state
+        where = f"env {i} step {step}"
+        over = state.phase == PHASE_OVER
+        assert bool(ts.terminated[i]) == all(twin.terminations.values()) == over, where
+        assert not ts.truncated[i]
+        assert int(ts.current_player[i]) == state.to_act, where
+        seat = state.history[-1][0] if over else state.to_act
+        want = twin.observe(agents[seat])
+        got = ts.observation[i].astype(np.float32)
+        assert np.array_equal(got, want["observation"]), (where, pieces_differing(layout, got, want["observation"]))
+        assert np.array_equal(ts.action_mask[i], want["action_mask"]), where
+        assert ts.rewards[i].tolist() == [float(twin.rewards[a]) for a in agents], where
+        other = twin.observe(agents[seats[i]])
+        got = other_obs[i].astype(np.float32)
+        assert np.array_equal(got, other["observation"]), (
+            where,
+            seats[i],
+            pieces_differing(layout, got, other["observation"]),
+        )
+        assert np.array_equal(other_mask[i], other["action_mask"]), (where, seats[i])
+        if full is not None:
+            assert np.array_equal(full[i], twin.state()), where
+        assert state_fields(venv.export_state(i)) == state_fields(state), where
