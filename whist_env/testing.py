@@ -1,11 +1,13 @@
 """Helpers for testing games and agents: random legal play through the rules, the option grid, and the fast encoder
-held to its plain reference twin, a batched engine in lockstep with the AEC env (:func:`lockstep`).
+held to its plain reference twin, a batched engine in lockstep with the AEC env (:func:`lockstep`), a heuristic port
+against the Python heuristic (:func:`compare_positions`).
 
 Used by the project's own conformance tests; a new game's tests call them too (``docs/adding_a_game.md``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -239,3 +241,56 @@ def check_lockstep(venv: Any, twins: list[Any], ts: Any, layout: Any, rng: np.ra
         if full is not None:
             assert np.array_equal(full[i], twin.state()), where
         assert state_fields(venv.export_state(i)) == state_fields(state), where
+
+
+def compare_positions(
+    game_id: str, options: dict[str, Any], positions: int, seed: int, num_envs: int = 32, heuristic_share: float = 0.6
+) -> Counter[int]:
+    """Hold a game's batched heuristic port to its Python heuristic, decision by decision: the recipe's check of a
+    new port (docs/adding_a_game.md).
+
+    A batch of engine environments is played by a mix of the port (``heuristic_share`` of the decisions) and random
+    legal actions. At every decision the port's action (``BatchedHeuristic.act_state``) must equal the Python
+    agent's (``make_agent("heuristic", game, **options).act(view, rng)``) for the view the rules give the seat to
+    act of the exported state; one Python agent per environment and seat, fed that seat's decisions in order (an
+    agent with a memory sees what it would see in a game). Plays until at least ``positions`` decisions were
+    compared; returns how often each action was the decision.
+
+    Raises:
+        AssertionError: at the first decision where the port and the Python agent differ, with the view.
+    """
+    import whist_env.vector as vector  # numba: only when a port is checked
+    from whist_env.agents import make_agent
+    from whist_env.vector.heuristics import BatchedHeuristic
+    from whist_env.vector.learner import random_actions
+
+    venv = vector.make(game_id, num_envs, seed=seed, **options)
+    game = venv.game
+    batched = BatchedHeuristic(game_id, **options)
+    agents = [[make_agent("heuristic", game_id, **options) for _ in range(venv.num_players)] for _ in range(num_envs)]
+    rng = np.random.default_rng(seed)
+    every = np.arange(num_envs)
+    ts = venv.reset()
+    decided: Counter[int] = Counter()
+    while decided.total() < positions:
+        got = batched.act_state(venv, every)
+        for i in every:
+            seat = int(ts.current_player[i])
+            if seat < 0:
+                assert got[i] == -1
+                agents[i] = [make_agent("heuristic", game_id, **options) for _ in range(venv.num_players)]
+                continue
+            view = game.view(venv.export_state(int(i)), seat)
+            want = agents[i][seat].act(view, rng)
+            assert got[i] == want, (
+                f"{game_id} {options}: env {i} seat {seat}: port plays {got[i]}, Python {want}\n{view.summary()}"
+            )
+            decided[want] += 1
+        acts = got.copy()
+        live = np.flatnonzero(ts.current_player >= 0)
+        rand = live[rng.random(len(live)) >= heuristic_share]
+        if len(rand):
+            acts[rand] = random_actions(ts.action_mask[rand] != 0, rng)
+        acts[ts.current_player < 0] = 0  # an ended episode ignores its action
+        ts = venv.step(acts)
+    return decided
