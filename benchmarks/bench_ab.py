@@ -1,4 +1,5 @@
-"""A/B speed of the batched engine: ``step()`` of another commit against this tree, in ONE process.
+"""A/B speed of another commit against this tree, in ONE process: the batched engine's ``step()``, or with ``--aec``
+the PettingZoo AEC loop.
 
 On a loaded machine two runs of ``bench_vector.py`` can differ by 40% with the same code; a comparison needs both
 versions measured under the same load. This script copies ``whist_env/`` of ``COMMIT`` (``git archive``) under
@@ -8,11 +9,16 @@ block, so a commit whose games differ cannot be compared this way), in alternati
 ``step()`` alone in CPU time. Interference from other processes hits both alike, so the ratio is steady where the
 rates are not.
 
-    taskset -c 0 python benchmarks/bench_vector_ab.py a5c21ac --seconds 2
+    taskset -c 0 python benchmarks/bench_ab.py a5c21ac --seconds 2
+    taskset -c 0 python benchmarks/bench_ab.py 7db7238 --aec --seconds 2
 
-Prints, per game (defaults, uint8) and Oh Hell with 8 players in float32, and per batch size ``B``: decisions per
-CPU-second of ``step()`` for the commit and for this tree, and their ratio (tree / commit). The copy is kept in
-``--workdir`` (its numba cache with it: compiled once).
+With ``--aec``, every registered game's wrapped ``env()`` (``make(game)``) is played with random legal actions
+through ``last()`` and ``step()``, in alternating blocks of 64 decisions per version, the same actions in both (the
+observations checked equal after every block), and the decisions per CPU-second of the whole loop are printed.
+
+Without it, prints, per game (defaults, uint8) and Oh Hell with 8 players in float32, and per batch size ``B``:
+decisions per CPU-second of ``step()`` for the commit and for this tree, and their ratio (tree / commit).
+The copy is kept in ``--workdir`` (its numba cache with it: compiled once).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+import whist_env
 import whist_env.vector as vector
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,14 +86,62 @@ def compare(modules: list, game: str, options: dict, obs_dtype: str, b: int, sec
     return [steps * b / (s / 1e9) for s in spent]
 
 
+def play_block(env: object, rng: np.random.Generator, decisions: int) -> np.ndarray:
+    """``decisions`` random legal decisions through the AEC loop (a new game where one ends); the last
+    observation."""
+    obs = None
+    for _ in range(decisions):
+        if not env.agents:  # type: ignore[attr-defined]
+            env.reset(seed=int(rng.integers(2**31)))  # type: ignore[attr-defined]
+        obs, _, term, trunc, _ = env.last()  # type: ignore[attr-defined]
+        if term or trunc:
+            env.step(None)  # type: ignore[attr-defined]
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))  # type: ignore[attr-defined]
+    assert obs is not None
+    return np.asarray(obs["observation"])
+
+
+def compare_aec(packages: list, game: str, seconds: float) -> list[float]:
+    """Decisions per CPU-second of the AEC loop of each package's ``env()``, played in alternating blocks."""
+    envs = [p.make(game) for p in packages]
+    rngs = [np.random.default_rng(0) for _ in packages]
+    for env in envs:
+        env.reset(seed=0)
+    spent = [0] * len(envs)
+    blocks = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        order = range(len(envs)) if blocks % 2 == 0 else reversed(range(len(envs)))  # who goes first alternates
+        last = {}
+        for j in order:
+            t0 = time.process_time_ns()
+            last[j] = play_block(envs[j], rngs[j], 64)
+            spent[j] += time.process_time_ns() - t0
+        if not all(np.array_equal(last[j], last[0]) for j in last):
+            raise SystemExit(f"{game}: the two versions' observations differ: not the same games")
+        blocks += 1
+    return [blocks * 64 / (s / 1e9) for s in spent]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("commit", help="the commit to compare this tree against")
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per case and batch size")
     parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024])
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/whist_env_ab"), help="where the copy is kept")
+    parser.add_argument("--aec", action="store_true", help="time the AEC loop of env() instead of the engine")
     args = parser.parse_args()
     sys.path.insert(0, str(checkout(args.commit, args.workdir)))
+    if args.aec:
+        packages = [importlib.import_module(ALIAS), whist_env]
+        print(f"AEC decisions per CPU-second (env(), random legal): the commit {args.commit} and this tree ({ROOT})")
+        print(f"{'game':<24} {'commit':>10} {'tree':>10} {'tree/commit':>12}")
+        for game in whist_env.game_ids():
+            old, new = compare_aec(packages, game, args.seconds)
+            print(f"{game:<24} {old / 1e3:>9.1f}k {new / 1e3:>9.1f}k {new / old:>12.2f}", flush=True)
+        return
     modules = [importlib.import_module(f"{ALIAS}.vector"), vector]
     print(f"step() decisions per CPU-second: the commit {args.commit} and this tree ({ROOT})")
     print(f"{'case':<44} {'B':>6} {'commit':>10} {'tree':>10} {'tree/commit':>12}")
