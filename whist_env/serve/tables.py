@@ -117,6 +117,11 @@ class Seat:
     rng: np.random.Generator | None = None
     explanation: dict[str, Any] | None = None  # the agent's last choice (shown only on open study tables)
 
+    @property
+    def is_agent(self) -> bool:
+        """Whether an agent plays this seat (its ``agent`` object is dropped once the game is over)."""
+        return self.kind != HUMAN
+
 
 @dataclass
 class DealRecord:
@@ -248,7 +253,7 @@ class Table:
         if self.closed or self.failure or state.done:
             return None
         seat = self.seats[state.to_act]
-        return seat.index if seat.agent is not None else None
+        return seat.index if seat.is_agent else None
 
     def touch(self) -> None:
         """Note activity (idle tables are closed by the server)."""
@@ -299,7 +304,7 @@ class Table:
         """
         with self.lock:
             a = self.check_action(seat, action)
-            if self.seats[seat].agent is not None:
+            if self.seats[seat].is_agent:
                 raise TableError(f"seat {seat} is played by the agent {self.seats[seat].kind!r}")
             self._apply(seat, a, None)
 
@@ -364,8 +369,17 @@ class Table:
             self.deals.append(record)
             self._trick = []
             self._record = self._new_record()
+        if state.done:
+            self._release_agents()
         self.version += 1
         self.touch()
+
+    def _release_agents(self) -> None:
+        """Drop the agents once the game is over: nobody acts again, and an agent may hold much memory (PIMC's
+        transposition table: 16 MB; a network: a megabyte or more), while a finished table stays open for its record and
+        views until it is idle for ``--idle-timeout``."""
+        for seat in self.seats:
+            seat.agent = None
 
     def _label(self, action: int) -> str:
         return card_pretty(action) if 0 <= action < NUM_CARDS else self.game.describe_action(action)
@@ -429,7 +443,7 @@ class Table:
         state = self.env.game_state
         out = []
         for seat in self.seats:
-            if seat.agent is None:
+            if not seat.is_agent:
                 continue
             view = self.game.view(state, seat.index)
             out.append(
