@@ -116,6 +116,7 @@ class Seat:
     agent: Agent | None = None
     rng: np.random.Generator | None = None
     explanation: dict[str, Any] | None = None  # the agent's last choice (shown only on open study tables)
+    searches: bool = False  # the agent searches (PIMC where the game has a solver): it thinks apart from the others
 
     @property
     def is_agent(self) -> bool:
@@ -207,7 +208,8 @@ class Table:
                 except ValueError as err:  # PIMC's parameter errors
                     raise OptionError(f"seat {i}: {err}") from err
             rng = np.random.default_rng(agent_seeds[i])
-            self.seats.append(Seat(i, kind, secrets.token_urlsafe(24), agent, rng))
+            searches = bool(getattr(agent, "searches", False))
+            self.seats.append(Seat(i, kind, secrets.token_urlsafe(24), agent, rng, searches=searches))
         reset_options: dict[str, Any] = {}
         if deck is not None:
             reset_options["deck"] = list(deck)
