@@ -8,6 +8,7 @@ Scalar pieces (normalised numbers in [0, 1]) come after all binary pieces.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -194,9 +195,7 @@ class Layout:
         for p in self.binary:
             start = self.offsets[p.name]
             stop = start + p.size
-            j = i
-            while j < len(hot) and hot[j] < stop:
-                j += 1
+            j = bisect_left(hot, stop, i)
             idx = [k - start for k in hot[i:j]]  # the piece's set entries
             i = j
             if p.kind == "cards":
