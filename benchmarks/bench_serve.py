@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from whist_env.serve.load import LoadConfig, run_load, serve_subprocess, table_mix
+from whist_env.serve.load import LoadConfig, run_load, serve_subprocess, table_mix, warm_up
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--warmup", type=float, default=60.0, help="seconds left out of the memory slope")
     parser.add_argument("--sample-every", type=float, default=5.0, help="seconds between looks at /proc/<pid>")
-    parser.add_argument("--idle-timeout", type=float, default=1800.0, help="the server's --idle-timeout")
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=60.0,
+        help="the server's --idle-timeout (default 60, so that finished tables, 0.1-0.5 MB each, close within the run)",
+    )
     parser.add_argument("--wind-down", type=float, default=60.0, help="the most seconds the final checks take")
     parser.add_argument("--json", type=Path, help="also write the figures and the samples here")
     args = parser.parse_args(argv)
@@ -55,8 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         f"whist-serve load test: {args.tables} tables ({pimc} with PIMC) for {args.seconds:g} s; "
         f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} CPUs"
     )
+    kinds = table_mix(args.tables, args.pimc_tables)
+    warm_up(kinds)
     counts: dict[str, int] = {}
-    for kind in table_mix(args.tables, args.pimc_tables):
+    for kind in kinds:
         counts[kind.label] = counts.get(kind.label, 0) + 1
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "server.log"

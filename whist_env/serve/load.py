@@ -135,6 +135,18 @@ def table_mix(tables: int, pimc_tables: int) -> list[TableKind]:
     ]
 
 
+def warm_up(kinds: Sequence[TableKind]) -> None:
+    """Play one game of each search kind's game in this process, all seats PIMC with two samples, so that the
+    solver's kernels are compiled and in numba's cache on disk before the server starts (a first compile takes
+    seconds, and would look like a stalled table)."""
+    from whist_env.serve.tables import Table
+
+    for game, options in sorted({(kind.game, kind.options) for kind in kinds if kind.search}):
+        n = Table("probe", game, dict(options)).num_players
+        table = Table("warm-up", game, dict(options), ["pimc:samples=2"] * n, seed=0)
+        table.play_agents()
+
+
 # ----------------------------------------------------------------------------- the server
 @dataclass(frozen=True)
 class Server:
@@ -279,6 +291,7 @@ class LoadReport:
     elapsed: float = 0.0  # seconds clients acted
     games: int = 0  # games played to the end
     tables_opened: int = 0
+    clients: int = 0  # WebSocket clients opened (one per human seat of each table)
     actions: int = 0  # actions the tables applied (agents' included)
     client_actions: int = 0  # actions the clients sent
     messages: int = 0  # state messages the clients received
@@ -326,6 +339,7 @@ class LoadReport:
             "tables": self.config.tables,
             "pimc_tables": min(self.config.pimc_tables, self.config.tables),
             "tables_opened": self.tables_opened,
+            "clients": self.clients,
             "games_finished": self.games,
             "actions": self.actions,
             "actions_per_s": round(self.actions / self.elapsed, 1) if self.elapsed else None,
@@ -459,6 +473,7 @@ class _Run:
             self.live[index] = live
             self.report.tables_opened += 1
             humans = [seat for seat, k in enumerate(kind.seats) if k == "human"]
+            self.report.clients += len(humans)
             results = await asyncio.gather(
                 *(self.client(live, seat, tokens[seat]) for seat in humans), return_exceptions=True
             )
