@@ -72,32 +72,24 @@ def game_catalogue() -> list[dict[str, Any]]:
 def explain_and_act(agent: Agent, view: PlayerView, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
     """The agent's action for ``view`` and what it shows of its reasoning (for the study panel).
 
-    PIMC shows the summed double-dummy value of each legal card over its sampled deals (where it searches;
-    elsewhere it follows its fallback); a learned policy shows its probability for each legal action; other
-    agents show their choice only. The reasoning is computed with a generator split off ``rng`` so that the
-    action is the one the agent plays without the panel.
+    PIMC shows the summed double-dummy value of each legal card over the deals it sampled for this decision (where
+    it searches; elsewhere it follows its fallback); a learned policy shows its probability for each legal action;
+    other agents show their choice only. The action is the one the agent plays without the panel: the panel draws
+    nothing from ``rng`` (PIMC's values are those of the agent's own search, made once).
     """
-    explain_rng = np.random.default_rng(rng.integers(2**63))
     kind = type(agent).__name__
     details: dict[str, Any] = {"agent": getattr(agent, "name", kind)}
     if kind == "PIMCAgent":
         agent_any: Any = agent
-        legal = view.legal
-        left = getattr(agent_any, "total_tricks", 0) - sum(view.tricks_won)
-        max_tricks = getattr(agent_any, "max_tricks", None)
-        searched = (
-            agent_any.searches
-            and view.phase == "play"
-            and legal.bit_count() > 1
-            and (max_tricks is None or left <= max_tricks)
-        )
-        if searched:
-            totals = agent_any.card_totals(view, explain_rng)
+        action, totals = agent_any.act_with_totals(view, rng)
+        if totals is not None:
             details["values"] = [[int(c), round(float(v), 3)] for c, v in sorted(totals.items())]
             details["note"] = "summed double-dummy value of each card over the sampled deals (higher is better)"
         else:
             details["note"] = "outside the search (one legal action, not card play, or too many tricks left)"
-    elif kind == "ModelAgent":
+        details["action"] = int(action)
+        return int(action), details
+    if kind == "ModelAgent":
         probs = agent.probabilities(view)  # type: ignore[attr-defined]
         details["probabilities"] = [[a, round(float(probs[a]), 4)] for a in view.legal_actions()]
         details["note"] = "the policy's probability of each legal action"
