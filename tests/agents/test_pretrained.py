@@ -362,6 +362,20 @@ def test_every_game_ships_a_network_that_plays_legal_moves_in_every_seat(game_id
             make_agent("pretrained", game_id)
 
 
+def test_shipped_weights_are_read_once_per_game_and_options() -> None:
+    """A server makes a pretrained agent for every table it opens: the file is read and checked once per game and
+    options, and the agents share the (read-only) network; other options are checked again."""
+    from whist_env.agents.pretrained import shipped_policy
+
+    single = dict(get_spec("oh_hell_v0").single_deal)
+    first, second = (make_agent("pretrained", "oh_hell_v0", **single) for _ in range(2))
+    assert isinstance(first, PretrainedAgent) and isinstance(second, PretrainedAgent)
+    assert first.policy is second.policy is shipped_policy("oh_hell_v0", single)
+    assert first.encoder is not second.encoder  # what an agent changes as it plays stays its own
+    with pytest.raises(ModelMismatchError, match="trained with episode='deal'"):
+        shipped_policy("oh_hell_v0", {})
+
+
 def test_shipped_weights_are_read_from_the_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exported: dict[str, Path]
 ) -> None:

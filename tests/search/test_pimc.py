@@ -49,6 +49,27 @@ def test_pimc_plays_legal_actions(game_id: str, options: dict[str, Any]) -> None
             game.step(state, action, rng)
 
 
+@pytest.mark.parametrize(("game_id", "options"), GAMES)
+def test_act_with_totals_is_act_and_its_card_totals(game_id: str, options: dict[str, Any]) -> None:
+    """``act_with_totals`` (whist-serve's study panel) plays what ``act`` plays and shows the totals it chose from:
+    those of ``card_totals`` with the same generator where it searched, None elsewhere."""
+    game = get_spec(game_id).make_rules(**options)
+    agent = PIMCAgent(game_id, samples=2, max_tricks=5, **options)
+    searched = 0
+    state = game.new_episode(np.random.default_rng(3))
+    for step in range(200):
+        if state.done:
+            break
+        view = game.view(state, state.to_act)
+        action, totals = agent.act_with_totals(view, np.random.default_rng(step))
+        assert action == agent.act(view, np.random.default_rng(step))
+        if totals is not None:
+            searched += 1
+            assert totals == agent.card_totals(view, np.random.default_rng(step)) and action in totals
+        game.step(state, action, np.random.default_rng(step))
+    assert searched > 0 or game_id not in solved_games()
+
+
 # the games PIMC searches (in the others it plays the game's heuristic)
 @pytest.mark.parametrize(("game_id", "options"), [g for g in GAMES if g[0] in solved_games()])
 def test_hidden_cards_do_not_change_the_choice(game_id: str, options: dict[str, Any]) -> None:

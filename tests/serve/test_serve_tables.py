@@ -223,3 +223,42 @@ def test_the_table_gives_its_game_record_only_once_the_game_is_over() -> None:
     failed.failure = "RuntimeError in seat 1's agent"
     with pytest.raises(TableError, match="stopped unfinished"):
         failed.game_record()
+
+
+def test_a_finished_table_drops_its_agents_and_still_answers() -> None:
+    """A finished table stays open for its record and views until it is idle, so it lets its agents go (PIMC's
+    transposition table alone is 16 MB); its seats stay agent seats, and it answers as before."""
+    table = Table("t", "humbug_v0", {}, ["human", "pimc:samples=2"], study=True, seed=4)
+    while not table.over:
+        if table.agent_to_act() is not None:
+            table.play_agents()
+            continue
+        table.act(0, table.message(0)["legal"][0]["action"])
+        assert table.seats[1].agent is not None or table.over
+    assert [seat.agent for seat in table.seats] == [None, None]
+    assert [seat.is_agent for seat in table.seats] == [False, True]
+    assert table.message(0)["agents"][0]["seat"] == 1  # the study panel still shows the agent seat
+    with pytest.raises(TableError, match="game is over"):
+        table.act(1, 0)
+    assert table.agent_to_act() is None and table.game_record().actions
+
+
+@pytest.mark.parametrize("kind", ["pimc:samples=3", "heuristic", "random"])
+def test_the_study_panel_changes_no_agents_choice(kind: str) -> None:
+    """What an agent explains (PIMC: the values of its own search) costs it no draw: it plays as it would alone."""
+    from whist_env.agents import make_agent
+    from whist_env.serve.tables import explain_and_act
+
+    table = Table("t", "german_whist_v0", {}, ["human", "human"], seed=2)
+    agent = make_agent(kind, "german_whist_v0")
+    shown = 0
+    for step in range(60):
+        if table.over:
+            break
+        seat = table.env.game_state.to_act
+        view = table.game.view(table.env.game_state, seat)
+        action, details = explain_and_act(agent, view, np.random.default_rng(step))
+        assert action == details["action"] == agent.act(view, np.random.default_rng(step))
+        shown += "values" in details
+        table.act(seat, action)
+    assert shown > 0 if kind.startswith("pimc") else shown == 0

@@ -356,8 +356,17 @@ def shipped_games() -> list[str]:
     return sorted(g for g in game_ids() if (file := get_spec(g).pretrained_file()) is not None and file.is_file())
 
 
+_SHIPPED: dict[tuple[Any, ...], NumpyPolicy] = {}
+"""Shipped policies already read, by game, file (path, size, mtime) and options: a server opens a table with a
+``pretrained`` seat many times over, and reading and checking the file is most of the cost of making the agent."""
+_SHIPPED_MAX = 64
+
+
 def shipped_policy(game_id: GameRef, options: Mapping[str, Any] | None = None) -> NumpyPolicy:
     """The pretrained weights shipped for a game (by id or by spec), checked against ``options``.
+
+    The file is read once per game and options; later calls return the same :class:`NumpyPolicy`, shared by
+    the agents that play it (it is read-only: :meth:`NumpyPolicy.logits` changes nothing).
 
     Raises:
         OptionError: when none are shipped for the game (the message says how to use your own).
@@ -374,7 +383,18 @@ def shipped_policy(game_id: GameRef, options: Mapping[str, Any] | None = None) -
             "'pretrained(path=policy.npz)', or play the saved model itself with 'model:<path to the .zip>'"
         )
     with importlib.resources.as_file(resource) as path:
-        return load_policy(path, spec, options)
+        stat = path.stat()
+        key = (spec.game_id, str(path), stat.st_size, stat.st_mtime_ns, tuple(sorted((options or {}).items())))
+        try:
+            policy = _SHIPPED.get(key)
+        except TypeError:  # an option value that cannot be a key (it will be refused): no cache
+            return load_policy(path, spec, options)
+        if policy is None:
+            policy = load_policy(path, spec, options)
+            if len(_SHIPPED) >= _SHIPPED_MAX:
+                _SHIPPED.clear()
+            _SHIPPED[key] = policy
+        return policy
 
 
 # ----------------------------------------------------------------------------- playing

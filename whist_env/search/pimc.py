@@ -145,24 +145,29 @@ class PIMCAgent:
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
         """A legal action: a searched card, or the fallback's choice outside the search."""
+        return self.act_with_totals(view, rng)[0]
+
+    def act_with_totals(self, view: PlayerView, rng: np.random.Generator) -> tuple[int, dict[int, float] | None]:
+        """:meth:`act`'s action and the :meth:`card_totals` it chose from (None where it did not search), with
+        the same draws from ``rng``: what a study panel shows is what the agent decided on, at no second search."""
         legal = view.legal
         if legal.bit_count() == 1:
-            return legal.bit_length() - 1
+            return legal.bit_length() - 1, None
         if not self.searches or view.phase != "play" or view.game != self.game_id:
-            return self.fallback.act(view, rng)
+            return self.fallback.act(view, rng), None
         left = self.total_tricks - sum(view.tricks_won)
         if self.max_tricks is not None and left > self.max_tricks:
-            return self.fallback.act(view, rng)
+            return self.fallback.act(view, rng), None
         totals = self.card_totals(view, rng)
         if len(totals) == 1:
-            return next(iter(totals))
+            return next(iter(totals)), totals
         best = max(totals.values())
         best_cards = sorted(c for c, v in totals.items() if v >= best - 1e-9)
         if len(best_cards) > 1:
             choice = self.fallback.act(view, rng)
             if choice in best_cards:
-                return choice
-        return best_cards[0]
+                return choice, totals
+        return best_cards[0], totals
 
     def card_totals(self, view: PlayerView, rng: np.random.Generator) -> dict[int, float]:
         """The summed double-dummy value of every legal card over the sampled deals."""

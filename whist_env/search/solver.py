@@ -70,7 +70,10 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
 
 
 def _jit(f: Callable[..., Any]) -> Callable[..., Any]:
-    jitted: Callable[..., Any] = _numba_njit(cache=True)(f)
+    # nogil: a search releases the GIL, so that the threads of a program that searches (whist-serve's agents)
+    # and its other threads (the server's event loop) run side by side. The kernels share no mutable state:
+    # each Solver owns its arrays, and one Solver searches in one thread at a time.
+    jitted: Callable[..., Any] = _numba_njit(cache=True, nogil=True)(f)
     return jitted
 
 

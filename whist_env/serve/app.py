@@ -17,7 +17,9 @@ Routes (every API answer is JSON; an error is ``{"error": "<what is wrong and wh
 
 Any other path answers 404 with a JSON error too.
 
-Agents think in a thread pool, so a table whose agent searches never holds up the others. Tables are bounded in
+Agents think in thread pools, so that no table holds up the others: agents that search (PIMC) in their own pool
+(a search releases the GIL, so it runs beside the event loop on another core), the others in a second pool, where a
+search never keeps them waiting. Tables are bounded in
 number (``--max-tables``) and closed after ``--idle-timeout`` seconds without an action or a request.
 
 Limits and checks for a server that others reach (a classroom: ``--host 0.0.0.0``); each refusal is a JSON error
@@ -95,7 +97,8 @@ class ServerConfig:
         max_tables: tables open at once; creating one more is refused until one closes.
         idle_timeout: seconds without an action or request after which a table is closed.
         agent_delay: seconds an agent waits before it plays (so that humans can follow the cards).
-        agent_threads: threads in which agents think.
+        agent_threads: threads in which agents that do not search think.
+        search_threads: threads in which agents that search (PIMC) think.
         model_dirs: folders from which ``model:<path>`` seats may load saved models (none: no model seats; a
             saved model is a pickle, and loading one runs code from the file).
         host: the address the server is bound to (its names are allowed hosts; ``0.0.0.0``/``::``: this
@@ -111,6 +114,7 @@ class ServerConfig:
     idle_timeout: float = 1800.0
     agent_delay: float = 0.4
     agent_threads: int = 4
+    search_threads: int = 2
     model_dirs: tuple[str, ...] = ()
     host: str = DEFAULT_HOST
     max_body: int = guard.DEFAULT_MAX_BODY
@@ -122,20 +126,21 @@ class ServerConfig:
 
 @dataclass
 class Lobby:
-    """The open tables, the clients listening to each, and the agents' thread pool."""
+    """The open tables, the clients listening to each, and the agents' thread pools."""
 
     config: ServerConfig
     tables: dict[str, Table] = field(default_factory=dict)
     listeners: dict[str, set[asyncio.Queue[int | str]]] = field(default_factory=dict)
     runners: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     owners: dict[str, str] = field(default_factory=dict)  # table id -> the client address that opened it
-    executor: ThreadPoolExecutor | None = None
+    executors: dict[bool, ThreadPoolExecutor] = field(default_factory=dict)  # searches -> its pool
 
-    def pool(self) -> ThreadPoolExecutor:
-        """The agents' thread pool (made on first use)."""
-        if self.executor is None:
-            self.executor = ThreadPoolExecutor(self.config.agent_threads, thread_name_prefix="whist-agent")
-        return self.executor
+    def pool(self, searches: bool = False) -> ThreadPoolExecutor:
+        """The thread pool of agents that search (PIMC), or of the others (each made on first use)."""
+        if searches not in self.executors:
+            threads, name = (self.config.search_threads, "search") if searches else (self.config.agent_threads, "agent")
+            self.executors[searches] = ThreadPoolExecutor(threads, thread_name_prefix=f"whist-{name}")
+        return self.executors[searches]
 
     def create(self, body: Any, client: str = "") -> Table:
         """Open a table from a ``POST /api/tables`` body for the client at address ``client``.
@@ -246,7 +251,8 @@ class Lobby:
             if self.config.agent_delay > 0:
                 await asyncio.sleep(self.config.agent_delay)
             try:
-                action, explanation = await loop.run_in_executor(self.pool(), table.think, seat, view)
+                pool = self.pool(table.seats[seat].searches)
+                action, explanation = await loop.run_in_executor(pool, table.think, seat, view)
             except Exception as err:  # the message names the failure, not its text (it may hold the agent's cards)
                 log.exception("table %s: the agent at seat %d failed", table.id, seat)
                 table.failure = (
@@ -494,8 +500,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             sweeper.cancel()
             for runner in lobby.runners.values():
                 runner.cancel()
-            if lobby.executor is not None:
-                lobby.executor.shutdown(wait=False, cancel_futures=True)
+            for executor in lobby.executors.values():
+                executor.shutdown(wait=False, cancel_futures=True)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500

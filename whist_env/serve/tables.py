@@ -72,32 +72,24 @@ def game_catalogue() -> list[dict[str, Any]]:
 def explain_and_act(agent: Agent, view: PlayerView, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
     """The agent's action for ``view`` and what it shows of its reasoning (for the study panel).
 
-    PIMC shows the summed double-dummy value of each legal card over its sampled deals (where it searches;
-    elsewhere it follows its fallback); a learned policy shows its probability for each legal action; other
-    agents show their choice only. The reasoning is computed with a generator split off ``rng`` so that the
-    action is the one the agent plays without the panel.
+    PIMC shows the summed double-dummy value of each legal card over the deals it sampled for this decision (where
+    it searches; elsewhere it follows its fallback); a learned policy shows its probability for each legal action;
+    other agents show their choice only. The action is the one the agent plays without the panel: the panel draws
+    nothing from ``rng`` (PIMC's values are those of the agent's own search, made once).
     """
-    explain_rng = np.random.default_rng(rng.integers(2**63))
     kind = type(agent).__name__
     details: dict[str, Any] = {"agent": getattr(agent, "name", kind)}
     if kind == "PIMCAgent":
         agent_any: Any = agent
-        legal = view.legal
-        left = getattr(agent_any, "total_tricks", 0) - sum(view.tricks_won)
-        max_tricks = getattr(agent_any, "max_tricks", None)
-        searched = (
-            agent_any.searches
-            and view.phase == "play"
-            and legal.bit_count() > 1
-            and (max_tricks is None or left <= max_tricks)
-        )
-        if searched:
-            totals = agent_any.card_totals(view, explain_rng)
+        action, totals = agent_any.act_with_totals(view, rng)
+        if totals is not None:
             details["values"] = [[int(c), round(float(v), 3)] for c, v in sorted(totals.items())]
             details["note"] = "summed double-dummy value of each card over the sampled deals (higher is better)"
         else:
             details["note"] = "outside the search (one legal action, not card play, or too many tricks left)"
-    elif kind == "ModelAgent":
+        details["action"] = int(action)
+        return int(action), details
+    if kind == "ModelAgent":
         probs = agent.probabilities(view)  # type: ignore[attr-defined]
         details["probabilities"] = [[a, round(float(probs[a]), 4)] for a in view.legal_actions()]
         details["note"] = "the policy's probability of each legal action"
@@ -116,6 +108,12 @@ class Seat:
     agent: Agent | None = None
     rng: np.random.Generator | None = None
     explanation: dict[str, Any] | None = None  # the agent's last choice (shown only on open study tables)
+    searches: bool = False  # the agent searches (PIMC where the game has a solver): it thinks apart from the others
+
+    @property
+    def is_agent(self) -> bool:
+        """Whether an agent plays this seat (its ``agent`` object is dropped once the game is over)."""
+        return self.kind != HUMAN
 
 
 @dataclass
@@ -202,7 +200,8 @@ class Table:
                 except ValueError as err:  # PIMC's parameter errors
                     raise OptionError(f"seat {i}: {err}") from err
             rng = np.random.default_rng(agent_seeds[i])
-            self.seats.append(Seat(i, kind, secrets.token_urlsafe(24), agent, rng))
+            searches = bool(getattr(agent, "searches", False))
+            self.seats.append(Seat(i, kind, secrets.token_urlsafe(24), agent, rng, searches=searches))
         reset_options: dict[str, Any] = {}
         if deck is not None:
             reset_options["deck"] = list(deck)
@@ -248,7 +247,7 @@ class Table:
         if self.closed or self.failure or state.done:
             return None
         seat = self.seats[state.to_act]
-        return seat.index if seat.agent is not None else None
+        return seat.index if seat.is_agent else None
 
     def touch(self) -> None:
         """Note activity (idle tables are closed by the server)."""
@@ -299,7 +298,7 @@ class Table:
         """
         with self.lock:
             a = self.check_action(seat, action)
-            if self.seats[seat].agent is not None:
+            if self.seats[seat].is_agent:
                 raise TableError(f"seat {seat} is played by the agent {self.seats[seat].kind!r}")
             self._apply(seat, a, None)
 
@@ -364,8 +363,17 @@ class Table:
             self.deals.append(record)
             self._trick = []
             self._record = self._new_record()
+        if state.done:
+            self._release_agents()
         self.version += 1
         self.touch()
+
+    def _release_agents(self) -> None:
+        """Drop the agents once the game is over: nobody acts again, and an agent may hold much memory (PIMC's
+        transposition table: 16 MB; a network: a megabyte or more), while a finished table stays open for its record and
+        views until it is idle for ``--idle-timeout``."""
+        for seat in self.seats:
+            seat.agent = None
 
     def _label(self, action: int) -> str:
         return card_pretty(action) if 0 <= action < NUM_CARDS else self.game.describe_action(action)
@@ -429,7 +437,7 @@ class Table:
         state = self.env.game_state
         out = []
         for seat in self.seats:
-            if seat.agent is None:
+            if not seat.is_agent:
                 continue
             view = self.game.view(state, seat.index)
             out.append(

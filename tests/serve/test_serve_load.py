@@ -1,0 +1,37 @@
+"""A short load test of whist-serve (issue #26): the real server (``python -m whist_env.serve.app``) with eight
+tables of every game at once, humans played by WebSocket clients as fast as it answers, PIMC seats at two tables.
+
+It runs the driver of ``benchmarks/bench_serve.py`` (:mod:`whist_env.serve.load`) for 20 s and checks what must
+hold under load: no error, no stalled table, every client's versions strictly increasing, every client's last
+message equal to ``GET .../view`` for its seat, and that it played. How fast is measured by the benchmark, never
+asserted here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from whist_env.registry import game_ids
+from whist_env.serve.load import LoadConfig, run_load, serve_subprocess, table_mix, warm_up
+
+pytestmark = pytest.mark.slow
+
+
+def test_eight_tables_for_twenty_seconds_play_without_an_error_and_end_consistent(tmp_path: Path) -> None:
+    config = LoadConfig(tables=8, seconds=20, pimc_tables=2, seed=1, sample_every=2.0, warmup=5.0)
+    kinds = table_mix(config.tables, config.pimc_tables)
+    assert {kind.game for kind in kinds} == set(game_ids()) and sum(kind.search for kind in kinds) == 2
+    warm_up(kinds)
+    log = tmp_path / "server.log"
+    with serve_subprocess(log_path=log, idle_timeout=60) as server:
+        report = run_load(server, config)
+    assert report.errors == []
+    assert report.stalls == []
+    assert report.version_faults == []
+    assert report.view_mismatches == [] and report.views_checked == report.clients >= config.tables
+    assert report.games >= config.tables and report.client_actions >= 200 and report.actions > report.client_actions
+    assert report.latency_plain and report.latency_search  # both kinds of table were played
+    assert len(report.samples) >= 5 and all(s.threads >= 1 for s in report.samples)
+    assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
