@@ -209,6 +209,7 @@ class TrickGame(Generic[S]):
         # step() may call play_card directly unless a game overrides apply() (hot path).
         self._plain_apply = type(self).apply is TrickGame.apply
         self._phase_text = self.phase_names  # read on every view: an instance attribute is the quickest
+        self._summary_fields: dict[str, Any] | None = None  # summary_fields() as info keys, on first use
         # phase_rules as bound methods, looked up once
         self._legal_in = {phase: getattr(self, legal) for phase, (legal, _) in self.phase_rules.items()}
         self._apply_in = {phase: getattr(self, apply) for phase, (_, apply) in self.phase_rules.items()}
@@ -556,15 +557,57 @@ class TrickGame(Generic[S]):
         return view
 
     def info(self, state: S, seat: int) -> dict[str, Any]:
-        """Public per-seat information for ``infos``: trick counts, scores, the last deal's summary."""
+        """Public per-seat information for ``infos``, as numbers that libraries can stack into arrays.
+
+        The same keys at every step of an episode, each value an int or a tuple of ints whose length never changes
+        (the environments hand the tuples out as numpy arrays): ``deal`` (deals completed before this one),
+        ``phase`` (an index into :attr:`phase_names`), ``tricks`` and ``scores`` (one entry per seat), and the last
+        finished deal's summary (:meth:`summary_info`). Games add their own keys. The text forms stay with
+        :meth:`render`, the :class:`~whist_env.view.PlayerView` and ``state.deal_summary``.
+        """
         info: dict[str, Any] = {
             "deal": state.deal_index,
-            "phase": self.phase_names[state.phase],
+            "phase": state.phase,
             "tricks": tuple(state.tricks_won),
             "scores": tuple(state.scores),
         }
-        if state.deal_summary:
-            info["deal_summary"] = dict(state.deal_summary)
+        info.update(self.summary_info(state))
+        return info
+
+    def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
+        """The fields of this game's deal summary (``state.deal_summary``) as they appear in ``info``, each with its
+        value before the first deal ends, or in a summary without it: an int, or a tuple of ints of the length the
+        field always has. Every key a game puts in ``state.deal_summary`` must be here."""
+        return {}
+
+    def summary_number(self, name: str, value: Any) -> int | tuple[int, ...]:
+        """The number (or tuple of numbers) that ``info`` shows for the summary field ``name`` holding ``value``; a
+        game whose summary holds text (a decision's name) maps it here. ``None`` already became the default."""
+        return value  # type: ignore[no-any-return]
+
+    def summary_info(self, state: S) -> dict[str, Any]:
+        """The last finished deal's summary as ``info`` keys: ``last_deal`` (the index of that deal; -1 before the first
+        deal ends) and ``last_deal_<field>`` for every field of :meth:`summary_fields` (its default until then).
+
+        Raises:
+            KeyError: when ``state.deal_summary`` holds a field that :meth:`summary_fields` does not declare.
+        """
+        fields = self._summary_fields
+        if fields is None:  # the options are set by now (a subclass's __init__ ran); they never change after
+            fields = self._summary_fields = {f"last_deal_{k}": v for k, v in self.summary_fields().items()}
+        if not state.deal_summary:
+            return {"last_deal": -1, **fields}
+        ended = state.phase == PHASE_OVER or state.phase == PHASE_DEAL_END
+        info: dict[str, Any] = {"last_deal": state.deal_index if ended else state.deal_index - 1, **fields}
+        for name, value in state.deal_summary:
+            key = f"last_deal_{name}"
+            if key not in fields:
+                raise KeyError(
+                    f"{self.game_id}: the deal summary field {name!r} is not declared in summary_fields() "
+                    f"(declared: {', '.join(self.summary_fields()) or 'none'})"
+                )
+            if value is not None:
+                info[key] = self.summary_number(name, value)
         return info
 
     def deal_unit(self) -> str | None:
@@ -575,16 +618,13 @@ class TrickGame(Generic[S]):
     def infos(self, state: S) -> list[dict[str, Any]]:
         """:meth:`info` of every seat, in seat order (the environment's ``infos`` after each trick).
 
-        Each seat gets its own dicts; with :attr:`info_same_for_every_seat` they are copies of one build.
+        Each seat gets its own dict; with :attr:`info_same_for_every_seat` they are copies of one build.
         """
         n = state.num_players
         if not self.info_same_for_every_seat:
             return [self.info(state, s) for s in range(n)]
         info = self.info(state, 0)
-        summary = info.get("deal_summary")
-        if summary is None:
-            return [info] + [dict(info) for _ in range(1, n)]
-        return [info] + [{**info, "deal_summary": dict(summary)} for _ in range(1, n)]
+        return [info] + [dict(info) for _ in range(1, n)]
 
     # ----------------------------------------------------------------- checks and text
     def check_invariants(self, state: S) -> None:

@@ -249,6 +249,11 @@ class GermanWhist(TrickGame[GermanWhistState]):
             deals_left=self.config.num_deals - state.deal_index,
         )
 
+    def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
+        """The deal summary in ``info`` (``winner`` -1: a draw, or no deal over yet)."""
+        pair = (0, 0)
+        return {"phase1_tricks": pair, "phase2_tricks": pair, "counted_tricks": pair, "winner": -1, "balance": pair}
+
     def info(self, state: GermanWhistState, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)
         p1, t = state.phase1_won, state.tricks_won
