@@ -6,7 +6,7 @@
 * ``observe()`` after the last agent is done gives the final observation, as PettingZoo's own envs do (SuperSuit's
   wrappers call it).
 * The action mask in ``info["action_mask"]`` too.
-* A ``metadata`` dict of its own per game class, with ``render_fps``.
+* A ``metadata`` dict of its own per game class, with ``render_fps``; Gymnasium ids (``gymnasium.make``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import whist_env
-from whist_env import make, make_single_agent
+from whist_env import gymnasium_id, make, make_single_agent
 from whist_env.registry import game_ids
 from whist_env.testing import case_id, option_cases
 
@@ -191,7 +191,7 @@ def test_single_agent_info_carries_the_action_mask(game_id: str) -> None:
     assert not info["action_mask"].any()
 
 
-# ---------------------------------------------------------------------- 6. metadata
+# ---------------------------------------------------------------------- 6. metadata and Gymnasium ids
 def test_every_game_class_has_a_metadata_dict_of_its_own_with_render_fps() -> None:
     classes = [type(make(g, raw=True)) for g in game_ids()]
     dicts = [c.metadata for c in classes] + [whist_env.envs.aec.WhistAECEnv.metadata]
@@ -206,3 +206,30 @@ def test_every_game_class_has_a_metadata_dict_of_its_own_with_render_fps() -> No
         classes[0].metadata["render_modes"].remove("rgb_array")
     single = make_single_agent("humbug_v0")
     assert single.metadata["render_fps"] > 0 and single.metadata is not make_single_agent("humbug_v0").metadata
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_gymnasium_make_builds_the_single_agent_env(game_id: str) -> None:
+    gym_id = gymnasium_id(game_id)
+    assert gym_id == "whist_env/" + game_id.replace("_v0", "-v0") and gym_id in gymnasium.registry
+    env = gymnasium.make(gym_id, opponents="heuristic", learner_seat=1, **SHORT[game_id])
+    assert env.unwrapped.game_id == game_id and env.spec is not None and env.spec.id == gym_id
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs) and info["learner_seat"] == 1
+    rng = np.random.default_rng(6)
+    done = False
+    while not done:
+        obs, _, done, _, info = env.step(random_legal(info["action_mask"], rng))
+    env.close()
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_gymnasium_make_vec_sync_runs_single_agent_envs(game_id: str) -> None:
+    envs = gymnasium.make_vec(gymnasium_id(game_id), num_envs=3, vectorization_mode="sync", **SHORT[game_id])
+    obs, infos = envs.reset(seed=0)
+    assert obs.shape == (3, *envs.single_observation_space.shape)
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        actions = np.array([random_legal(m, rng) if m.any() else 0 for m in infos["action_mask"]])
+        obs, _, _, _, infos = envs.step(actions)
+    envs.close()

@@ -1,19 +1,22 @@
 """The learner vector env (``whist_env.vector.make_learner_env``) under Gymnasium's vector conventions (issue #25):
 ``info["episode"]`` is ``RecordEpisodeStatistics``'s, both autoreset modes as ``SyncVectorEnv`` has them, the vector
-observation wrappers and the action mask in the infos."""
+observation wrappers, the action mask in the infos and ``gymnasium.make_vec``."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import DtypeObservation, NormalizeObservation, RecordEpisodeStatistics
 
+from whist_env import gymnasium_id
 from whist_env.envs.single_agent import make_single_agent
 from whist_env.errors import OptionError
-from whist_env.vector import make_learner_env, vector_game_ids
+from whist_env.registry import game_ids
+from whist_env.vector import LearnerVectorEnv, make_learner_env, vector_game_ids
 from whist_env.vector.learner import random_actions
 
 B = 6
@@ -174,3 +177,18 @@ def test_next_step_ends_with_what_same_step_puts_in_final_obs() -> None:
         break
     else:
         pytest.fail("no episode ended")
+
+
+# ---------------------------------------------------------------------- 6. gymnasium.make_vec
+@pytest.mark.parametrize("game_id", game_ids())
+def test_gymnasium_make_vec_builds_the_learner_env(game_id: str) -> None:
+    for mode in (None, "vector_entry_point"):
+        envs = gymnasium.make_vec(gymnasium_id(game_id), num_envs=B, vectorization_mode=mode, seed=0, **SHORT[game_id])
+        assert isinstance(envs, LearnerVectorEnv) and envs.num_envs == B and envs.autoreset_mode == NEXT
+        _, infos = envs.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for _ in range(20):
+            _, _, _, _, infos = envs.step(random_actions(masks_of(infos), rng))
+        envs.close()
+    same = gymnasium.make_vec(gymnasium_id(game_id), num_envs=2, autoreset_mode=SAME, **SHORT[game_id])
+    assert same.metadata["autoreset_mode"] == SAME
