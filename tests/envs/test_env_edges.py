@@ -301,3 +301,36 @@ def test_both_envs_accept_integer_actions(wrap: Any) -> None:
     card = int(np.flatnonzero(single.action_masks())[0])
     single.step(wrap(card))
     assert card in [c for _, c in single.game_state.history]
+
+
+# ---------------------------------------------------------------------- one card notation for people
+def test_errors_name_cards_as_the_screens_show_them() -> None:
+    """``10♠`` in the render's trick line, the same ``10♠`` in an error (raw env, wrapped env, single-agent env, the
+    learner env); ``parse_card`` reads it back."""
+    from whist_env.cards import card_pretty, parse_card
+    from whist_env.errors import IllegalActionError
+
+    env = make("german_whist_v0", raw=True, render_mode="ansi")
+    env.reset(seed=2)
+    led = first_legal(env)
+    env.step(led)
+    screen = env.render()
+    assert f"trick: player_{env.game_state.trick[0][0]} {card_pretty(led)}" in screen
+    refused = first_illegal(env)
+    with pytest.raises(IllegalActionError) as err:
+        env.step(refused)
+    message = str(err.value)
+    names = message.split("legal: ")[1].split()
+    assert f"cannot play {card_pretty(refused)}:" in message
+    assert [parse_card(n) for n in names] == list(err.value.legal)
+    assert names == [card_pretty(c) for c in err.value.legal]
+    wrapped = make("german_whist_v0")
+    wrapped.reset(seed=2)
+    wrapped.step(led)
+    wrapped.step(refused)
+    single = make_single_agent("german_whist_v0", learner_seat=0)
+    single.reset(seed=2)
+    single.step(int(np.flatnonzero(~single.action_masks())[0]))
+    for reason in (wrapped.illegal_reason, single.illegal_reason):
+        legal = reason.split("legal: ")[1].split()
+        assert [card_pretty(parse_card(n)) for n in legal] == legal

@@ -69,9 +69,9 @@ def test_gw6_through_the_env() -> None:
     seat0.step(parse_card("AC"))
     seat0.step(parse_card("3C"))
     text = seat0.render()
-    assert isinstance(text, str) and "3H" not in text and "my face-down draws: -" in text
+    assert isinstance(text, str) and "3♥" not in text and "3H" not in text and "my face-down draws: -" in text
     full = env.render()
-    assert isinstance(full, str) and "player_1 drew face down: 3H" in full
+    assert isinstance(full, str) and "player_1 drew face down: 3♥" in full
 
 
 def test_no_leak_through_observe_render_and_info() -> None:

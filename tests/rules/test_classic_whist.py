@@ -68,7 +68,7 @@ def test_wc2_legal_moves() -> None:
     assert state.trump == HEARTS
     game.step(state, parse_card("KS"), rng)
     assert cards_of(game.legal_mask(state)) == [parse_card("2S")]
-    with pytest.raises(IllegalActionError, match=r"seat 1 cannot play AH: must follow spades; legal: 2S"):
+    with pytest.raises(IllegalActionError, match=r"seat 1 cannot play A♥: must follow spades; legal: 2♠"):
         game.step(state, parse_card("AH"), rng)
     game.step(state, parse_card("2S"), rng)
     # seat 2 is void in spades: any card, trumping optional

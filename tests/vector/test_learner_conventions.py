@@ -192,3 +192,17 @@ def test_gymnasium_make_vec_builds_the_learner_env(game_id: str) -> None:
         envs.close()
     same = gymnasium.make_vec(gymnasium_id(game_id), num_envs=2, autoreset_mode=SAME, **SHORT[game_id])
     assert same.metadata["autoreset_mode"] == SAME
+
+
+def test_the_learner_envs_errors_name_cards_as_the_screens_show_them() -> None:
+    from whist_env.cards import card_pretty
+    from whist_env.errors import IllegalActionError
+
+    env = make_learner_env("german_whist_v0", B, seed=0, autoreset_mode=NEXT)
+    _, infos = env.reset()
+    actions = random_actions(masks_of(infos), np.random.default_rng(0))
+    actions[1] = int(np.argmin(infos["action_mask"][1]))
+    with pytest.raises(IllegalActionError) as err:
+        env.step(actions)
+    assert f"cannot play {card_pretty(int(actions[1]))};" in str(err.value)
+    assert str(err.value).endswith(" ".join(card_pretty(c) for c in err.value.legal))

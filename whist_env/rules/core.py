@@ -17,7 +17,17 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
 
-from whist_env.cards import FULL_DECK, NUM_CARDS, bits_of, card_str, format_cards, format_hand, parse_card, suit_str
+from whist_env.cards import (
+    FULL_DECK,
+    NUM_CARDS,
+    bits_of,
+    card_pretty,
+    card_str,
+    format_cards,
+    format_hand,
+    parse_card,
+    suit_str,
+)
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig
 from whist_env.rules.tricks import NO_SUIT, legal_cards
@@ -390,15 +400,22 @@ class TrickGame(Generic[S]):
         return standard_trick_winner(plays, trump)
 
     def describe_action(self, action: int) -> str:
-        """An action in words (``"TS"``, ``"bid 3"``, ``"KEEP"``)."""
+        """An action in words, a card in its short form (``"TS"``, ``"bid 3"``, ``"KEEP"``); the batched engine's
+        errors use it. Text for people uses :meth:`action_text`."""
         return card_str(action) if 0 <= action < NUM_CARDS else f"action {action}"
 
+    def action_text(self, action: int) -> str:
+        """An action as people read it, in errors as on the screens: a card as ``10♠`` (what :meth:`render` shows),
+        another action in words (``bid 3``, ``KEEP``). ``parse_card`` reads both ``10♠`` and ``TS``."""
+        return card_pretty(action) if 0 <= action < NUM_CARDS else self.describe_action(action)
+
     def illegal(self, state: S, action: int, reason: str) -> IllegalActionError:
-        """An :class:`IllegalActionError` naming the seat, the action, why, and the legal actions."""
+        """An :class:`IllegalActionError` naming the seat, the action, why, and the legal actions (cards as the
+        screens show them: ``seat 1 cannot play A♥: must follow spades; legal: 2♠``)."""
         legal = tuple(self.legal_actions(state))
-        names = " ".join(self.describe_action(a) for a in legal)
+        names = " ".join(self.action_text(a) for a in legal)
         return IllegalActionError(
-            f"seat {state.to_act} cannot play {self.describe_action(action)}: {reason}; legal: {names}",
+            f"seat {state.to_act} cannot play {self.action_text(action)}: {reason}; legal: {names}",
             state.to_act,
             action,
             legal,
@@ -656,7 +673,7 @@ class TrickGame(Generic[S]):
 
     def render_header(self, state: S) -> str:
         """First line of the text render."""
-        turn = f", turn-up {card_str(state.turn_up)}" if state.turn_up_public else ""
+        turn = f", turn-up {card_pretty(state.turn_up)}" if state.turn_up_public else ""
         return (
             f"{self.game_id} · deal {state.deal_index + 1} · dealer {self.seat_name(state.dealer)} · "
             f"trump {suit_str(state.trump)}{turn} · phase {self.phase_names[state.phase]}"

@@ -298,7 +298,7 @@ class LearnerVectorEnv(VectorEnv):
             return
         bad = np.flatnonzero(~ok)
         first, i = int(bad[0]), int(rows[bad[0]])
-        describe = self.venv.game.describe_action
+        describe = self.venv.game.action_text  # cards as the screens show them (10♠)
         legal = tuple(int(x) for x in np.flatnonzero(self._mask[i]))
         changed = "; no environment changed" if who == LEARNER else ""
         raise IllegalActionError(

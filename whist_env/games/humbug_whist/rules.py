@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from whist_env.cards import FULL_DECK, card_str, format_hand
+from whist_env.cards import FULL_DECK, card_pretty, format_hand
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import PHASE_EXCHANGE, PHASE_PLAY, State, TrickGame
 from whist_env.rules.scoring import (
@@ -418,7 +418,7 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
                 lines.append(f"put away by me (out of play): {format_hand(extra.put_away)}")
         if state.decisions[state.dealer] == 1:
             # the card itself is remembered only with history, like the observation's discarded_turn_up
-            card = f" {card_str(state.turn_up)}" if seat is None or self.recall else ""
+            card = f" {card_pretty(state.turn_up)}" if seat is None or self.recall else ""
             lines.append(f"turn-up{card} discarded with the dealer's hand; trump stays")
         lines.append(
             f"game points {list(state.game_points)} · trick points {list(state.trick_points)} · "

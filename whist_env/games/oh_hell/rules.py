@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.cards import NO_TRUMP, NUM_CARDS, card_str, parse_card, suit_str
+from whist_env.cards import NO_TRUMP, NUM_CARDS, card_pretty, parse_card, suit_str
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import PHASE_BIDDING, PHASE_OVER, PHASE_PLAY, State, TrickGame
@@ -405,7 +405,7 @@ class OhHell(TrickGame[OhHellState]):
 
     def render_header(self, state: OhHellState) -> str:
         card = state.drawn_card if state.drawn_card >= 0 else state.turn_up
-        shown = f" ({'drawn' if state.drawn_card >= 0 else 'turned'} {card_str(card)})" if card >= 0 else ""
+        shown = f" ({'drawn' if state.drawn_card >= 0 else 'turned'} {card_pretty(card)})" if card >= 0 else ""
         return (
             f"{self.game_id} · deal {state.deal_index + 1}/{len(self.schedule)} · {state.deal_tricks} cards · "
             f"dealer {self.seat_name(state.dealer)} · trump {suit_str(state.trump)}{shown} · "
