@@ -313,6 +313,12 @@ def test_unknown_game_lists_the_games() -> None:
         make("bridge_v0")
 
 
+@pytest.mark.parametrize(("typed", "meant"), [("german_wist_v0", "german_whist_v0"), ("humbug", "humbug_v0")])
+def test_a_misspelt_game_id_gets_a_suggestion(typed: str, meant: str) -> None:
+    with pytest.raises(OptionError, match=rf"unknown game '{typed}' \(did you mean '{meant}'\?\); available: "):
+        make(typed)
+
+
 def test_registered_with_pettingzoo() -> None:
     import pettingzoo
 

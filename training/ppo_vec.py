@@ -35,7 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -56,6 +56,8 @@ ILLEGAL_LOGIT = -1e8
 @dataclasses.dataclass
 class PPOVecConfig:
     """Everything one ``ppo_vec`` run needs; the saved ``runs/<run_name>/config.yaml`` reproduces it."""
+
+    config_prefix: ClassVar[str] = "ppo_vec_"  # its configs in configs/ (training.config.available_configs)
 
     game: str
     """Environment id with a batched engine (``german_whist_v0``, ``classic_whist_v0``, ``humbug_v0``,
@@ -132,12 +134,11 @@ class PPOVecConfig:
         Raises:
             ConfigError: naming the field, the bad value and what is allowed.
         """
+        from whist_env.registry import unknown_game
         from whist_env.vector import vector_game_ids
 
         if self.game not in vector_game_ids():
-            raise ConfigError(
-                f"game: unknown game {self.game!r}; games with a batched engine: {', '.join(vector_game_ids())}"
-            )
+            raise ConfigError(f"game: {unknown_game(self.game, vector_game_ids(), 'games with a batched engine')}")
         for name in (
             "total_timesteps",
             "n_envs",
