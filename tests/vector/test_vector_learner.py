@@ -431,6 +431,13 @@ def test_maskable_ppo_trains_on_the_sb3_adapter() -> None:
     assert episodes > 0
 
 
+def test_the_sb3_adapter_needs_same_step_autoreset() -> None:
+    from whist_env.vector.sb3 import as_sb3_vec_env
+
+    with pytest.raises(OptionError, match=r"autoreset_mode=AutoresetMode.SAME_STEP"):
+        as_sb3_vec_env(make_learner_env("german_whist_v0", 4, seed=0, autoreset_mode=NEXT_STEP))
+
+
 def test_importing_the_learner_env_imports_no_training_library() -> None:
     code = (
         "import sys, whist_env.vector; "

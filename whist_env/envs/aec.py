@@ -78,6 +78,13 @@ class WhistAECEnv(AECEnv):
     ``c`` is action ``c`` (see each game for its other actions). ``state()`` returns the full hidden
     state for centralised critics. Every episode is recorded as it is played: :meth:`game_record`.
 
+    Infos hold the same keys at every step for every agent, each an int or a fixed-shape numeric numpy array, so that
+    TorchRL and Gymnasium stack them: the game's :meth:`~whist_env.rules.core.TrickGame.info` of the agent's seat
+    (``deal``; ``phase``, an index into ``game.phase_names``; ``tricks`` and ``scores`` per seat; ``last_deal``, the
+    index of the last finished deal or -1, and its summary as ``last_deal_<field>``; the game's own keys) and
+    :data:`NO_ILLEGAL_ACTION`'s keys. After the episode, also once every agent is done, :meth:`observe` gives the
+    final observation (an all-zero mask), as PettingZoo's own environments do.
+
     Args:
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
         render_seat: when set, ``render()`` shows only what that seat may see.
