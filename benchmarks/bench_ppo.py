@@ -69,10 +69,16 @@ def run_sb3(game: str, steps: int, engine: bool, seed: int, opponents: str, thre
 
     torch.set_num_threads(threads)
     if engine:
+        from gymnasium.vector import AutoresetMode
+
         from whist_env.vector import make_learner_env
         from whist_env.vector.sb3 import as_sb3_vec_env
 
-        venv: Any = as_sb3_vec_env(make_learner_env(game, 256, opponents=opponents, learner_seat="random", seed=seed))
+        venv: Any = as_sb3_vec_env(
+            make_learner_env(
+                game, 256, opponents=opponents, learner_seat="random", seed=seed, autoreset_mode=AutoresetMode.SAME_STEP
+            )
+        )
         n_steps = 16
     else:
         config = from_dict({"game": game, "n_envs": 16, "opponents": {opponents: 1.0}, "seed": seed,

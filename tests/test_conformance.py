@@ -209,15 +209,16 @@ def test_illegal_action_wrapped_ends_game_with_penalty(game_id: str, options: di
     env.reset(seed=5)
     agent = env.agent_selection
     obs = env.observe(agent)
-    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    refused = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    env.step(refused)
     assert all(env.terminations.values())
     assert env.rewards[agent] == -1.0
     assert all(r == 0 for a, r in env.rewards.items() if a != agent)
-    assert "cannot play" in env.infos[agent]["illegal_action"]
+    assert "cannot play" in env.illegal_reason and env.infos[agent]["illegal_action"] == refused
     assert env.infos[agent]["illegal_actions"] == 1
     for a in env.agent_iter():
-        _, reward, term, _, _ = env.last()
-        assert term
+        obs, reward, term, _, _ = env.last()
+        assert term and not obs["action_mask"].any()  # the game is over: nothing is legal
         if a == agent:
             assert reward == -1.0
         env.step(None)
@@ -310,6 +311,12 @@ def test_call_order_and_action_errors(game_id: str) -> None:
 def test_unknown_game_lists_the_games() -> None:
     with pytest.raises(OptionError, match="unknown game 'bridge_v0'; available: classic_whist_v0"):
         make("bridge_v0")
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("german_wist_v0", "german_whist_v0"), ("humbug", "humbug_v0")])
+def test_a_misspelt_game_id_gets_a_suggestion(typed: str, meant: str) -> None:
+    with pytest.raises(OptionError, match=rf"unknown game '{typed}' \(did you mean '{meant}'\?\); available: "):
+        make(typed)
 
 
 def test_registered_with_pettingzoo() -> None:

@@ -362,8 +362,10 @@ def restored_registry(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
     for name in ("_ENV_ENTRY", "_RAW_ENVS", "GAMES"):
         monkeypatch.setattr(registration, name, dict(getattr(registration, name)))
     yield registration
+    import gymnasium
     from pettingzoo import aec_registry
 
+    gymnasium.registry.pop("whist_env/toy_humbug-v0", None)
     aec_registry.pop("whist_env/toy_humbug-v0", None)
     aec_registry.pop("whist_env/toy_humbug_v0", None)
 

@@ -26,6 +26,39 @@ SEED_MAX = 2**32 - 1
 C = TypeVar("C")
 """A config dataclass read by the loader below (:class:`TrainConfig`, ``training.rllib_config.RLlibConfig``)."""
 
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+"""The repository's configs: ``<game>.yaml`` for ``training/train.py``, ``ppo_vec_<game>.yaml`` and
+``rllib_<game>.yaml`` for the other two trainers (a config class names its prefix in ``config_prefix``)."""
+OTHER_TRAINERS = ("ppo_vec_", "rllib_")
+
+
+def available_configs(cls: type[Any]) -> list[str]:
+    """The configs in :data:`CONFIG_DIR` for the trainer of the config class ``cls``, as paths to pass to
+    ``--config`` (relative to the working directory where they lie below it)."""
+    prefix = getattr(cls, "config_prefix", "")
+    names = sorted(p.name for p in CONFIG_DIR.glob(f"{prefix}*.yaml"))
+    if not prefix:
+        names = [n for n in names if not n.startswith(OTHER_TRAINERS)]
+    try:
+        where = CONFIG_DIR.relative_to(Path.cwd())
+    except ValueError:
+        where = CONFIG_DIR
+    return [str(where / n) for n in names]
+
+
+def missing_config(cls: type[Any], path: str | Path | None = None) -> ConfigError:
+    """The error for a missing ``--config`` (``path`` None) or a config file that does not exist: it lists the
+    configs there are (and suggests the closest name)."""
+    import difflib
+
+    configs = available_configs(cls)
+    listed = f"the configs are: {', '.join(configs)}" if configs else f"no configs in {CONFIG_DIR}"
+    if path is None:
+        return ConfigError(f"--config is required; {listed}")
+    close = difflib.get_close_matches(Path(path).name, [Path(c).name for c in configs], n=1, cutoff=0.75)
+    hint = next((f" (did you mean {c}?)" for c in configs if close and Path(c).name == close[0]), "")
+    return ConfigError(f"config file {path} does not exist{hint}; {listed}")
+
 
 class ConfigError(ValueError):
     """A bad training configuration: unknown key, wrong type or a value outside the allowed set."""
@@ -469,7 +502,7 @@ def load_config_as(cls: type[C], path: str | Path, overrides: dict[str, Any] | N
     """
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist (the configs are in configs/*.yaml)")
+        raise missing_config(cls, path)
     try:
         text = path.read_text()
         values = yaml.safe_load(text)

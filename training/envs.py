@@ -58,6 +58,11 @@ def _make_env(config: TrainConfig) -> gym.Env:
         from training.search_reward import Phase1SolverReward  # the solver (numba) only where it is used
 
         env = Phase1SolverReward(env)
+    from stable_baselines3.common.monitor import Monitor
+
+    # SB3's episode statistics (ep_rew_mean) in the game's units: inside the reward scaling, outside the wrappers
+    # that end an episode early (the solver's reward)
+    env = Monitor(env)
     if config.reward_scale != 1.0:
         scale = config.reward_scale
         env = gym.wrappers.TransformReward(env, lambda r: float(r) * scale)

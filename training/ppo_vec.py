@@ -35,7 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -56,6 +56,8 @@ ILLEGAL_LOGIT = -1e8
 @dataclasses.dataclass
 class PPOVecConfig:
     """Everything one ``ppo_vec`` run needs; the saved ``runs/<run_name>/config.yaml`` reproduces it."""
+
+    config_prefix: ClassVar[str] = "ppo_vec_"  # its configs in configs/ (training.config.available_configs)
 
     game: str
     """Environment id with a batched engine (``german_whist_v0``, ``classic_whist_v0``, ``humbug_v0``,
@@ -132,12 +134,11 @@ class PPOVecConfig:
         Raises:
             ConfigError: naming the field, the bad value and what is allowed.
         """
+        from whist_env.registry import unknown_game
         from whist_env.vector import vector_game_ids
 
         if self.game not in vector_game_ids():
-            raise ConfigError(
-                f"game: unknown game {self.game!r}; games with a batched engine: {', '.join(vector_game_ids())}"
-            )
+            raise ConfigError(f"game: {unknown_game(self.game, vector_game_ids(), 'games with a batched engine')}")
         for name in (
             "total_timesteps",
             "n_envs",
@@ -192,6 +193,8 @@ class PPOVecConfig:
 
     def _validate_env(self) -> None:
         """The game options, seat and opponents, checked by building the env (one environment) and the agents."""
+        from gymnasium.vector import AutoresetMode
+
         from whist_env.agents import make_agent
         from whist_env.errors import OptionError
         from whist_env.vector import make_learner_env
@@ -200,7 +203,14 @@ class PPOVecConfig:
             raise ConfigError(f"learner_seat must be 'random' or a seat number, got {self.learner_seat!r}")
         for name in self.opponents:
             try:
-                make_learner_env(self.game, 1, opponents=name, learner_seat=self.learner_seat, **self.game_options)
+                make_learner_env(
+                    self.game,
+                    1,
+                    opponents=name,
+                    learner_seat=self.learner_seat,
+                    autoreset_mode=AutoresetMode.SAME_STEP,
+                    **self.game_options,
+                )
             except OptionError as err:
                 raise ConfigError(f"opponents {name!r} (or game_options, learner_seat): {err}") from err
         for name in self.eval_opponents:
@@ -447,7 +457,7 @@ class Snapshot:
 
 
 # ---------------------------------------------------------------------------------------------- env state
-_LEARNER_FIELDS = ("_seat", "_player", "_obs", "_mask", "_pending", "_return", "_length", "_ready")
+_LEARNER_FIELDS = ("_seat", "_player", "_obs", "_mask", "_pending", "_autoreset", "_ready")
 _ENGINE_FIELDS = ("_state", "_rng", "_bad", "_started")
 
 
@@ -463,6 +473,8 @@ def env_state(env: Any) -> dict[str, Any]:
 def set_env_state(env: Any, state: dict[str, Any]) -> None:
     """Put :func:`env_state`'s values back into an env built with the same game, options and ``n_envs``."""
     for k in _LEARNER_FIELDS:
+        if k not in state:  # a checkpoint from before next-step autoreset: never one to do (same-step)
+            continue
         value = state[k]
         setattr(env, k, value.copy() if value.ndim else value.item())
     env._rng.bit_generator.state = state["rng"]
@@ -500,6 +512,7 @@ class PPOVec:
 
     def __init__(self, config: PPOVecConfig, run_dir: Path | None = None, log: Callable[[str], None] | None = None):
         import torch
+        from gymnasium.vector import AutoresetMode
 
         from whist_env.vector import make_learner_env
 
@@ -519,6 +532,7 @@ class PPOVec:
             opponents=names[0],
             learner_seat=config.learner_seat,
             seed=config.seed,
+            autoreset_mode=AutoresetMode.SAME_STEP,  # the rollout and GAE below read each step as SB3's do
             **config.game_options,
         )
         self.obs_size = int(self.env.venv.observation_size)
@@ -532,6 +546,8 @@ class PPOVec:
         self.next_checkpoint = config.checkpoint_freq
         self.episode_returns: list[float] = []
         self.episode_lengths: list[int] = []
+        # the learner's return and decisions so far in each environment's episode (the env leaves them to the caller)
+        self.episode_progress = (np.zeros(config.n_envs, np.float64), np.zeros(config.n_envs, np.int64))
         self.timers = Timers()
         self.saved_step = -1  # the step of the newest checkpoint this trainer wrote or resumed from
         self.writer: Any = None
@@ -586,10 +602,7 @@ class PPOVec:
             self.timers.add("env", w0, c0)
             rew[t] = reward * c.reward_scale
             done[t] = terminated | truncated
-            if "_episode" in infos:
-                ended = infos["_episode"]
-                self.episode_returns += infos["episode"]["r"][ended].tolist()
-                self.episode_lengths += infos["episode"]["l"][ended].tolist()
+            self._count_episodes(reward, done[t] > 0)
         w0, c0 = now()
         with torch.no_grad():
             last = SparseRows.of(torch.as_tensor(obs_np, device=dev))
@@ -609,6 +622,17 @@ class PPOVec:
             "adv": torch.as_tensor(adv.reshape(-1), device=dev),
             "ret": torch.as_tensor(returns.reshape(-1), device=dev),
         }
+
+    def _count_episodes(self, reward: np.ndarray, ended: np.ndarray) -> None:
+        """Add a step (same-step autoreset: ``reward`` is the ended episode's last) to the episodes in progress, and
+        the ended ones to :attr:`episode_returns` and :attr:`episode_lengths`."""
+        ret, length = self.episode_progress
+        ret += reward
+        length += 1
+        if ended.any():
+            self.episode_returns += ret[ended].tolist()
+            self.episode_lengths += length[ended].tolist()
+            ret[ended], length[ended] = 0.0, 0
 
     def update(self, batch: dict[str, Any]) -> dict[str, float]:
         """``n_epochs`` passes of minibatch PPO over one rollout; returns the last epoch's mean losses."""
@@ -714,6 +738,7 @@ class PPOVec:
             "next_snapshot": self.next_snapshot,
             "next_checkpoint": self.next_checkpoint,
             "episodes": (self.episode_returns, self.episode_lengths),
+            "episode_progress": tuple(a.copy() for a in self.episode_progress),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -735,6 +760,11 @@ class PPOVec:
         self.next_snapshot = int(state["next_snapshot"])
         self.next_checkpoint = int(state["next_checkpoint"])
         self.episode_returns, self.episode_lengths = (list(x) for x in state["episodes"])
+        if "episode_progress" in state:
+            ret, length = state["episode_progress"]
+        else:  # a checkpoint from when the env counted them
+            ret, length = state["env"]["_return"], state["env"]["_length"]
+        self.episode_progress = (ret.copy(), length.copy())
         self.saved_step = self.num_timesteps
 
     def save_checkpoint(self) -> Path:

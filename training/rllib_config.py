@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from training.config import ConfigError, config_from_dict, field_docs, load_config_as
 
@@ -17,6 +17,8 @@ from training.config import ConfigError, config_from_dict, field_docs, load_conf
 @dataclasses.dataclass
 class RLlibConfig:
     """Everything one RLlib self-play run needs; the saved ``<run>/config.yaml`` reproduces it."""
+
+    config_prefix: ClassVar[str] = "rllib_"  # its configs in configs/ (training.config.available_configs)
 
     game: str
     """Environment id to train on (``german_whist_v0``, ``classic_whist_v0``, ``humbug_v0``, ``oh_hell_v0``,

@@ -26,8 +26,9 @@ class Phase1SolverReward(gym.Wrapper):
     Wraps a :class:`~whist_env.envs.single_agent.SingleAgentWhistEnv` (or a wrapper of one) of a game whose spec
     has ``search.open_from``. At the learner's first decision from that trick on (German Whist: trick 14, the
     first of phase 2; the opponent may have led to it already) the episode ends (``terminated``) with the reward
-    the deal pays when both seats play the rest perfectly. ``info`` then holds ``dd_tricks``, the counted tricks
-    the learner takes from there under best play (the solver's value).
+    the deal pays when both seats play the rest perfectly. ``info["dd_tricks"]`` then holds the counted tricks
+    the learner takes from there under best play (the solver's value); -1 at every other step (the same keys at
+    every step).
 
     Raises:
         ConfigError: for a game without an open-handed end, a series or a game without perfect recall.
@@ -47,12 +48,16 @@ class Phase1SolverReward(gym.Wrapper):
         """The learner's legal actions (what MaskablePPO asks for)."""
         return self.env.action_masks()  # type: ignore[attr-defined]
 
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        return obs, dict(info, dd_tricks=-1)
+
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         inner = self.env.unwrapped
         state = inner.game_state  # type: ignore[attr-defined]
         if terminated or truncated or state.trick_number < self._open_from:
-            return obs, float(reward), terminated, truncated, info
+            return obs, float(reward), terminated, truncated, dict(info, dd_tricks=-1)
         me = inner.learner_seat  # type: ignore[attr-defined]
         rest, dd_tricks = self._play_out(state.copy())
         info = dict(info, dd_tricks=dd_tricks)

@@ -42,6 +42,7 @@ from training.config import (  # noqa: E402
     field_docs,
     from_dict,
     load_config,
+    missing_config,
     parse_set,
     save_config,
 )
@@ -106,7 +107,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path, tuple[P
     if args.resume:
         return _resolve_resume(args, overrides)
     if args.config is None:
-        raise ConfigError("--config configs/<name>.yaml is required (available: configs/*.yaml)")
+        raise missing_config(TrainConfig)
     config = load_config(args.config, overrides)
     run_dir = Path(config.runs_dir) / config.run_name
     if run_dir.exists():

@@ -9,15 +9,25 @@ Games: ``classic_whist_v0``, ``humbug_v0``, ``humbug_whist_v0``, ``oh_hell_v0`` 
 ``whist_env.register(spec)`` adds a game (``whist_env.unregister(id)`` removes it again). ``import whist_env``
 never imports torch, stable-baselines3, ray or pygame.
 
-Importing the package registers every game with PettingZoo's registry, so
-``pettingzoo.make("aec", "whist_env/german_whist_v0")`` works only after ``import whist_env``: PettingZoo
-1.27 has no plugin (entry-point) mechanism to find a package's environments without importing it.
+Importing the package registers every game with PettingZoo's registry and Gymnasium's, under one id per game
+(``whist_env.gymnasium_id("german_whist_v0")`` is ``"whist_env/german_whist-v0"``): with ``gid`` that id,
+``pettingzoo.make("aec", gid)`` builds the AEC env, ``gymnasium.make(gid, opponents="heuristic")`` the single-agent
+env and ``gymnasium.make_vec(gid, num_envs=256)`` the batched learner env. They work only after
+``import whist_env``: neither registry has a plugin (entry-point) mechanism to find a package's environments without
+importing it.
 """
 
 from __future__ import annotations
 
 from whist_env.cards import card_pretty, card_str, parse_card, parse_cards
-from whist_env.envs.registration import make, register, register_with_pettingzoo, unregister
+from whist_env.envs.registration import (
+    gymnasium_id,
+    make,
+    register,
+    register_with_gymnasium,
+    register_with_pettingzoo,
+    unregister,
+)
 from whist_env.envs.single_agent import make_single_agent
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.registry import game_ids
@@ -32,6 +42,7 @@ __all__ = [
     "card_pretty",
     "card_str",
     "game_ids",
+    "gymnasium_id",
     "make",
     "make_single_agent",
     "parse_card",
@@ -42,6 +53,7 @@ __all__ = [
 ]
 
 register_with_pettingzoo()
+register_with_gymnasium()
 
 
 def __getattr__(name: str):  # noqa: ANN202

@@ -21,6 +21,8 @@ FULL_DECK = (1 << NUM_CARDS) - 1
 SUIT_MASKS = tuple(((1 << NUM_RANKS) - 1) << (NUM_RANKS * s) for s in range(NUM_SUITS))
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+# The trump suit as a number where there is none: in infos, as in the trump one-hot's fifth entry ("NT").
+NO_TRUMP = 4
 
 
 def suit(card: int) -> int:

@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--batched",
         action="store_true",
         help="play on the batched engine (whist_env.vector.arena; needs the vector extra): the same deals and report, "
-        "for agents with a batched form (random, heuristic, pretrained); --workers does not apply",
+        "for agents with a batched form (random, heuristic, pretrained), in one process (not with --workers)",
     )
     p.add_argument("--json", type=Path, help="write the report(s) as JSON to this file")
     p.add_argument("--markdown", type=Path, help="write the report(s) as markdown to this file")
@@ -120,7 +120,7 @@ def _run(argv: Sequence[str]) -> int:
 
     from whist_env.evaluation.arena import ArenaConfig, play_deals, summarise
     from whist_env.evaluation.report import summary_table
-    from whist_env.registry import game_ids, get_spec
+    from whist_env.registry import game_ids, get_spec, unknown_game
 
     args = build_parser().parse_args(argv)
     known = game_ids()
@@ -131,9 +131,14 @@ def _run(argv: Sequence[str]) -> int:
     try:
         if args.batched and args.records:
             raise OptionError("--records replays deals in the AEC arena; run without --batched to write them")
+        if args.batched and args.workers > 1:
+            raise OptionError(
+                f"--batched plays every deal in one process on the batched engine; --workers {args.workers} applies "
+                "to the AEC arena only: drop --workers (or --batched)"
+            )
         for game_id in games:
             if game_id not in known:
-                raise OptionError(f"unknown game {game_id!r}; available: {', '.join(known)} (or 'all')")
+                raise unknown_game(game_id, [*known, "all"])
             spec = get_spec(game_id)  # the one look-up of the id: the arena, the agents and the workers take the spec
             if args.batched:
                 from whist_env.vector.arena import evaluate_batched

@@ -39,8 +39,9 @@ drawn card.
 
 **Rewards.** General-sum: at the end of every deal each seat receives its own deal score as
 scored, so the return of a match is the final total. ``info["scores"]`` holds the running totals,
-``info["deal_summary"]`` the last deal's bids, tricks and scores, and at the end
-``info["winners"]`` the seat(s) with the highest total. Scores reach 126 per deal with
+``info["last_deal_bids"]``, ``info["last_deal_tricks"]``, ``info["last_deal_deal_scores"]`` (...) the last deal's
+bids, tricks and scores (``info["last_deal_trump"]``: 0..3, or 4 for no trump), and ``info["winners"]`` a 1 for
+each seat with the highest total once the match is over (all 0 before). Scores reach 126 per deal with
 ``prefix_one``: scale rewards in your training code if your algorithm needs it.
 
 **Observation** (relative seats me, +1, +2, … clockwise): hand, unseen cards (other hands, the

@@ -101,7 +101,7 @@ class GameConfig:
                 # The type first: ``value == c`` on an array is an array, which has no truth value.
                 if not any(type(value) is type(c) and value == c for c in choices):
                     raise OptionError(
-                        f"{game_id}: {key}={value!r} is not allowed; choose one of "
+                        f"{game_id}: {key}={value!r}{_wrong_type(value, choices)} is not allowed; choose one of "
                         f"{', '.join(repr(c) for c in choices)}"
                     )
                 continue
@@ -124,6 +124,22 @@ class GameConfig:
     def as_dict(self) -> dict[str, Any]:
         """The options as a plain dict."""
         return dataclasses.asdict(self)
+
+
+def _wrong_type(value: Any, choices: Sequence[Any]) -> str:
+    """``" (a str, not an int)"`` where ``value``'s type is none of the choices' (``target_points='7'``), else ``""``:
+    the reason a value that prints like an allowed one is refused."""
+    kinds = list(dict.fromkeys(type(c).__name__ for c in choices))
+    got = type(value).__name__
+    if got in kinds:
+        return ""
+    if value is None:
+        return f" (None, not {_a(' or '.join(kinds))})"
+    return f" ({_a(got)}, not {_a(' or '.join(kinds))})"
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
 
 
 def finite_number(name: str, value: Any, where: str) -> float:

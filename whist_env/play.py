@@ -119,7 +119,7 @@ def _phase(game: TrickGame, state: State) -> str:
 
 def action_text(game: TrickGame, action: int) -> str:
     """A card as ``10♠``, another action as the game names it (``bid 3``, ``KEEP``)."""
-    return card_pretty(action) if action < NUM_CARDS else game.describe_action(action)
+    return game.action_text(action)
 
 
 def _choices_text(game: TrickGame, legal: Sequence[int]) -> str:

@@ -12,7 +12,9 @@ itself, or an id that they resolve once at their entry (:func:`spec_of`), and pa
 
 from __future__ import annotations
 
+import difflib
 import importlib
+from collections.abc import Iterable
 from typing import Any
 
 from whist_env.errors import OptionError
@@ -46,8 +48,13 @@ def default_game_id() -> str:
     return next(iter(SPECS))
 
 
-def _unknown(game_id: object) -> OptionError:
-    return OptionError(f"unknown game {game_id!r}; available: {', '.join(SPECS)}")
+def unknown_game(game_id: object, known: Iterable[str] | None = None, listed: str = "available") -> OptionError:
+    """The error for an id that is no game of ``known`` (default: every registered one): it suggests the closest id
+    (``unknown game 'german_wist_v0' (did you mean 'german_whist_v0'?); available: ...``) and lists them all."""
+    ids = list(SPECS if known is None else known)
+    close = difflib.get_close_matches(game_id, ids, n=1) if isinstance(game_id, str) else []
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return OptionError(f"unknown game {game_id!r}{hint}; {listed}: {', '.join(ids)}")
 
 
 def get_spec(game_id: str) -> GameSpec[Any, Any]:
@@ -60,7 +67,7 @@ def get_spec(game_id: str) -> GameSpec[Any, Any]:
     if spec is not None:
         return spec
     if not isinstance(game_id, str) or game_id not in SPECS:
-        raise _unknown(game_id)
+        raise unknown_game(game_id)
     module_name, attr = SPECS[game_id].split(":")
     spec = getattr(importlib.import_module(module_name), attr)
     _LOADED[game_id] = spec
@@ -109,7 +116,7 @@ def remove_spec(game_id: str) -> None:
         OptionError: for an id that is not registered, or a built-in game.
     """
     if game_id not in SPECS:
-        raise _unknown(game_id)
+        raise unknown_game(game_id)
     if game_id in BUILT_IN:
         raise OptionError(f"{game_id!r} is a built-in game and cannot be unregistered")
     SPECS.pop(game_id)

@@ -8,7 +8,7 @@ Used by the project's own conformance tests; a new game's tests call them too (`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,11 @@ from whist_env.view import PlayerView
 def option_cases() -> list[tuple[str, dict[str, Any]]]:
     """``(game_id, options)`` for every registered game and every entry of its spec's ``option_grid``."""
     return [(game_id, dict(options)) for game_id in game_ids() for options in get_spec(game_id).option_grid]
+
+
+def same_info(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two infos hold the same keys and values (their numpy arrays compared by value)."""
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 
 
 def case_id(game_id: str, options: dict[str, Any]) -> str:
@@ -123,6 +128,7 @@ __all__ = [
     "play_random_episode",
     "random_action",
     "reference_mismatches",
+    "same_info",
 ]
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from types import SimpleNamespace
 from typing import Any
 
-from whist_env.cards import bits_of, card_str, format_cards, suit_str
+from whist_env.cards import bits_of, card_pretty, format_cards, suit_str
 
 
 # A frozen dataclass on SimpleNamespace, without a dataclass __init__: ``view_extra`` builds one on
@@ -125,20 +125,20 @@ class PlayerView:
 
     def summary(self) -> str:
         """A few lines in words, for teaching and debugging."""
-        trick = " ".join(f"{s}:{card_str(c)}" for s, c in self.trick) or "-"
-        last = " ".join(f"{s}:{card_str(c)}" for s, c in self.last_trick) or "-"
+        trick = " ".join(f"{s}:{card_pretty(c)}" for s, c in self.trick) or "-"
+        last = " ".join(f"{s}:{card_pretty(c)}" for s, c in self.last_trick) or "-"
         lines = [
             f"{self.game} seat {self.seat} of {self.num_players}, phase {self.phase}, to act {self.to_act}, "
             f"dealer {self.dealer}, trump {suit_str(self.trump)}",
-            f"hand: {format_cards(self.hand)}",
+            f"hand: {format_cards(self.hand, pretty=True)}",
             f"trick: {trick}   last trick: {last} (won by {self.last_winner})",
             f"tricks won: {list(self.tricks_won)}   scores: {list(self.scores)}",
         ]
         if self.turn_up >= 0:
-            lines.append(f"turn-up: {card_str(self.turn_up)}")
+            lines.append(f"turn-up: {card_pretty(self.turn_up)}")
         for s in range(self.num_players):
             if s != self.seat and self.known[s]:
-                lines.append(f"known in seat {s}: {format_cards(self.known[s])}")
+                lines.append(f"known in seat {s}: {format_cards(self.known[s], pretty=True)}")
         for key, value in self.extra.items():
             lines.append(f"{key}: {value}")
         return "\n".join(lines)

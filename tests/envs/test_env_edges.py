@@ -1,6 +1,6 @@
 """The environments at their edges (issue 16): no leak after an illegal action, rejected resets that
-change nothing, strict deck and option checks, call-order errors, a current ``info["phase"]``, and one
-policy for reset options and actions in the AEC and single-agent envs."""
+change nothing, strict deck and option checks, call-order errors, a current ``info["phase"]`` (an index into
+``game.phase_names``), and one policy for reset options and actions in the AEC and single-agent envs."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from whist_env.cards import card_str
 from whist_env.envs.single_agent import make_single_agent
 from whist_env.errors import CallOrderError, OptionError
 from whist_env.registry import game_ids
+from whist_env.testing import same_info
 
 ALL_CARDS = list(range(52))
 
@@ -41,22 +42,23 @@ def snapshot(env: Any) -> tuple:
 
 # ---------------------------------------------------------------------- 1. no leak after an illegal action
 @pytest.mark.parametrize("game_id", game_ids())
-def test_illegal_action_reason_goes_only_to_the_offender(game_id: str) -> None:
+def test_illegal_action_goes_only_to_the_offender(game_id: str) -> None:
     env = make(game_id)
     env.reset(seed=3)
     offender = env.agent_selection
-    hand = env.raw.game_state.hands[env.raw.agent_seat[offender]]
-    env.step(first_illegal(env))
-    assert "legal:" in env.infos[offender]["illegal_action"]
-    names = [card_str(c) for c in range(52) if (hand >> c) & 1]
+    seat = env.raw.agent_seat[offender]
+    refused = first_illegal(env)
+    env.step(refused)
+    assert env.infos[offender]["illegal_action"] == refused
+    assert "legal:" in env.illegal_reason and env.game_record().illegal_action == refused
     for agent in env.agents:
         assert env.terminations[agent]
         info = env.infos[agent]
-        assert info["illegal_agent"] == offender and info["illegal_actions"] == 1
+        assert info["illegal_seat"] == seat and info["illegal_actions"] == 1
         if agent != offender:
-            assert "illegal_action" not in info
-            text = repr(info)
-            assert not [n for n in names if n in text], f"{agent}'s info names a card of {offender}'s hand"
+            assert info["illegal_action"] == -1  # the refused action may be a card of the offender's hand
+    env.reset(seed=4)
+    assert env.illegal_reason == "" and all(env.infos[a]["illegal_seat"] == -1 for a in env.agents)
 
 
 # ---------------------------------------------------------------------- 2. a rejected reset changes nothing
@@ -101,7 +103,7 @@ def test_rejected_reset_changes_nothing_single_agent(game_id: str) -> None:
     assert after["rng"] == before["rng"] and after["episode"] == before["episode"]
     obs, info = env.reset()
     obs_twin, info_twin = twin.reset()
-    assert np.array_equal(obs, obs_twin) and info == info_twin
+    assert np.array_equal(obs, obs_twin) and same_info(info, info_twin)
 
 
 def test_rejected_oh_hell_trump_card_changes_nothing() -> None:
@@ -234,9 +236,10 @@ def test_calls_after_the_game_ended_say_to_call_reset(raw: bool, illegal: bool) 
         env.step(first_illegal(env))
     play_to_the_end(env)
     assert env.agents == []
-    for call in (env.last, lambda: env.observe("player_0"), lambda: env.step(0), lambda: env.step(None)):
+    for call in (env.last, lambda: env.step(0), lambda: env.step(None)):
         with pytest.raises(CallOrderError, match=r"the episode is over; call reset\(\)"):
             call()
+    assert not env.observe("player_0")["action_mask"].any()  # the final observation, as PettingZoo's envs give
     env.reset(seed=1)
     assert env.last()[2] is False
 
@@ -264,10 +267,10 @@ def test_info_phase_is_the_phase_of_the_next_decision(game_id: str, options: dic
         for agent in env.agent_iter():
             _, _, term, trunc, info = env.last()
             if term or trunc:
-                assert info["phase"] == "over"
+                assert env.game.phase_names[info["phase"]] == "over"
                 env.step(None)
                 continue
-            assert info["phase"] == env.raw.view(agent).phase
+            assert env.game.phase_names[info["phase"]] == env.raw.view(agent).phase
             assert all(env.infos[a]["phase"] == info["phase"] for a in env.agents)
             env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
 
@@ -298,3 +301,36 @@ def test_both_envs_accept_integer_actions(wrap: Any) -> None:
     card = int(np.flatnonzero(single.action_masks())[0])
     single.step(wrap(card))
     assert card in [c for _, c in single.game_state.history]
+
+
+# ---------------------------------------------------------------------- one card notation for people
+def test_errors_name_cards_as_the_screens_show_them() -> None:
+    """``10♠`` in the render's trick line, the same ``10♠`` in an error (raw env, wrapped env, single-agent env, the
+    learner env); ``parse_card`` reads it back."""
+    from whist_env.cards import card_pretty, parse_card
+    from whist_env.errors import IllegalActionError
+
+    env = make("german_whist_v0", raw=True, render_mode="ansi")
+    env.reset(seed=2)
+    led = first_legal(env)
+    env.step(led)
+    screen = env.render()
+    assert f"trick: player_{env.game_state.trick[0][0]} {card_pretty(led)}" in screen
+    refused = first_illegal(env)
+    with pytest.raises(IllegalActionError) as err:
+        env.step(refused)
+    message = str(err.value)
+    names = message.split("legal: ")[1].split()
+    assert f"cannot play {card_pretty(refused)}:" in message
+    assert [parse_card(n) for n in names] == list(err.value.legal)
+    assert names == [card_pretty(c) for c in err.value.legal]
+    wrapped = make("german_whist_v0")
+    wrapped.reset(seed=2)
+    wrapped.step(led)
+    wrapped.step(refused)
+    single = make_single_agent("german_whist_v0", learner_seat=0)
+    single.reset(seed=2)
+    single.step(int(np.flatnonzero(~single.action_masks())[0]))
+    for reason in (wrapped.illegal_reason, single.illegal_reason):
+        legal = reason.split("legal: ")[1].split()
+        assert [card_pretty(parse_card(n)) for n in legal] == legal

@@ -84,7 +84,7 @@ def test_wrapped_env_penalises_a_card_in_the_exchange_phase() -> None:
     agent = env.agent_selection
     env.step(0)
     assert env.rewards[agent] == -1.0 and all(env.terminations.values())
-    assert "legal: KEEP EXCHANGE" in env.infos[agent]["illegal_action"]
+    assert env.infos[agent]["illegal_action"] == 0 and "legal: KEEP EXCHANGE" in env.illegal_reason
 
 
 # ----------------------------------------------------------------------------- no leaks of the blinds

@@ -57,8 +57,8 @@ def test_pl6_mini_deal_through_the_env() -> None:
     for agent in env.agent_iter():
         _, reward, term, _, info = env.last()
         assert term and reward == expected[agent]
-        assert info["winners"] == (0,) and info["scores"] == (11, 10, 0)
-        assert info["deal_summary"]["bids"] == (1, 0, 0)
+        assert info["winners"].tolist() == [1, 0, 0] and info["scores"].tolist() == [11, 10, 0]
+        assert info["last_deal_bids"].tolist() == [1, 0, 0] and info["last_deal"] == 0
         env.step(None)
 
 
@@ -110,9 +110,9 @@ def test_match_returns_are_the_final_totals() -> None:
             continue
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert final is not None
-    assert tuple(returns[a] for a in env.possible_agents) == final["scores"]
+    assert [returns[a] for a in env.possible_agents] == final["scores"].tolist()
     best = max(final["scores"])
-    assert final["winners"] == tuple(s for s, t in enumerate(final["scores"]) if t == best)
+    assert final["winners"].tolist() == [int(t == best) for t in final["scores"]]
 
 
 def test_reset_with_trump_card() -> None:

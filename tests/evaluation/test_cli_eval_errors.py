@@ -65,8 +65,14 @@ def test_eval_with_a_bad_argument(args: list[str], capsys: Any) -> None:
     assert err.startswith("whist-eval: error:") and "--help" in err
 
 
+def test_eval_refuses_workers_with_batched(capsys: Any) -> None:
+    err = _fails(eval_main, ["german_whist_v0", "--batched", "--workers", "2", "--deals", "2", "--quiet"], capsys)
+    assert "--workers 2 applies to the AEC arena only: drop --workers (or --batched)" in err
+
+
 def test_eval_with_an_unknown_game_or_option(capsys: Any) -> None:
     assert "unknown game" in _fails(eval_main, ["no_such_game", "--deals", "1", "--quiet"], capsys)
+    assert "(did you mean 'german_whist_v0'?)" in _fails(eval_main, ["german_wist", "--deals", "1", "--quiet"], capsys)
     assert "num_deals" in _fails(eval_main, ["humbug_v0", "--deals", "1", "--quiet", "--option", "num_deals=x"], capsys)
 
 

@@ -68,7 +68,7 @@ def test_wc2_legal_moves() -> None:
     assert state.trump == HEARTS
     game.step(state, parse_card("KS"), rng)
     assert cards_of(game.legal_mask(state)) == [parse_card("2S")]
-    with pytest.raises(IllegalActionError, match=r"seat 1 cannot play AH: must follow spades; legal: 2S"):
+    with pytest.raises(IllegalActionError, match=r"seat 1 cannot play A♥: must follow spades; legal: 2♠"):
         game.step(state, parse_card("AH"), rng)
     game.step(state, parse_card("2S"), rng)
     # seat 2 is void in spades: any card, trumping optional
@@ -237,6 +237,9 @@ def test_trump_rotation_cycles_from_no_trump() -> None:
     ("options", "message"),
     [
         ({"target_points": 6}, r"target_points=6 is not allowed; choose one of 5, 7, 10"),
+        # a value that prints like an allowed one says why it is refused: its type
+        ({"target_points": "7"}, r"target_points='7' \(a str, not an int\) is not allowed; choose one of 5, 7, 10"),
+        ({"episode": 1}, r"episode=1 \(an int, not a str\) is not allowed; choose one of 'game', 'deal'"),
         ({"honours": 1}, r"honours must be bool"),
         ({"episode": "rubber"}, r"episode='rubber' is not allowed; choose one of 'game', 'deal'"),
         ({"reward": "score"}, r"choose one of 'win', 'points'"),

@@ -104,7 +104,7 @@ def test_gw2_follow_suit_and_winner(reply: str, winner: int) -> None:
     assert state.trump == HEARTS
     play(game, state, "TS")
     assert game.legal_mask(state) == mask_of(parse_cards("KS 3S"))  # hearts are not allowed while holding spades
-    with pytest.raises(IllegalActionError, match="seat 1 cannot play AH: must follow spades; legal: 3S KS"):
+    with pytest.raises(IllegalActionError, match="seat 1 cannot play A♥: must follow spades; legal: 3♠ K♠"):
         play(game, state, "AH")
     play(game, state, reply)
     assert state.last_winner == winner
@@ -188,7 +188,7 @@ def test_gw5_same_position_in_phase2_must_follow() -> None:
     later.tricks_won = [14, 0]
     later.phase1_won = [13, 0]
     assert game.legal_mask(later) == 1 << parse_card("KS")
-    with pytest.raises(IllegalActionError, match="must follow spades; legal: KS"):
+    with pytest.raises(IllegalActionError, match="must follow spades; legal: K♠"):
         game.step(later, parse_card("9C"), np.random.default_rng(0))
 
 
@@ -211,7 +211,7 @@ def test_gw6_hidden_draw_is_private() -> None:
     assert v0.unseen >> three_h & 1  # seat 0 cannot place 3H
     assert v0.extra.opponent_draws == 1 and v0.extra.opponent_hand_size == 13
     assert v1.known[0] == 1 << parse_card("2H")  # the prize is public
-    assert "3H" not in game.render(state, 0) and "3H" in game.render(state, 1)
+    assert "3♥" not in game.render(state, 0) and "3♥" in game.render(state, 1)
     assert game.info(state, 0) == game.info(state, 1) | {"balance": 0}
 
 

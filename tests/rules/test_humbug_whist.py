@@ -172,7 +172,7 @@ def test_se3_in_a_deal() -> None:
     game.step(state, KEEP, rng)
     game.step(state, parse_card("7D"), rng)
     assert game.legal_actions(state) == sorted(parse_cards("KD 2D"))
-    with pytest.raises(IllegalActionError, match=r"seat 1 cannot play 2S: must follow diamonds; legal: 2D KD"):
+    with pytest.raises(IllegalActionError, match=r"seat 1 cannot play 2♠: must follow diamonds; legal: 2♦ K♦"):
         game.step(state, parse_card("2S"), rng)
     game.step(state, parse_card("KD"), rng)
     assert state.last_winner == 1 and state.to_act == 1  # follower wins with the higher diamond, leads next
@@ -336,7 +336,7 @@ def test_exchange_phase_actions_and_errors() -> None:
     assert game.legal_actions(state) == [KEEP, EXCHANGE] and game.num_actions == 54
     assert game.describe_action(KEEP) == "KEEP" and game.describe_action(EXCHANGE) == "EXCHANGE"
     with pytest.raises(
-        IllegalActionError, match=r"seat 0 cannot play 2C: in the exchange phase .*; legal: KEEP EXCHANGE"
+        IllegalActionError, match=r"seat 0 cannot play 2♣: in the exchange phase .*; legal: KEEP EXCHANGE"
     ):
         game.step(state, 0, rng)
     game.step(state, KEEP, rng)

@@ -311,7 +311,7 @@ def test_pl6_mini_deal() -> None:
     assert state.tricks_won == [1, 0, 1]
     assert rewards == [11.0, 10.0, 0.0]
     assert state.scores == [11, 10, 0] and state.done
-    assert game.info(state, 0)["winners"] == (0,)
+    assert game.info(state, 0)["winners"] == (1, 0, 0)  # a 1 for each winning seat
     assert dict(state.deal_summary)["deal_scores"] == (11, 10, 0)
 
 
@@ -329,7 +329,8 @@ def test_match_rewards_are_deal_scores_and_sum_to_the_totals() -> None:
             assert rewards == [float(x) for x in summary["deal_scores"]]
             paid = [p + r for p, r in zip(paid, rewards, strict=True)]
     assert paid == state.returns == [float(s) for s in state.scores]
-    assert game.info(state, 1)["winners"] == winners(state.scores)
+    won = winners(state.scores)
+    assert game.info(state, 1)["winners"] == tuple(int(s in won) for s in range(state.num_players))
 
 
 # ----------------------------------------------------------------------------- options

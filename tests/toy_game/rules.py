@@ -69,6 +69,9 @@ class LowWhist(TrickGame[State]):
         """The rule hook: the lowest card of the led suit wins (there is no trump)."""
         return lowest_of_led_suit(plays)
 
+    def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
+        return {"tricks": (0,) * NUM_PLAYERS}
+
     def end_deal(self, state: State) -> list[float] | None:
         """Each seat is paid its tricks less the average; ``scores`` add up the tricks over the series."""
         tricks = state.tricks_won

@@ -48,6 +48,24 @@ def test_the_registry_knows_the_toy(low_whist_spec: Any) -> None:
     assert low_whist_spec.search is None
 
 
+def test_gymnasium_builds_the_toy_from_its_registration_and_forgets_it_after(low_whist_spec: Any) -> None:
+    import gymnasium
+
+    gym_id = whist_env.gymnasium_id(low_whist_spec.game_id)
+    assert gym_id == "whist_env/low_whist-v0"
+    env = gymnasium.make(gym_id, opponents="random", num_deals=1)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs) and info["action_mask"].any()
+    envs = gymnasium.make_vec(gym_id, num_envs=2)  # no batched engine: Gymnasium's SyncVectorEnv
+    assert isinstance(envs, gymnasium.vector.SyncVectorEnv) and envs.reset(seed=0)[0].shape[0] == 2
+    whist_env.unregister(low_whist_spec.game_id)
+    try:
+        assert gym_id not in gymnasium.registry
+    finally:
+        whist_env.register(low_whist_spec)
+    assert gym_id in gymnasium.registry
+
+
 def test_the_conformance_checks_pass_over_the_option_grid(low_whist_spec: Any) -> None:
     game_id = low_whist_spec.game_id
     assert len(PER_OPTIONS) >= 10 and len(PER_GAME) >= 3, "the conformance suite's checks were not found"

@@ -28,7 +28,19 @@ def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
 def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--config", str(tmp_path / "nope.yaml"), "--runs-dir", str(tmp_path)]) == 2
     err = one_line_error(capsys)
-    assert "nope.yaml does not exist" in err and "configs/" in err
+    assert "nope.yaml does not exist" in err and "configs/*.yaml" not in err
+    assert "the configs are: " in err and "german_whist.yaml" in err and "ppo_vec_" not in err
+
+
+def test_no_config_lists_the_configs_and_a_near_name_is_suggested(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    assert main(["--runs-dir", str(tmp_path)]) == 2
+    err = one_line_error(capsys)
+    assert "--config is required; the configs are: configs/classic_whist.yaml, configs/german_whist.yaml" in err
+    assert main(["--config", "configs/german.yaml", "--runs-dir", str(tmp_path)]) == 2
+    assert "(did you mean configs/german_whist.yaml?)" in one_line_error(capsys)
 
 
 def test_unknown_set_key_is_named_as_an_override_not_a_yaml_key(

@@ -47,6 +47,33 @@ def test_tasks_run_between_rollouts_and_episodes_are_reported() -> None:
     assert seen == [0, 64, 128] and task.next == 192 and model.num_timesteps == 192
 
 
+def test_the_training_envs_report_episodes_through_sb3s_monitor() -> None:
+    """The envs write no ``info["episode"]`` of their own (Gymnasium's ``RecordEpisodeStatistics`` owns the key):
+    ``training/train.py``'s envs are in SB3's ``Monitor``, so that SB3 logs ``ep_rew_mean``, in the game's units."""
+    import numpy as np
+    from stable_baselines3.common.monitor import Monitor
+
+    from training.config import load_config
+    from training.envs import build_vec_env
+
+    config = load_config(
+        REPO / "configs" / "oh_hell.yaml", {"n_envs": 2, "batch_size": 64, "game_options": OPTIONS, "reward_scale": 0.5}
+    )
+    venv = build_vec_env(config)
+    assert venv.env_is_wrapped(Monitor) == [True, True]
+    venv.seed(0)
+    venv.reset()
+    totals, ended = np.zeros(2), 0
+    while ended < 4:
+        masks = np.stack(venv.env_method("action_masks"))
+        _, rewards, dones, infos = venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+        totals += rewards
+        for i in np.flatnonzero(dones):
+            assert infos[i]["episode"]["r"] == pytest.approx(totals[i] / 0.5)  # before the reward scaling
+            totals[i], ended = 0.0, ended + 1
+    venv.close()
+
+
 def test_each_evaluation_plays_the_current_weights(monkeypatch: pytest.MonkeyPatch) -> None:
     from training import evaluation
     from training.config import load_config

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 from fault_helpers import Runs, fault_chain
+from gymnasium.vector import AutoresetMode
 from train_helpers import REPO
 
 from training import ppo_vec
@@ -248,7 +249,8 @@ def test_training_plays_only_legal_actions() -> None:
 def test_snapshot_opponent_plays_legal_cards() -> None:
     model = ppo_vec.build_actor_critic(1024, 52, [16])
     snap = ppo_vec.Snapshot(ppo_vec.numpy_actor(model), 0)
-    env = make_learner_env("german_whist_v0", 64, opponents=snap, seed=1)  # the env checks the opponent's actions
+    # the env checks the opponent's actions
+    env = make_learner_env("german_whist_v0", 64, opponents=snap, seed=1, autoreset_mode=AutoresetMode.SAME_STEP)
     obs, _ = env.reset()
     rng = np.random.default_rng(0)
     for _ in range(40):
@@ -279,7 +281,14 @@ def test_gae_matches_the_plain_sum() -> None:
 
 def test_env_state_round_trip() -> None:
     """After set_env_state the env replays exactly what followed the captured state (deals, seats, opponents)."""
-    env = make_learner_env("classic_whist_v0", 16, opponents="random", learner_seat="random", seed=5)
+    env = make_learner_env(
+        "classic_whist_v0",
+        16,
+        opponents="random",
+        learner_seat="random",
+        seed=5,
+        autoreset_mode=AutoresetMode.SAME_STEP,
+    )
     env.reset()
     rng = np.random.default_rng(2)
 

@@ -31,20 +31,22 @@ def test_the_reward_is_what_perfect_play_of_phase_2_pays(options):
     env = Phase1SolverReward(inner)
     rng = np.random.default_rng(7)
     for episode in range(12):
-        env.reset(seed=episode)
+        _, info = env.reset(seed=episode)
+        assert info["dd_tricks"] == -1
         while True:
             action = int(rng.choice(np.flatnonzero(env.action_masks())))
             _, reward, terminated, truncated, info = env.step(action)
             assert not truncated
             if terminated:
                 break
+            assert info["dd_tricks"] == -1  # the same keys at every step
         state = inner.game_state
         # Ends exactly at the learner's first decision of phase 2, the deal not over.
         assert state.trick_number == PHASE1_TRICKS and not state.done
         assert state.to_act == inner.learner_seat
         expected = _play_out_perfectly(inner.game, state.copy())[inner.learner_seat]
         assert reward == expected
-        assert "dd_tricks" in info
+        assert info["dd_tricks"] >= 0
 
 
 def test_the_config_key_builds_the_wrapper_and_refuses_other_games():

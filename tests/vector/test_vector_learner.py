@@ -2,8 +2,8 @@
 
 The proof of its rewards: every environment of a batch has a twin :class:`SingleAgentWhistEnv` dealt the same
 decks, with the same learner seat, whose opponents replay the actions the batch's opponents chose (recorded as the
-engine steps them); at every learner decision the observation, mask, reward, termination, final observation and
-episode statistics must be the twin's.
+engine steps them); at every learner decision the observation, mask, reward, termination, infos, final observation
+and final infos must be the twin's (in either autoreset mode).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from whist_env.vector import LearnerVectorEnv, make, make_learner_env, vector_ga
 from whist_env.vector.learner import random_actions
 
 B = 8
+SAME_STEP = AutoresetMode.SAME_STEP  # the mode most tests here were written for (SB3's)
+NEXT_STEP = AutoresetMode.NEXT_STEP
 
 
 class Replay:
@@ -73,10 +75,20 @@ def same_obs(got: np.ndarray, want: np.ndarray) -> bool:
     return np.array_equal(got.astype(np.float32), want)
 
 
-def replay_check(game_id: str, options: dict[str, Any], episodes: int, seed: int, opponents: Any = "random") -> int:
+def replay_check(
+    game_id: str,
+    options: dict[str, Any],
+    episodes: int,
+    seed: int,
+    opponents: Any = "random",
+    mode: AutoresetMode = SAME_STEP,
+) -> int:
     """Run a batch of learner envs with random learner actions next to their single-agent twins until
-    ``episodes`` episodes ended, comparing at every decision. Returns the episodes played."""
-    env = make_learner_env(game_id, B, opponents=opponents, learner_seat="random", seed=seed, **options)
+    ``episodes`` episodes ended, comparing at every decision (in either autoreset mode). Returns the episodes
+    played."""
+    env = make_learner_env(
+        game_id, B, opponents=opponents, learner_seat="random", seed=seed, autoreset_mode=mode, **options
+    )
     replays = [Replay() for _ in range(B)]
     record_opponents(env, replays)
     twins = [SingleAgentWhistEnv(game_id, opponents=replays[i], **options) for i in range(B)]
@@ -96,28 +108,39 @@ def replay_check(game_id: str, options: dict[str, Any], episodes: int, seed: int
         assert same_obs(obs[i], want) and np.array_equal(env.action_masks()[i], twin.action_masks()), i
         assert infos["learner_seat"][i] == twin.learner_seat
     done = 0
+    waiting = np.zeros(B, np.bool_)  # next-step: the episode ended in the last step, the next one starts now
     while done < episodes:
-        actions = random_actions(env.action_masks(), rng)
+        masks = env.action_masks()
+        assert (masks.any(axis=1) != waiting).all()
+        masks[waiting, 0] = True  # any action: it is ignored
+        actions = random_actions(masks, rng)
         obs, rewards, terminated, truncated, infos = env.step(actions)
         assert rewards.dtype == np.float32 and terminated.dtype == np.bool_ and not truncated.any()
         for i, twin in enumerate(twins):
-            want, reward, over, _, info = twin.step(int(actions[i]))
+            if waiting[i]:
+                want, info = twin.reset(options=twin_start(env, i))
+                reward, over = 0.0, False
+            else:
+                want, reward, over, _, info = twin.step(int(actions[i]))
             assert rewards[i] == np.float32(reward), (i, rewards[i], reward)
             assert terminated[i] == over, i
-            if over:
-                done += 1
+            if over and mode == SAME_STEP:
                 assert infos["_final_obs"][i] and same_obs(infos["final_obs"][i], want), i
-                assert infos["episode"]["r"][i] == np.float32(info["episode"]["r"]), i
-                assert infos["episode"]["l"][i] == info["episode"]["l"], i
-                assert infos["final_info"]["returns"][i].tolist() == list(info["returns"]), i
+                assert infos["_final_info"][i], i
+                assert infos["final_info"]["returns"][i].tolist() == info["returns"].tolist(), i
                 assert infos["final_info"]["learner_seat"][i] == info["learner_seat"], i
-                want, _ = twin.reset(options=twin_start(env, i))
+                assert np.array_equal(infos["final_info"]["action_mask"][i], info["action_mask"]), i
+                want, info = twin.reset(options=twin_start(env, i))
             elif "final_obs" in infos:
                 assert not infos["_final_obs"][i]
+            done += over
             assert not replays[i].queue, (i, "opponent actions left unplayed")
             assert same_obs(obs[i], want), i
             assert np.array_equal(env.action_masks()[i], twin.action_masks()), i
-            assert env.action_masks()[i].any() and infos["learner_seat"][i] == twin.learner_seat, i
+            assert infos["learner_seat"][i] == twin.learner_seat, i
+            assert infos["returns"][i].tolist() == info["returns"].tolist(), i
+            assert np.array_equal(infos["action_mask"][i], info["action_mask"]), i
+        waiting = terminated if mode == NEXT_STEP else np.zeros(B, np.bool_)
     return done
 
 
@@ -137,6 +160,14 @@ def test_rewards_equal_the_single_agent_env_replaying_the_same_deals(
     game_id: str, options: dict[str, Any], episodes: int
 ) -> None:
     assert replay_check(game_id, options, episodes, seed=len(options) + episodes) >= episodes
+
+
+@pytest.mark.parametrize("game_id", ["german_whist_v0", "oh_hell_v0", "humbug_whist_v0"])
+def test_next_step_autoreset_replays_as_the_single_agent_env_reset_on_the_next_step(game_id: str) -> None:
+    """Next-step autoreset: the ending step returns the final observation (and infos); the next one starts the next
+    episode (its action ignored, reward 0), as the twin's reset() does."""
+    options = {"oh_hell_v0": {"num_players": 3, "max_cards": 3}}.get(game_id, {})
+    assert replay_check(game_id, options, 40, seed=21, mode=NEXT_STEP) >= 40
 
 
 def test_policy_opponents_replay_too() -> None:
@@ -166,7 +197,9 @@ def test_heuristic_opponents_play_as_the_python_heuristic(game_id: str) -> None:
     """``opponents="heuristic"`` plays the batched heuristic inside: each opponent action is the Python agent's for
     the seat's view, and the single-agent twins replaying them see the same episodes."""
     options = HEURISTIC_CASES[game_id]
-    env = make_learner_env(game_id, B, opponents="heuristic", learner_seat="random", seed=4, **options)
+    env = make_learner_env(
+        game_id, B, opponents="heuristic", learner_seat="random", seed=4, autoreset_mode=SAME_STEP, **options
+    )
     venv = env.venv
     agent = make_agent("heuristic", game_id, **options)
     step_envs = venv.step_envs
@@ -204,7 +237,9 @@ def test_act_state_opponents_play_like_the_same_policy_as_a_callable() -> None:
 
     from_state = LowestFromState()
     envs = [
-        make_learner_env("german_whist_v0", B, opponents=policy, learner_seat="random", seed=6)
+        make_learner_env(
+            "german_whist_v0", B, opponents=policy, learner_seat="random", seed=6, autoreset_mode=SAME_STEP
+        )
         for policy in (lambda obs, mask: mask.argmax(axis=1), from_state)
     ]
     outs = [env.reset() for env in envs]
@@ -219,7 +254,7 @@ def test_act_state_opponents_play_like_the_same_policy_as_a_callable() -> None:
 
 @pytest.mark.parametrize("game_id", vector_game_ids())
 def test_shapes_dtypes_and_spaces(game_id: str) -> None:
-    env = make_learner_env(game_id, B, seed=0)
+    env = make_learner_env(game_id, B, seed=0, autoreset_mode=SAME_STEP)
     venv = env.venv
     assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert env.single_observation_space.shape == (venv.observation_size,)
@@ -251,7 +286,9 @@ def play(env: LearnerVectorEnv, steps: int, seed: int, reset_seed: int | None = 
 
 def test_reproducible_from_the_seed() -> None:
     def run(seed: int, reseed: int | None = None) -> list[np.ndarray]:
-        env = make_learner_env("classic_whist_v0", B, learner_seat="random", seed=seed, episode="deal")
+        env = make_learner_env(
+            "classic_whist_v0", B, learner_seat="random", seed=seed, autoreset_mode=SAME_STEP, episode="deal"
+        )
         if reseed is not None:
             play(env, 5, 1)
         return play(env, 40, 1, reseed)
@@ -263,7 +300,7 @@ def test_reproducible_from_the_seed() -> None:
 
 
 def test_random_seats_and_random_opponents_are_uniform() -> None:
-    env = make_learner_env("german_whist_v0", 400, learner_seat="random", seed=1)
+    env = make_learner_env("german_whist_v0", 400, learner_seat="random", seed=1, autoreset_mode=SAME_STEP)
     _, infos = env.reset()
     assert 150 < (infos["learner_seat"] == 0).sum() < 250
     mask = np.zeros((6000, 5), np.bool_)
@@ -273,7 +310,7 @@ def test_random_seats_and_random_opponents_are_uniform() -> None:
 
 
 def test_bad_input_names_the_environments_and_changes_nothing() -> None:
-    env = make_learner_env("german_whist_v0", B, seed=2)
+    env = make_learner_env("german_whist_v0", B, seed=2, autoreset_mode=SAME_STEP)
     with pytest.raises(CallOrderError, match="reset"):
         env.step(np.zeros(B, np.int64))
     obs, _ = env.reset()
@@ -299,14 +336,18 @@ def test_bad_input_names_the_environments_and_changes_nothing() -> None:
 
 
 def test_a_bad_opponent_policy_is_reported_and_needs_a_reset() -> None:
-    env = make_learner_env("german_whist_v0", B, opponents=lambda obs, mask: np.argmin(mask, axis=1), seed=2)
+    env = make_learner_env(
+        "german_whist_v0", B, opponents=lambda obs, mask: np.argmin(mask, axis=1), seed=2, autoreset_mode=SAME_STEP
+    )
     with pytest.raises(IllegalActionError, match=r"opponent policy .* in environment\(s\) \d"):
         env.reset()  # where the learner's opponent leads, its first (illegal) choice is refused
         for _ in range(30):
             env.step(random_actions(env.action_masks(), np.random.default_rng(0)))
     with pytest.raises(CallOrderError, match="reset"):
         env.step(random_actions(env.action_masks(), np.random.default_rng(0)))
-    wrong_shape = make_learner_env("german_whist_v0", B, opponents=lambda obs, mask: [0], seed=2)
+    wrong_shape = make_learner_env(
+        "german_whist_v0", B, opponents=lambda obs, mask: [0], seed=2, autoreset_mode=SAME_STEP
+    )
     with pytest.raises(ValueError, match=r"must return an integer array of shape"):
         for _ in range(30):
             wrong_shape.reset()
@@ -325,7 +366,7 @@ def test_a_bad_opponent_policy_is_reported_and_needs_a_reset() -> None:
 )
 def test_bad_options(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(OptionError, match=message):
-        make_learner_env("classic_whist_v0", B, **kwargs)
+        make_learner_env("classic_whist_v0", B, autoreset_mode=SAME_STEP, **kwargs)
 
 
 def test_step_envs_moves_only_the_envs_given() -> None:
@@ -369,7 +410,7 @@ def test_maskable_ppo_trains_on_the_sb3_adapter() -> None:
 
     from whist_env.vector.sb3 import as_sb3_vec_env
 
-    venv = as_sb3_vec_env(make_learner_env("german_whist_v0", 16, seed=0))
+    venv = as_sb3_vec_env(make_learner_env("german_whist_v0", 16, seed=0, autoreset_mode=SAME_STEP))
     assert is_masking_supported(venv)
     model = sb3_contrib.MaskablePPO(
         "MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0, policy_kwargs={"net_arch": [32]}
@@ -386,8 +427,15 @@ def test_maskable_ppo_trains_on_the_sb3_adapter() -> None:
         obs, rewards, dones, infos = venv.step(actions)
         for i in np.flatnonzero(dones):
             episodes += 1
-            assert infos[i]["terminal_observation"].shape == obs[i].shape and "r" in infos[i]["episode"]
+            assert infos[i]["terminal_observation"].shape == obs[i].shape and "r" in infos[i]["episode"]  # VecMonitor's
     assert episodes > 0
+
+
+def test_the_sb3_adapter_needs_same_step_autoreset() -> None:
+    from whist_env.vector.sb3 import as_sb3_vec_env
+
+    with pytest.raises(OptionError, match=r"autoreset_mode=AutoresetMode.SAME_STEP"):
+        as_sb3_vec_env(make_learner_env("german_whist_v0", 4, seed=0, autoreset_mode=NEXT_STEP))
 
 
 def test_importing_the_learner_env_imports_no_training_library() -> None:

@@ -27,7 +27,19 @@ from whist_env.spec import GameSpec
 from whist_env.view import PlayerView
 
 RENDER_MODES = ("human", "ansi")
+RENDER_FPS = 2  # for players who watch "human" frames (text) scroll by; PettingZoo's classic games show 1 or 2
 RESET_OPTIONS = ("deck", "dealer")
+# What every info of the AEC env holds beyond the game's (raw and wrapped env alike): how many illegal actions ended
+# the game (0 or 1), the seat that made it (-1: none) and the action itself, in the offender's own info only (-1:
+# none; it may name a card of the offender's hand, which the others may not see).
+NO_ILLEGAL_ACTION: dict[str, int] = {"illegal_actions": 0, "illegal_seat": -1, "illegal_action": -1}
+
+
+def info_arrays(info: dict[str, Any]) -> dict[str, Any]:
+    """A rules ``info`` (:meth:`~whist_env.rules.core.TrickGame.info`: ints and fixed-length tuples of numbers) as
+    the environments hand it out: every tuple a numpy array, so that Gymnasium's vector envs and TorchRL stack each
+    key into one array over steps, environments or agents."""
+    return {k: np.array(v) if type(v) is tuple else v for k, v in info.items()}
 
 
 def as_action(action: Any, num_actions: int, game_id: str) -> int:
@@ -66,6 +78,13 @@ class WhistAECEnv(AECEnv):
     ``c`` is action ``c`` (see each game for its other actions). ``state()`` returns the full hidden
     state for centralised critics. Every episode is recorded as it is played: :meth:`game_record`.
 
+    Infos hold the same keys at every step for every agent, each an int or a fixed-shape numeric numpy array, so that
+    TorchRL and Gymnasium stack them: the game's :meth:`~whist_env.rules.core.TrickGame.info` of the agent's seat
+    (``deal``; ``phase``, an index into ``game.phase_names``; ``tricks`` and ``scores`` per seat; ``last_deal``, the
+    index of the last finished deal or -1, and its summary as ``last_deal_<field>``; the game's own keys) and
+    :data:`NO_ILLEGAL_ACTION`'s keys. After the episode, also once every agent is done, :meth:`observe` gives the
+    final observation (an all-zero mask), as PettingZoo's own environments do.
+
     Args:
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
         render_seat: when set, ``render()`` shows only what that seat may see.
@@ -77,6 +96,7 @@ class WhistAECEnv(AECEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": list(RENDER_MODES),
+        "render_fps": RENDER_FPS,
         "name": "whist",
         "is_parallelizable": False,
     }
@@ -88,7 +108,8 @@ class WhistAECEnv(AECEnv):
         if "game_spec" in cls.__dict__:  # a game's env: its rules come from the spec, its name is the game's id
             cls.game_cls = cls.game_spec.rules_cls
         if "game_spec" in cls.__dict__ or "game_cls" in cls.__dict__:
-            cls.metadata = {**WhistAECEnv.metadata, "name": cls.game_cls.game_id}
+            # a dict (and a list of render modes) of its own: a wrapper that adds to one game's changes no other's
+            cls.metadata = {**WhistAECEnv.metadata, "render_modes": list(RENDER_MODES), "name": cls.game_cls.game_id}
 
     @classmethod
     def wrapped(cls, illegal_reward: float = -1.0, **kwargs: Any) -> WhistWrapper:
@@ -205,7 +226,7 @@ class WhistAECEnv(AECEnv):
         state = self._state
         assert state is not None
         infos, seat = self.game.infos(state), self.agent_seat
-        self.infos = {a: infos[seat[a]] for a in self.agents}
+        self.infos = {a: {**info_arrays(infos[seat[a]]), **NO_ILLEGAL_ACTION} for a in self.agents}
         self._info_key = (state.deal_index, state.trick_number, state.phase)
 
     def _require_state(self, call: str = "state()") -> State:
@@ -236,9 +257,13 @@ class WhistAECEnv(AECEnv):
         )
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation", "action_mask"}`` of ``agent``: what its seat knows, and its legal actions."""
+        """``{"observation", "action_mask"}`` of ``agent``: what its seat knows, and its legal actions.
+
+        After the episode (also once every agent is done, as PettingZoo's own environments do), the final
+        observation of ``agent``'s seat, with an all-zero mask.
+        """
         state = self._state
-        if state is None or not self.agents:  # before reset() or after the last agent was done
+        if state is None:
             raise self._call_order_error("observe()")
         seat = self.agent_seat.get(agent)
         if seat is None:
@@ -377,9 +402,13 @@ class WhistWrapper(BaseWrapper):
 
     PettingZoo's terminate-illegal convention: the agent that made the illegal move receives
     ``illegal_reward`` (default -1), every other agent 0, and every agent is terminated. Each ``info``
-    names the offender (``illegal_agent``) and counts ``illegal_actions``; only the offender's says why
-    (``illegal_action``), since the reason lists its legal cards, which the others may not see.
-    Out-of-space actions and calls out of order raise clear errors (the raw env checks both).
+    counts ``illegal_actions`` (1) and names the offender's seat (``illegal_seat``); only the offender's holds the
+    refused action (``illegal_action``), which may name a card of its hand. Why it was refused (the offender's legal
+    actions, in words) is :attr:`illegal_reason`. Out-of-space actions and calls out of order raise clear errors
+    (the raw env checks both).
+
+    Attributes:
+        illegal_reason: why the action that ended this episode was refused ("" when none did).
     """
 
     def __init__(self, env: WhistAECEnv, illegal_reward: float = -1.0) -> None:
@@ -392,6 +421,7 @@ class WhistWrapper(BaseWrapper):
         self.action_spaces = env.action_spaces
         self.state_space = env.state_space
         self.render_mode = env.render_mode
+        self.illegal_reason = ""
 
     # Plain properties are several times faster than BaseWrapper.__getattr__ on the hot path.
     @property
@@ -433,10 +463,21 @@ class WhistWrapper(BaseWrapper):
         return self.raw.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return self.raw.observe(agent)
+        obs = self.raw.observe(agent)
+        if self.illegal_reason:  # the game ended on an illegal action: nothing is legal any more
+            obs["action_mask"] = np.zeros_like(obs["action_mask"])
+        return obs
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return self.raw.last(observe)
+        out = self.raw.last(observe)
+        if observe and self.illegal_reason:
+            out[0]["action_mask"] = np.zeros_like(out[0]["action_mask"])
+        return out
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """The raw environment's :meth:`WhistAECEnv.reset`."""
+        self.raw.reset(seed=seed, options=options)
+        self.illegal_reason = ""
 
     def step(self, action: Any) -> None:
         try:
@@ -451,8 +492,9 @@ class WhistWrapper(BaseWrapper):
     def _terminate_illegal(self, reason: str, action: Any) -> None:
         raw = self.raw
         agent = raw.agent_selection
+        refused = as_action(action, raw._num_actions, raw.metadata["name"])
         if raw._recorder is not None:  # the game record names the action that ended the game
-            raw._recorder.illegal_action = as_action(action, raw._num_actions, raw.metadata["name"])
+            raw._recorder.illegal_action = refused
         raw._cumulative_rewards[agent] = 0
         raw.terminations = dict.fromkeys(raw.agents, True)
         raw.truncations = dict.fromkeys(raw.agents, False)
@@ -460,9 +502,11 @@ class WhistWrapper(BaseWrapper):
         raw.rewards[agent] = self.illegal_reward
         raw._accumulate_rewards()
         raw._rewarded = True
+        seat = raw.agent_seat[agent]
         for a in raw.agents:
-            raw.infos[a] = {**raw.infos[a], "illegal_actions": 1, "illegal_agent": agent}
-        raw.infos[agent]["illegal_action"] = reason  # the offender's alone: it lists the offender's legal cards
+            raw.infos[a] = {**raw.infos[a], "illegal_actions": 1, "illegal_seat": seat}
+        raw.infos[agent]["illegal_action"] = refused  # the offender's alone: it may name a card of its hand
+        self.illegal_reason = reason
         raw._deads_step_first()
 
     def __str__(self) -> str:

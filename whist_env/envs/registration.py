@@ -1,10 +1,20 @@
-"""Every registered game's PettingZoo face: ``make(id, **options)``, and the games in PettingZoo's registry.
+"""Every registered game's PettingZoo face: ``make(id, **options)``, and the games in PettingZoo's and Gymnasium's
+registries.
 
 :mod:`whist_env.registry` looks games up (id → :class:`~whist_env.spec.GameSpec`); this module, one floor up with
-the environments, builds them. ``whist_env.make(id, **options)`` builds the wrapped environment, and each id is
-registered with PettingZoo's registry as ``whist_env/<name>-v0`` (when ``whist_env`` is imported) so that
-``pettingzoo.make("aec", ...)`` works. A sixth game, or a test's toy game, joins both registries with
-:func:`register` (``whist_env.register``) and leaves them with :func:`unregister`.
+the environments, builds them. ``whist_env.make(id, **options)`` builds the wrapped environment. When ``whist_env``
+is imported, each game joins two more registries under one id, ``whist_env/<name>-v<N>`` (:func:`gymnasium_id`:
+``german_whist_v0`` → ``whist_env/german_whist-v0``):
+
+* PettingZoo's (``pettingzoo.make("aec", "whist_env/german_whist-v0")``, which also reads ``..._v0``): the AEC env;
+* Gymnasium's: ``gymnasium.make(id, **kwargs)`` builds the single-agent env
+  (:func:`~whist_env.envs.single_agent.make_single_agent`, ``kwargs`` as it takes them), and
+  ``gymnasium.make_vec(id, num_envs=...)`` the batched learner env
+  (:func:`~whist_env.vector.learner.make_learner_env`, next-step autoreset by default) for a game with a batched
+  engine, or with ``vectorization_mode="sync"`` / ``"async"`` Gymnasium's vector env of single-agent envs.
+
+A sixth game, or a test's toy game, joins every registry with :func:`register` (``whist_env.register``) and leaves
+them with :func:`unregister`.
 """
 
 from __future__ import annotations
@@ -12,6 +22,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from typing import Any
+
+import gymnasium
 
 from whist_env import registry
 from whist_env.envs.aec import WhistAECEnv, raw_env_for
@@ -28,12 +40,22 @@ _RAW_ENVS: dict[str, type[WhistAECEnv]] = {}
 GAMES: dict[str, str] = {game_id: f"whist_env.{game_id}" for game_id in registry.BUILT_IN}
 
 
+def gymnasium_id(game_id: str) -> str:
+    """The id of a game in Gymnasium's and PettingZoo's registries: ``whist_env/<name>-v<N>`` for ``<name>_v<N>``
+    (``german_whist_v0`` → ``whist_env/german_whist-v0``, the versioned form Gymnasium parses), else
+    ``whist_env/<id>``."""
+    name, sep, version = game_id.rpartition("_v")
+    if sep and name and version.isdigit():
+        return f"whist_env/{name}-v{version}"
+    return f"whist_env/{game_id}"
+
+
 def _pettingzoo_key(game_id: str) -> str:
-    return ("whist_env/" + game_id).replace("_v0", "-v0")
+    return gymnasium_id(game_id)
 
 
 def register(spec: GameSpec[Any, Any], env_entry_point: str | None = None) -> None:
-    """Add a game (a sixth one, or a test's toy game) to the registry and to PettingZoo's.
+    """Add a game (a sixth one, or a test's toy game) to the registry, PettingZoo's and Gymnasium's.
 
     Args:
         spec: the game's spec; its ``game_id`` must be new.
@@ -47,11 +69,12 @@ def register(spec: GameSpec[Any, Any], env_entry_point: str | None = None) -> No
     if env_entry_point is not None:
         GAMES[spec.game_id] = env_entry_point.split(":")[0]
     _register_one_with_pettingzoo(spec.game_id)
+    _register_one_with_gymnasium(spec.game_id)
 
 
 def unregister(game_id: str) -> None:
-    """Remove a game added with :func:`register` (a test's toy game, a notebook's experiment) from the registry
-    and PettingZoo's.
+    """Remove a game added with :func:`register` (a test's toy game, a notebook's experiment) from the registry,
+    PettingZoo's and Gymnasium's.
 
     Raises:
         OptionError: for an id that is not registered, or a built-in game.
@@ -59,6 +82,7 @@ def unregister(game_id: str) -> None:
     registry.remove_spec(game_id)
     for table in (_ENV_ENTRY, _RAW_ENVS, GAMES):
         table.pop(game_id, None)
+    gymnasium.registry.pop(gymnasium_id(game_id), None)
     try:
         from pettingzoo import aec_registry
     except ImportError:  # older PettingZoo without a registry
@@ -128,4 +152,34 @@ def register_with_pettingzoo() -> None:
         _register_one_with_pettingzoo(game_id)
 
 
-__all__ = ["GAMES", "make", "raw_env_class", "register", "register_with_pettingzoo", "unregister"]
+def _register_one_with_gymnasium(game_id: str) -> None:
+    gym_id = gymnasium_id(game_id)
+    if gym_id in gymnasium.registry:
+        return
+    # a game without a batched engine has no learner env: make_vec then defaults to SyncVectorEnv
+    vector = "whist_env.vector.learner:vector_entry_point" if registry.get_spec(game_id).engine is not None else None
+    gymnasium.register(
+        id=gym_id,
+        entry_point="whist_env.envs.single_agent:make_single_agent",
+        vector_entry_point=vector,
+        kwargs={"game": game_id},
+    )
+
+
+def register_with_gymnasium() -> None:
+    """Register every game's single-agent env (and batched learner env) with Gymnasium's registry (see the module
+    docstring)."""
+    for game_id in registry.game_ids():
+        _register_one_with_gymnasium(game_id)
+
+
+__all__ = [
+    "GAMES",
+    "gymnasium_id",
+    "make",
+    "raw_env_class",
+    "register",
+    "register_with_gymnasium",
+    "register_with_pettingzoo",
+    "unregister",
+]

@@ -15,6 +15,14 @@ and the learner receives its terminal reward even when an opponent made the last
 Illegal actions (Gymnasium's and SB3's ``check_env`` send unmasked ones) end the episode with
 ``illegal_reward`` and are counted in ``info["illegal_actions"]``; nothing is silently replaced.
 
+Infos hold the same keys at every step, numbers and fixed-shape numeric arrays only (Gymnasium's vector envs stack
+them): ``learner_seat``, ``acting_seat`` (-1 once the episode is over), ``action_mask`` (int8, the learner's legal
+actions now, as :meth:`SingleAgentWhistEnv.action_masks`), ``illegal_actions`` (0 or 1), ``illegal_action`` (the
+refused action, -1: none; why: :attr:`SingleAgentWhistEnv.illegal_reason`), ``returns`` (every seat's return so far,
+absolute seats) and the game's info of the learner's seat (:meth:`~whist_env.rules.core.TrickGame.info`: ``deal``,
+``phase``, ``tricks``, ``scores``, the last deal's summary, the game's own keys). ``info["episode"]`` is left to
+Gymnasium's ``RecordEpisodeStatistics`` (and SB3's ``Monitor``), which write it.
+
 Randomness: the deal, the learner's seat and every opponent's choices come from the env's
 ``np_random`` generator, seeded by ``reset(seed=)``; no global RNG is used.
 """
@@ -30,7 +38,7 @@ import numpy as np
 from gymnasium import spaces
 
 from whist_env.agents.base import Agent, RandomAgent
-from whist_env.envs.aec import RESET_OPTIONS, as_action, make_rng
+from whist_env.envs.aec import RENDER_FPS, RESET_OPTIONS, as_action, info_arrays, make_rng
 from whist_env.errors import CallOrderError, OptionError
 from whist_env.options import finite_number, reset_options
 from whist_env.registry import get_spec, partnership_games
@@ -110,9 +118,12 @@ class SingleAgentWhistEnv(gym.Env):
         illegal_reward: the reward of an illegal action, which ends the episode.
         render_mode: ``None``, ``"ansi"`` or ``"human"``; renders what the learner's seat sees.
         **game_options: the game's options (validated by the game).
+
+    Attributes:
+        illegal_reason: why the action that ended this episode was refused ("" when none did).
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 (Gymnasium's convention)
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": RENDER_FPS}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(
         self,
@@ -125,6 +136,7 @@ class SingleAgentWhistEnv(gym.Env):
         **game_options: Any,
     ) -> None:
         super().__init__()
+        self.metadata = {**self.metadata, "render_modes": list(self.metadata["render_modes"])}  # this env's own
         self.game_spec = get_spec(game)
         self.game_id = game
         self.game_options = dict(game_options)
@@ -155,9 +167,9 @@ class SingleAgentWhistEnv(gym.Env):
         self._choices: dict[int, int] = {}  # relative seat -> pool index drawn this episode
         self._episode = 0
         self._pending = 0.0  # reward earned by the learner since its last action
-        self._return = 0.0
-        self._length = 0
         self._illegal = 0
+        self._illegal_action = -1
+        self.illegal_reason = ""
         self._mask = np.zeros(self.game.num_actions, dtype=bool)
 
     # ------------------------------------------------------------------ configuration
@@ -270,11 +282,12 @@ class SingleAgentWhistEnv(gym.Env):
         self._bind_agents()
         self._state = self.game.new_episode(rng, **opts)
         self._pending = 0.0
-        self._return = 0.0
-        self._length = 0
         self._illegal = 0
+        self._illegal_action = -1
+        self.illegal_reason = ""
         self._play_others()
-        return self._observe(), self._info()
+        obs = self._observe()
+        return obs, self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the other seats until the learner's next turn.
@@ -290,24 +303,21 @@ class SingleAgentWhistEnv(gym.Env):
         if state.done or self._illegal:
             raise CallOrderError(f"{self.game_id}: step() after the end: the episode is over; call reset()")
         a = as_action(action, self.game.num_actions, self.game_id)
-        self._length += 1
         if not (self.game.legal_mask(state) >> a) & 1:
             # Unmasked samplers (check_env) end up here: end the episode, never replace the action.
             self._illegal += 1
+            self._illegal_action = a
             reward = self._pending + self.illegal_reward
             self._pending = 0.0
-            self._return += reward
-            reason = str(self.game.illegal(state, a, "not a legal action now"))
-            info = self._info()
-            info["illegal_action"] = reason
-            return self._observe(), reward, True, False, info
+            self.illegal_reason = str(self.game.illegal(state, a, "not a legal action now"))
+            obs = self._observe()
+            return obs, reward, True, False, self._info()
         self._apply(a)
         self._play_others()
         reward = self._pending
         self._pending = 0.0
-        self._return += reward
-        info = self._info()
-        return self._observe(), reward, state.done, False, info
+        obs = self._observe()
+        return obs, reward, state.done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now (bool, ``(num_actions,)``); all False once the episode is over."""
@@ -343,9 +353,9 @@ class SingleAgentWhistEnv(gym.Env):
             "choices": dict(self._choices),
             "episode": self._episode,
             "pending": self._pending,
-            "return": self._return,
-            "length": self._length,
             "illegal": self._illegal,
+            "illegal_action": self._illegal_action,
+            "illegal_reason": self.illegal_reason,
             "agent_memory": memory,
         }
 
@@ -357,9 +367,9 @@ class SingleAgentWhistEnv(gym.Env):
         self._choices = dict(snapshot["choices"])
         self._episode = int(snapshot["episode"])
         self._pending = float(snapshot["pending"])
-        self._return = float(snapshot["return"])
-        self._length = int(snapshot["length"])
         self._illegal = int(snapshot["illegal"])
+        self._illegal_action = int(snapshot.get("illegal_action", -1))  # absent from snapshots of 0.1.0
+        self.illegal_reason = str(snapshot.get("illegal_reason", ""))
         self._bind_agents()
         for seat, memory in snapshot.get("agent_memory", {}).items():
             agent = self._agents[seat]
@@ -415,19 +425,18 @@ class SingleAgentWhistEnv(gym.Env):
         return obs
 
     def _info(self) -> dict[str, Any]:
-        # Kept small on purpose: vectorised envs deep-copy every step's info.
+        """The info of the step (after :meth:`_observe`, whose mask it holds): the same keys at every step."""
         state = self._state
         assert state is not None
-        info: dict[str, Any] = {
+        return {
             "learner_seat": self._seat,
             "acting_seat": state.to_act,
+            "action_mask": self._mask.astype(np.int8),
             "illegal_actions": self._illegal,
+            "illegal_action": self._illegal_action,
+            "returns": np.array(state.returns, dtype=np.float64),
+            **info_arrays(self.game.info(state, self._seat)),
         }
-        if state.done or self._illegal:
-            info.update(self.game.info(state, self._seat))
-            info["returns"] = tuple(state.returns)
-            info["episode"] = {"r": self._return, "l": self._length}
-        return info
 
 
 def make_single_agent(

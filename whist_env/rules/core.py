@@ -17,7 +17,17 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
 
-from whist_env.cards import FULL_DECK, NUM_CARDS, bits_of, card_str, format_cards, format_hand, parse_card, suit_str
+from whist_env.cards import (
+    FULL_DECK,
+    NUM_CARDS,
+    bits_of,
+    card_pretty,
+    card_str,
+    format_cards,
+    format_hand,
+    parse_card,
+    suit_str,
+)
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig
 from whist_env.rules.tricks import NO_SUIT, legal_cards
@@ -209,6 +219,7 @@ class TrickGame(Generic[S]):
         # step() may call play_card directly unless a game overrides apply() (hot path).
         self._plain_apply = type(self).apply is TrickGame.apply
         self._phase_text = self.phase_names  # read on every view: an instance attribute is the quickest
+        self._summary_fields: dict[str, Any] | None = None  # summary_fields() as info keys, on first use
         # phase_rules as bound methods, looked up once
         self._legal_in = {phase: getattr(self, legal) for phase, (legal, _) in self.phase_rules.items()}
         self._apply_in = {phase: getattr(self, apply) for phase, (_, apply) in self.phase_rules.items()}
@@ -389,15 +400,22 @@ class TrickGame(Generic[S]):
         return standard_trick_winner(plays, trump)
 
     def describe_action(self, action: int) -> str:
-        """An action in words (``"TS"``, ``"bid 3"``, ``"KEEP"``)."""
+        """An action in words, a card in its short form (``"TS"``, ``"bid 3"``, ``"KEEP"``); the batched engine's
+        errors use it. Text for people uses :meth:`action_text`."""
         return card_str(action) if 0 <= action < NUM_CARDS else f"action {action}"
 
+    def action_text(self, action: int) -> str:
+        """An action as people read it, in errors as on the screens: a card as ``10♠`` (what :meth:`render` shows),
+        another action in words (``bid 3``, ``KEEP``). ``parse_card`` reads both ``10♠`` and ``TS``."""
+        return card_pretty(action) if 0 <= action < NUM_CARDS else self.describe_action(action)
+
     def illegal(self, state: S, action: int, reason: str) -> IllegalActionError:
-        """An :class:`IllegalActionError` naming the seat, the action, why, and the legal actions."""
+        """An :class:`IllegalActionError` naming the seat, the action, why, and the legal actions (cards as the
+        screens show them: ``seat 1 cannot play A♥: must follow spades; legal: 2♠``)."""
         legal = tuple(self.legal_actions(state))
-        names = " ".join(self.describe_action(a) for a in legal)
+        names = " ".join(self.action_text(a) for a in legal)
         return IllegalActionError(
-            f"seat {state.to_act} cannot play {self.describe_action(action)}: {reason}; legal: {names}",
+            f"seat {state.to_act} cannot play {self.action_text(action)}: {reason}; legal: {names}",
             state.to_act,
             action,
             legal,
@@ -556,15 +574,57 @@ class TrickGame(Generic[S]):
         return view
 
     def info(self, state: S, seat: int) -> dict[str, Any]:
-        """Public per-seat information for ``infos``: trick counts, scores, the last deal's summary."""
+        """Public per-seat information for ``infos``, as numbers that libraries can stack into arrays.
+
+        The same keys at every step of an episode, each value an int or a tuple of ints whose length never changes
+        (the environments hand the tuples out as numpy arrays): ``deal`` (deals completed before this one),
+        ``phase`` (an index into :attr:`phase_names`), ``tricks`` and ``scores`` (one entry per seat), and the last
+        finished deal's summary (:meth:`summary_info`). Games add their own keys. The text forms stay with
+        :meth:`render`, the :class:`~whist_env.view.PlayerView` and ``state.deal_summary``.
+        """
         info: dict[str, Any] = {
             "deal": state.deal_index,
-            "phase": self.phase_names[state.phase],
+            "phase": state.phase,
             "tricks": tuple(state.tricks_won),
             "scores": tuple(state.scores),
         }
-        if state.deal_summary:
-            info["deal_summary"] = dict(state.deal_summary)
+        info.update(self.summary_info(state))
+        return info
+
+    def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
+        """The fields of this game's deal summary (``state.deal_summary``) as they appear in ``info``, each with its
+        value before the first deal ends, or in a summary without it: an int, or a tuple of ints of the length the
+        field always has. Every key a game puts in ``state.deal_summary`` must be here."""
+        return {}
+
+    def summary_number(self, name: str, value: Any) -> int | tuple[int, ...]:
+        """The number (or tuple of numbers) that ``info`` shows for the summary field ``name`` holding ``value``; a
+        game whose summary holds text (a decision's name) maps it here. ``None`` already became the default."""
+        return value  # type: ignore[no-any-return]
+
+    def summary_info(self, state: S) -> dict[str, Any]:
+        """The last finished deal's summary as ``info`` keys: ``last_deal`` (the index of that deal; -1 before the first
+        deal ends) and ``last_deal_<field>`` for every field of :meth:`summary_fields` (its default until then).
+
+        Raises:
+            KeyError: when ``state.deal_summary`` holds a field that :meth:`summary_fields` does not declare.
+        """
+        fields = self._summary_fields
+        if fields is None:  # the options are set by now (a subclass's __init__ ran); they never change after
+            fields = self._summary_fields = {f"last_deal_{k}": v for k, v in self.summary_fields().items()}
+        if not state.deal_summary:
+            return {"last_deal": -1, **fields}
+        ended = state.phase == PHASE_OVER or state.phase == PHASE_DEAL_END
+        info: dict[str, Any] = {"last_deal": state.deal_index if ended else state.deal_index - 1, **fields}
+        for name, value in state.deal_summary:
+            key = f"last_deal_{name}"
+            if key not in fields:
+                raise KeyError(
+                    f"{self.game_id}: the deal summary field {name!r} is not declared in summary_fields() "
+                    f"(declared: {', '.join(self.summary_fields()) or 'none'})"
+                )
+            if value is not None:
+                info[key] = self.summary_number(name, value)
         return info
 
     def deal_unit(self) -> str | None:
@@ -575,16 +635,13 @@ class TrickGame(Generic[S]):
     def infos(self, state: S) -> list[dict[str, Any]]:
         """:meth:`info` of every seat, in seat order (the environment's ``infos`` after each trick).
 
-        Each seat gets its own dicts; with :attr:`info_same_for_every_seat` they are copies of one build.
+        Each seat gets its own dict; with :attr:`info_same_for_every_seat` they are copies of one build.
         """
         n = state.num_players
         if not self.info_same_for_every_seat:
             return [self.info(state, s) for s in range(n)]
         info = self.info(state, 0)
-        summary = info.get("deal_summary")
-        if summary is None:
-            return [info] + [dict(info) for _ in range(1, n)]
-        return [info] + [{**info, "deal_summary": dict(summary)} for _ in range(1, n)]
+        return [info] + [dict(info) for _ in range(1, n)]
 
     # ----------------------------------------------------------------- checks and text
     def check_invariants(self, state: S) -> None:
@@ -616,7 +673,7 @@ class TrickGame(Generic[S]):
 
     def render_header(self, state: S) -> str:
         """First line of the text render."""
-        turn = f", turn-up {card_str(state.turn_up)}" if state.turn_up_public else ""
+        turn = f", turn-up {card_pretty(state.turn_up)}" if state.turn_up_public else ""
         return (
             f"{self.game_id} · deal {state.deal_index + 1} · dealer {self.seat_name(state.dealer)} · "
             f"trump {suit_str(state.trump)}{turn} · phase {self.phase_names[state.phase]}"

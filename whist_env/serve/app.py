@@ -577,9 +577,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     """The ``whist-serve`` console script."""
     parser = argparse.ArgumentParser(
         prog="whist-serve",
-        description=__doc__.split("\n\n")[0],
-        epilog="Limits and checks for a server that others reach: see the module docstring of whist_env.serve.app "
-        "(python -m pydoc whist_env.serve.app) and README.md, 'Play in the browser'.",
+        description="Play and study the whist_env games in your browser, against any agent. Open the address it "
+        "prints: the lobby sets up a table (the game, its options, and who sits in each seat: you, a friend or an "
+        "agent), and each seat gets a link of its own to hand to its player.",
+        epilog="For a classroom, --host 0.0.0.0 lets other machines in; the limits above keep such a server safe "
+        "(README.md, 'Play in the browser').",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")

@@ -85,7 +85,7 @@ def play_episode(
         game.step(state, action, rng)
         name = game.seat_name(seat)
         if action >= NUM_CARDS:
-            lines.append(f"{name}: {game.describe_action(action)}")
+            lines.append(f"{name}: {game.action_text(action)}")
             continue
         trick.append(f"{name} {card_pretty(action)}")
         if (state.deal_index, state.trick_number) != before:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.cards import NUM_CARDS, bits_of, card_pretty, format_cards
+from whist_env.cards import bits_of, format_cards
 from whist_env.envs.registration import make
 from whist_env.registry import game_ids
 from whist_env.rules.core import TrickGame
@@ -52,7 +52,7 @@ def action_names(game: TrickGame | Any, actions: Any) -> list[str]:
         ids = [int(a) for a in np.flatnonzero(actions)]
     else:
         ids = [int(a) for a in actions]
-    return [card_pretty(a) if a < NUM_CARDS else rules.describe_action(a) for a in ids]
+    return [rules.action_text(a) for a in ids]
 
 
 def legal_text(env: Any, agent: str | None = None) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from whist_env.errors import OptionError
-from whist_env.registry import GameRef, game_ids, get_spec, spec_of
+from whist_env.registry import GameRef, game_ids, get_spec, spec_of, unknown_game
 from whist_env.spec import load
 from whist_env.vector.core import RawVectorEnv
 
@@ -32,7 +32,7 @@ def make(
         OptionError: for an unknown game, a game without a batched engine yet, or a bad option.
     """
     if isinstance(game_id, str) and game_id not in game_ids():
-        raise OptionError(f"unknown game {game_id!r}; games with a batched engine: {vector_game_ids()}")
+        raise unknown_game(game_id, vector_game_ids(), "games with a batched engine")
     spec = spec_of(game_id)
     if spec.engine is None:
         raise OptionError(

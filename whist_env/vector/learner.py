@@ -1,9 +1,12 @@
 """One learner against batched opponents on the batched engine: a ``gymnasium.vector.VectorEnv`` (issue #14, point 3).
 
+    >>> from gymnasium.vector import AutoresetMode
     >>> from whist_env.vector import make_learner_env
-    >>> envs = make_learner_env("classic_whist_v0", 256, opponents="random", seed=0)
+    >>> envs = make_learner_env("classic_whist_v0", 256, opponents="random", seed=0,
+    ...                         autoreset_mode=AutoresetMode.NEXT_STEP)
     >>> obs, infos = envs.reset()
     >>> obs, rewards, terminated, truncated, infos = envs.step(actions)  # (256,) legal actions of the learner
+    >>> # gymnasium.make_vec("whist_env/classic_whist-v0", num_envs=256) builds the same env
 
 The batched twin of :class:`whist_env.envs.single_agent.SingleAgentWhistEnv`: in every environment the learner
 holds one seat, and the other seats are played *inside* the env, batched: after the learner's actions the
@@ -11,16 +14,27 @@ opponents play, a batch call per seat policy, until it is the learner's turn aga
 environment. A transition is (my observation, my action, the reward my seat earned until my next turn, my next
 observation); the learner receives its terminal reward even when an opponent made the last move.
 
-Autoreset: **same-step** (``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``). Where an episode ends
-(``terminated``), the same ``step()`` starts the next one and plays its opponents up to the learner's first decision:
-the observation returned is the new episode's, and the ended episode's last observation (the learner's seat's) is
-in ``infos["final_obs"]`` (a (B, D) array, rows valid where ``infos["_final_obs"]``). This suits the engine, whose
-seats inside play on anyway, and SB3, whose ``VecEnv`` works the same way. ``truncated`` is always False.
+Autoreset (``autoreset_mode``, also in ``metadata["autoreset_mode"]``), either of Gymnasium's two:
 
-Infos (Gymnasium's vector convention, every key with its ``_key`` mask): ``learner_seat`` (the seat of the
-episode each observation belongs to), and where an episode ended ``final_obs``, ``final_info`` (``learner_seat``
-and ``returns``: every seat's episode return, absolute seats) and ``episode`` (``r``: the learner's episode
-return, ``l``: its number of decisions).
+* **next-step** (``AutoresetMode.NEXT_STEP``, Gymnasium's default and this env's): where an episode ends
+  (``terminated``), the observation returned is its last one (the learner's seat's, with an all-zero mask), and the
+  next ``step()`` starts the next episode there, ignoring the action given for it, playing the opponents up to the
+  learner's first decision and returning reward 0 and ``terminated`` False. Gymnasium's vector wrappers
+  (``RecordEpisodeStatistics``, ``NormalizeObservation``, ...) expect this mode.
+* **same-step** (``AutoresetMode.SAME_STEP``; what SB3's ``VecEnv`` does, :mod:`whist_env.vector.sb3` needs it): the
+  ending ``step()`` starts the next episode at once; the observation returned is the new episode's, the ended
+  episode's last observation is in ``infos["final_obs"]`` and its infos in ``infos["final_info"]``, rows valid where
+  ``infos["_final_obs"]`` and ``infos["_final_info"]`` (keys present only in a step where an episode ended, as
+  ``gymnasium.vector.SyncVectorEnv`` has them; ``final_obs`` is a (B, D) array rather than an array of objects).
+
+``truncated`` is always False.
+
+Infos (Gymnasium's vector convention: arrays with one row per environment, each key with its ``_key`` mask; the
+same keys at every step, besides same-step's ``final_*``): ``learner_seat`` (the seat of the episode each
+observation belongs to), ``action_mask`` (int8 (B, A): :meth:`LearnerVectorEnv.action_masks`) and ``returns``
+(float32 (B, n): every seat's return so far in the episode of the observation, absolute seats). Episode returns and
+lengths are left to Gymnasium's ``RecordEpisodeStatistics`` (next-step) or SB3's ``VecMonitor``, which own
+``info["episode"]``.
 
 Randomness: the deals come from the engine's generators, the learner's seat (``"random"``) and the random
 opponents' choices from a numpy generator; both are seeded from ``seed`` (and ``reset(seed=)``).
@@ -46,6 +60,23 @@ OpponentSpec = str | Policy | Any  # Any: an object with ``act_state`` (a batche
 RANDOM = "random"
 HEURISTIC = "heuristic"
 LEARNER = "the learner"
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+
+
+def autoreset_mode_of(mode: Any, game_id: str) -> AutoresetMode:
+    """``mode`` as an ``AutoresetMode``: next-step or same-step, given as the enum or its value (``"NextStep"``).
+
+    Raises:
+        OptionError: for anything else (``DISABLED`` included).
+    """
+    try:
+        found = AutoresetMode(mode)
+    except ValueError:
+        found = None
+    if found not in AUTORESET_MODES:
+        allowed = ", ".join(f"AutoresetMode.{m.name} ({m.value!r})" for m in AUTORESET_MODES)
+        raise OptionError(f"{game_id}: autoreset_mode must be {allowed}; got {mode!r}")
+    return found
 
 
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -65,7 +96,7 @@ class LearnerVectorEnv(VectorEnv):
     """``num_envs`` episodes of one game, one learner seat each, the other seats played inside; see the module
     docstring (built by :func:`make_learner_env`, whose arguments it takes)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012 (Gymnasium's convention)
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (Gymnasium's convention; per env below)
 
     def __init__(
         self,
@@ -73,9 +104,13 @@ class LearnerVectorEnv(VectorEnv):
         opponents: OpponentSpec | Sequence[OpponentSpec] = RANDOM,
         learner_seat: int | str = 0,
         seed: Any = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     ) -> None:
         gid = venv.game_id
         n = venv.num_players
+        self.autoreset_mode = autoreset_mode_of(autoreset_mode, gid)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self._same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
         self.venv = venv
         self.game_id = gid
         self.num_envs = venv.num_envs
@@ -100,8 +135,7 @@ class LearnerVectorEnv(VectorEnv):
         self._obs = np.zeros((b, venv.observation_size), venv.obs_dtype)  # the seat to act's observation
         self._mask = np.zeros((b, venv.num_actions), np.bool_)  # its legal actions
         self._pending = np.zeros(b, np.float64)  # the learner's reward earned before its first decision
-        self._return = np.zeros(b, np.float64)
-        self._length = np.zeros(b, np.int64)
+        self._autoreset = np.zeros(b, np.bool_)  # next-step: the episode ended in the last step; it starts anew next
         self._ready = False  # False before reset() and after a failed step (an opponent's bad action)
 
     # ------------------------------------------------------------------ configuration
@@ -194,17 +228,19 @@ class LearnerVectorEnv(VectorEnv):
         every = np.arange(self.num_envs)
         self._draw_seats(every)
         self._pending[:] = 0.0
-        self._return[:] = 0.0
-        self._length[:] = 0
+        self._autoreset[:] = False
         reward = np.zeros(self.num_envs, np.float64)
         self._ready = False
-        infos = self._advance(every, ts, reward, np.zeros(self.num_envs, np.bool_), {})
-        self._pending += reward  # rewards before the first decision are paid with it (none in the five games)
+        fresh = np.ones(self.num_envs, np.bool_)  # rewards before the first decision are paid with it (none so far)
+        infos = self._advance(every, ts, reward, np.zeros(self.num_envs, np.bool_), fresh, {})
         self._ready = True
         return self._obs.copy(), infos
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play the learner's ``actions`` (B,), then the other seats until the learner's next turn everywhere.
+
+        Next-step autoreset: where the last step ended an episode, the action is ignored and the next episode starts
+        (reward 0, not terminated), its opponents playing up to the learner's first decision.
 
         Returns:
             observations (B, D), the learner's rewards since its previous decision (B,) float32 (including the
@@ -227,21 +263,25 @@ class LearnerVectorEnv(VectorEnv):
                 f"{self.game_id}: actions must be an integer array of shape ({b},) (one per environment), "
                 f"got shape {acts.shape} dtype {acts.dtype}"
             )
-        self._check_legal(acts, np.arange(b), LEARNER)
+        restart = self._autoreset.copy()  # next-step: these start anew, their actions ignored
+        live = np.flatnonzero(~restart)
+        self._check_legal(acts[live], live, LEARNER)
+        if restart.any():
+            acts = np.where(restart, 0, acts)  # the engine starts an ended episode whatever the action
+            self._draw_seats(np.flatnonzero(restart))
+            self._autoreset[:] = False
         reward = self._pending.copy()
         self._pending[:] = 0.0
-        self._length += 1
         ts = self.venv.step(acts)
         ended = np.zeros(b, np.bool_)
-        infos: dict[str, Any] = {}
         self._ready = False
-        infos = self._advance(np.arange(b), ts, reward, ended, infos)
-        self._return[~ended] += reward[~ended]  # the ended episodes' returns went to infos (their new one: 0)
+        infos = self._advance(np.arange(b), ts, reward, ended, restart, {})
         self._ready = True
         return self._obs.copy(), reward.astype(np.float32), ended, np.zeros(b, np.bool_), infos
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now, one row per environment (for MaskablePPO).  # (B, A) bool"""
+        """The learner's legal actions now, one row per environment (for MaskablePPO; all False where an episode
+        ended and waits for its next-step reset).  # (B, A) bool"""
         return self._mask.copy()
 
     def close(self, **kwargs: Any) -> None:
@@ -258,7 +298,7 @@ class LearnerVectorEnv(VectorEnv):
             return
         bad = np.flatnonzero(~ok)
         first, i = int(bad[0]), int(rows[bad[0]])
-        describe = self.venv.game.describe_action
+        describe = self.venv.game.action_text  # cards as the screens show them (10♠)
         legal = tuple(int(x) for x in np.flatnonzero(self._mask[i]))
         changed = "; no environment changed" if who == LEARNER else ""
         raise IllegalActionError(
@@ -270,53 +310,68 @@ class LearnerVectorEnv(VectorEnv):
             legal,
         )
 
-    def _take(self, rows: np.ndarray, ts: TimeStep, reward: np.ndarray, ended: np.ndarray, infos: dict) -> None:
+    def _take(
+        self, rows: np.ndarray, ts: TimeStep, reward: np.ndarray, ended: np.ndarray, fresh: np.ndarray, infos: dict
+    ) -> None:
         """Record the engine's answer ``ts`` for ``rows``: the learner's reward, the seat to act, its observation
-        and mask, and where an episode ended, its final observation and statistics and the next episode's seat."""
+        and mask, and where an episode ended, its final observation and infos (and, same-step, the next episode's
+        seat). ``fresh`` marks the environments whose rewards now belong to the learner's next decision."""
         self._player[rows] = ts.current_player
         self._obs[rows] = ts.observation
         self._mask[rows] = ts.action_mask
         mine = ts.rewards[np.arange(len(rows)), self._seat[rows]]
-        fresh = ended[rows]  # their episode ended in this call: what they earn now belongs to the next one
-        reward[rows[~fresh]] += mine[~fresh]
-        self._pending[rows[fresh]] += mine[fresh]
+        new = fresh[rows]
+        reward[rows[~new]] += mine[~new]
+        self._pending[rows[new]] += mine[new]
         done = rows[ts.terminated]
         if not len(done):
             return
-        b, n = self.num_envs, self.num_players
         ended[done] = True
         final_obs, _ = self.venv.observe_envs(done, self._seat[done])
+        if not self._same_step:  # the ended episode's last observation is the step's; it starts anew next step
+            self._obs[done] = final_obs
+            self._autoreset[done] = True
+            return
         if "final_obs" not in infos:
+            b = self.num_envs
             infos["final_obs"] = np.zeros_like(self._obs)
             infos["_final_obs"] = np.zeros(b, np.bool_)
-            infos["final_info"] = {
-                "learner_seat": np.zeros(b, np.int64),
-                "_learner_seat": np.zeros(b, np.bool_),
-                "returns": np.zeros((b, n), np.float32),
-                "_returns": np.zeros(b, np.bool_),
-            }
-            infos["episode"] = {"r": np.zeros(b, np.float32), "l": np.zeros(b, np.int64)}
-            infos["_episode"] = np.zeros(b, np.bool_)
+            infos["final_info"] = self._infos(np.zeros(b, np.bool_))
+            infos["_final_info"] = np.zeros(b, np.bool_)
         infos["final_obs"][done] = final_obs
         infos["_final_obs"][done] = True
         final = infos["final_info"]
         final["learner_seat"][done] = self._seat[done]
-        final["returns"][done] = self.venv.field("returns")[done, :n]
-        for key in ("_learner_seat", "_returns"):
+        final["action_mask"][done] = 0  # the episode is over: nothing is legal
+        final["returns"][done] = self.venv.field("returns")[done, : self.num_players]
+        for key in ("_learner_seat", "_action_mask", "_returns"):
             final[key][done] = True
-        infos["episode"]["r"][done] = self._return[done] + reward[done]  # the last step's reward is complete now
-        infos["episode"]["l"][done] = self._length[done]
-        infos["_episode"][done] = True
-        self._return[done] = 0.0
-        self._length[done] = 0
+        infos["_final_info"][done] = True
+        fresh[done] = True  # what these earn from now on belongs to the next episode
         self._draw_seats(done)
 
-    def _advance(self, rows: np.ndarray, ts: TimeStep, reward: np.ndarray, ended: np.ndarray, infos: dict) -> dict:
-        """After the engine's answer ``ts`` for ``rows``: play the other seats (and start the next episode where one
-        ended) until the learner is to act in every environment; ``reward`` and ``ended`` gather the learner's."""
-        self._take(rows, ts, reward, ended, infos)
+    def _infos(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The infos as they stand: values in every environment, ``_key`` masks set in ``rows`` (a (B,) bool)."""
+        n = self.num_players
+        return {
+            "learner_seat": self._seat.copy(),
+            "_learner_seat": rows.copy(),
+            "action_mask": self._mask.astype(np.int8),
+            "_action_mask": rows.copy(),
+            "returns": self.venv.field("returns")[:, :n].astype(np.float32),
+            "_returns": rows.copy(),
+        }
+
+    def _advance(
+        self, rows: np.ndarray, ts: TimeStep, reward: np.ndarray, ended: np.ndarray, fresh: np.ndarray, infos: dict
+    ) -> dict:
+        """After the engine's answer ``ts`` for ``rows``: play the other seats (and, same-step, start the next episode
+        where one ended) until the learner is to act in every environment (next-step: or its episode ended);
+        ``reward`` and ``ended`` gather the learner's."""
+        self._take(rows, ts, reward, ended, fresh, infos)
         while True:
-            waiting = np.flatnonzero(self._player != self._seat)  # an opponent to act, or an episode to start
+            # an opponent to act, or (same-step) an episode to start
+            waiting = np.flatnonzero((self._player != self._seat) & ((self._player >= 0) | self._same_step))
             if not len(waiting):
                 break
             acts = np.zeros(len(waiting), np.int64)  # an ended episode ignores its action: it starts anew
@@ -327,9 +382,8 @@ class LearnerVectorEnv(VectorEnv):
                 js = np.flatnonzero(policy == k)
                 if len(js):
                     acts[js] = self._act(spec, waiting[js])
-            self._take(waiting, self.venv.step_envs(waiting, acts), reward, ended, infos)
-        infos["learner_seat"] = self._seat.copy()
-        infos["_learner_seat"] = np.ones(self.num_envs, np.bool_)
+            self._take(waiting, self.venv.step_envs(waiting, acts), reward, ended, fresh, infos)
+        infos.update(self._infos(np.ones(self.num_envs, np.bool_)))
         return infos
 
     def _act(self, spec: OpponentSpec, rows: np.ndarray) -> np.ndarray:
@@ -356,10 +410,11 @@ def make_learner_env(
     learner_seat: int | str = 0,
     seed: Any = None,
     obs_dtype: str | None = None,
+    autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     **options: Any,
 ) -> LearnerVectorEnv:
     """``num_envs`` episodes of ``game_id`` with one learner seat each, the other seats played inside (see the
-    module docstring; same-step autoreset).
+    module docstring).
 
     Args:
         game_id: a registered game with a batched engine.
@@ -372,10 +427,19 @@ def make_learner_env(
         learner_seat: a seat 0..n-1, or ``"random"``: a seat drawn for every episode.
         seed: seeds the deals, the seats and the random opponents (an int >= 0; None: fresh entropy).
         obs_dtype: the observations' dtype, as :func:`whist_env.vector.make` takes it.
+        autoreset_mode: ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or ``AutoresetMode.SAME_STEP`` (SB3's way,
+            which :mod:`whist_env.vector.sb3` needs), or their values ``"NextStep"``, ``"SameStep"``.
         **options: the game's options, exactly as its AEC env takes them.
 
     Raises:
-        OptionError: for an unknown game, a bad option, opponent or seat.
+        OptionError: for an unknown game, a bad option, opponent, seat or autoreset mode.
     """
+    mode = autoreset_mode_of(autoreset_mode, game_id)  # checked before the engine is built
     return LearnerVectorEnv(make(game_id, num_envs, seed=seed, obs_dtype=obs_dtype, **options), opponents,
-                            learner_seat, seed)  # fmt: skip
+                            learner_seat, seed, mode)  # fmt: skip
+
+
+def vector_entry_point(num_envs: int, game: str, **kwargs: Any) -> LearnerVectorEnv:
+    """``gymnasium.make_vec``'s entry point of every game (``vector_entry_point`` of its Gymnasium id): the learner
+    env of ``game`` with ``num_envs`` environments; ``kwargs`` as :func:`make_learner_env` takes them."""
+    return make_learner_env(game, num_envs, **kwargs)

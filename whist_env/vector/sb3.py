@@ -1,16 +1,19 @@
 """The learner env of :mod:`whist_env.vector.learner` as a stable-baselines3 ``VecEnv``, for sb3-contrib's
 ``MaskablePPO`` as is.
 
+    >>> from gymnasium.vector import AutoresetMode
     >>> from sb3_contrib import MaskablePPO
     >>> from whist_env.vector import make_learner_env
     >>> from whist_env.vector.sb3 import as_sb3_vec_env
-    >>> venv = as_sb3_vec_env(make_learner_env("german_whist_v0", 64, seed=0))
+    >>> venv = as_sb3_vec_env(make_learner_env("german_whist_v0", 64, seed=0, autoreset_mode=AutoresetMode.SAME_STEP))
     >>> MaskablePPO("MlpPolicy", venv).learn(10_000)
 
 ``action_masks()`` and ``env_method("action_masks")`` give the learner's (B, A) masks (MaskablePPO stacks the
-latter). SB3's own autoreset is the learner env's same-step one: where ``dones[i]``, the observation is the next
-episode's and ``infos[i]["terminal_observation"]`` the ended one's; ``infos[i]["episode"]`` holds the learner's
-return and length, as ``VecMonitor`` would write them.
+latter). SB3's own autoreset is the learner env's same-step one (the env must be made with
+``autoreset_mode=AutoresetMode.SAME_STEP``): where ``dones[i]``, the observation is the next episode's and
+``infos[i]["terminal_observation"]`` the ended one's. :func:`as_sb3_vec_env` wraps the adapter in SB3's
+``VecMonitor``, which writes ``infos[i]["episode"]`` (the learner's return and length) so that SB3 logs
+``ep_rew_mean``.
 
 stable-baselines3 is an optional dependency (the ``train`` extra): it is imported when this module is, never by
 ``import whist_env.vector``.
@@ -22,8 +25,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.vec_env import VecEnv
+from gymnasium.vector import AutoresetMode
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
+from whist_env.errors import OptionError
 from whist_env.vector.learner import LearnerVectorEnv
 
 
@@ -31,10 +36,18 @@ class VecEnvAdapter(VecEnv):
     """A :class:`LearnerVectorEnv` as an SB3 ``VecEnv`` (one batched env; every method acts on all of it).
 
     Args:
-        env: the learner env.
+        env: the learner env, made with ``autoreset_mode=AutoresetMode.SAME_STEP``.
+
+    Raises:
+        OptionError: for a learner env in another autoreset mode.
     """
 
     def __init__(self, env: LearnerVectorEnv) -> None:
+        if env.autoreset_mode != AutoresetMode.SAME_STEP:
+            raise OptionError(
+                f"{env.game_id}: SB3's VecEnv resets an ended episode in the same step; make the learner env with "
+                f"make_learner_env(..., autoreset_mode=AutoresetMode.SAME_STEP) (this one is {env.autoreset_mode})"
+            )
         self.env = env
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
         self._actions: np.ndarray | None = None
@@ -59,7 +72,6 @@ class VecEnvAdapter(VecEnv):
             out[i] = {
                 "terminal_observation": infos["final_obs"][i],
                 "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
-                "episode": {"r": float(infos["episode"]["r"][i]), "l": int(infos["episode"]["l"][i])},
                 "returns": infos["final_info"]["returns"][i],
                 "learner_seat": int(infos["final_info"]["learner_seat"][i]),
             }
@@ -110,9 +122,15 @@ class VecEnvAdapter(VecEnv):
         return self._seeds
 
 
-def as_sb3_vec_env(env: LearnerVectorEnv) -> VecEnvAdapter:
-    """``env`` as an SB3 ``VecEnv`` that ``MaskablePPO`` trains on as is (see the module docstring)."""
-    return VecEnvAdapter(env)
+def as_sb3_vec_env(env: LearnerVectorEnv, monitor: bool = True) -> VecEnv:
+    """``env`` (same-step autoreset) as an SB3 ``VecEnv`` that ``MaskablePPO`` trains on as is (see the module
+    docstring): a :class:`VecEnvAdapter`, in SB3's ``VecMonitor`` unless ``monitor`` is False.
+
+    Raises:
+        OptionError: for a learner env in another autoreset mode.
+    """
+    adapter = VecEnvAdapter(env)
+    return VecMonitor(adapter) if monitor else adapter
 
 
 __all__ = ["VecEnvAdapter", "as_sb3_vec_env"]

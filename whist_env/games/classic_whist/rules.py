@@ -199,6 +199,20 @@ class ClassicWhist(TrickGame[ClassicWhistState]):
             games_won=(state.games_won[us], state.games_won[1 - us]),
         )
 
+    def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
+        """The deal summary in ``info`` (per partnership; -1: no game or rubber won with the deal)."""
+        pair = (0, 0)
+        return {
+            "team_tricks": pair,
+            "trick_points": pair,
+            "honours": pair,
+            "team_points": pair,
+            "game_winner": -1,
+            "game_value": 0,
+            "rubber_winner": -1,
+            "rubber_margin": 0,
+        }
+
     def info(self, state: ClassicWhistState, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)
         info["team_points"] = tuple(state.team_points)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from whist_env.cards import FULL_DECK, SUIT_MASKS, card_str, format_cards
+from whist_env.cards import FULL_DECK, SUIT_MASKS, card_pretty, format_cards
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import PHASE_DEAL_END, PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
@@ -249,6 +249,11 @@ class GermanWhist(TrickGame[GermanWhistState]):
             deals_left=self.config.num_deals - state.deal_index,
         )
 
+    def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
+        """The deal summary in ``info`` (``winner`` -1: a draw, or no deal over yet)."""
+        pair = (0, 0)
+        return {"phase1_tricks": pair, "phase2_tricks": pair, "counted_tricks": pair, "winner": -1, "balance": pair}
+
     def info(self, state: GermanWhistState, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)
         p1, t = state.phase1_won, state.tricks_won
@@ -311,15 +316,15 @@ class GermanWhist(TrickGame[GermanWhistState]):
 
     def render_extra(self, state: GermanWhistState, seat: int | None) -> str:
         size = self.stock_size(state)
-        face = f", face-up {card_str(state.turn_up)}" if state.turn_up >= 0 else ""
+        face = f", face-up {card_pretty(state.turn_up)}" if state.turn_up >= 0 else ""
         phase1, phase2 = self.phase_tricks(state)
         lines = [f"stock: {size} cards{face}   phase-1 tricks {list(phase1)}   phase-2 tricks {list(phase2)}"]
         if seat is None:
             below = state.stock[2 * state.trick_number + 1 :] if size else ()
-            lines.append(f"stock below the face-up card: {format_cards(list(below)) or '-'}")
+            lines.append(f"stock below the face-up card: {format_cards(list(below), pretty=True) or '-'}")
             for s in (0, 1):
-                lines.append(f"{self.seat_name(s)} drew face down: {format_cards(state.draws[s]) or '-'}")
+                lines.append(f"{self.seat_name(s)} drew face down: {format_cards(state.draws[s], pretty=True) or '-'}")
         else:
             own = self.seen_draws(state, seat)[2]
-            lines.append(f"my face-down draws: {format_cards(own) or '-'}")
+            lines.append(f"my face-down draws: {format_cards(own, pretty=True) or '-'}")
         return "\n".join(lines)

@@ -110,6 +110,10 @@ class Humbug(TrickGame[State]):
             initial_layout=(state.dealt[seat], state.dealt[1 - seat]) if self.studying(state, seat) else None,
         )
 
+    def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
+        """The deal summary in ``info``."""
+        return {"tricks": (0, 0), "difference": 0, "balance": (0, 0)}
+
     def info(self, state: State, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)
         info["balance"] = state.scores[seat]

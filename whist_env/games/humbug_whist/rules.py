@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from whist_env.cards import FULL_DECK, card_str, format_hand
+from whist_env.cards import FULL_DECK, card_pretty, format_hand
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import PHASE_EXCHANGE, PHASE_PLAY, State, TrickGame
 from whist_env.rules.scoring import (
@@ -37,6 +37,7 @@ EXCHANGE = 53
 EXCHANGE_ACTIONS = (1 << KEEP) | (1 << EXCHANGE)
 UNDECIDED = -1
 DECISION_NAMES = {UNDECIDED: "?", 0: "KEEP", 1: "EXCHANGE"}
+DECISION_CODES = {name: code for code, name in DECISION_NAMES.items()}
 TURN_UP_STATUSES = ("face_up", "taken_up", "discarded")
 # §1.6: with no game ending, every deal gives someone ≥ 1 trick point and nobody keeps 5, so a game
 # that is still going has had at most 8 deals (it ends within 9).
@@ -320,6 +321,27 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
             rubber_points=(rp[seat], rp[opp]),
         )
 
+    def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
+        """The deal summary in ``info``: ``exchanges`` per seat as 0 (kept), 1 (exchanged) or -1 (none yet); -1 for
+        no game or rubber won with the deal."""
+        pair = (0, 0)
+        return {
+            "tricks": pair,
+            "exchanges": (UNDECIDED, UNDECIDED),
+            "trick_points": pair,
+            "honours": pair,
+            "game_points": pair,
+            "game_winner": -1,
+            "game_value": 0,
+            "rubber_winner": -1,
+            "rubber_margin": 0,
+        }
+
+    def summary_number(self, name: str, value: Any) -> int | tuple[int, ...]:
+        if name == "exchanges":  # the summary names the decisions (KEEP, EXCHANGE); info has their numbers
+            return tuple(DECISION_CODES[v] for v in value)
+        return super().summary_number(name, value)
+
     def info(self, state: HumbugWhistState, seat: int) -> dict[str, Any]:
         info = super().info(state, seat)
         info["game_points"] = tuple(state.game_points)
@@ -396,7 +418,7 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
                 lines.append(f"put away by me (out of play): {format_hand(extra.put_away)}")
         if state.decisions[state.dealer] == 1:
             # the card itself is remembered only with history, like the observation's discarded_turn_up
-            card = f" {card_str(state.turn_up)}" if seat is None or self.recall else ""
+            card = f" {card_pretty(state.turn_up)}" if seat is None or self.recall else ""
             lines.append(f"turn-up{card} discarded with the dealer's hand; trump stays")
         lines.append(
             f"game points {list(state.game_points)} · trick points {list(state.trick_points)} · "

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.cards import NUM_CARDS, card_str, parse_card, suit_str
+from whist_env.cards import NO_TRUMP, NUM_CARDS, card_pretty, parse_card, suit_str
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import PHASE_BIDDING, PHASE_OVER, PHASE_PLAY, State, TrickGame
@@ -339,12 +339,26 @@ class OhHell(TrickGame[OhHellState]):
     def view_extra(self, state: OhHellState, seat: int) -> OhHellExtras:
         return OhHellExtras(bids=tuple(state.bids), hand_size=state.deal_tricks, drawn_card=state.drawn_card)
 
+    def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
+        """The deal summary in ``info``: ``trump`` 0..3, or 4 (``NO_TRUMP``) for none; bids -1 before a deal ends."""
+        n = self.num_players
+        zeros = (0,) * n
+        return {
+            "hand_size": 0,
+            "trump": NO_TRUMP,
+            "bids": (-1,) * n,
+            "tricks": zeros,
+            "deal_scores": zeros,
+            "totals": zeros,
+        }
+
     def info(self, state: OhHellState, seat: int) -> dict[str, Any]:
-        """Base info (``scores`` are the running totals) plus ``hand_size`` and, at the end, ``winners``."""
+        """Base info (``scores`` are the running totals) plus ``hand_size`` and ``winners``: 1 for each seat with the
+        highest total once the match is over (tied leaders share the win), else all 0."""
         info = super().info(state, seat)
         info["hand_size"] = state.deal_tricks
-        if state.phase == PHASE_OVER:
-            info["winners"] = winners(state.scores)
+        won = winners(state.scores) if state.phase == PHASE_OVER else ()
+        info["winners"] = tuple(int(s in won) for s in range(state.num_players))
         return info
 
     # ------------------------------------------------------------------ checks and text
@@ -391,7 +405,7 @@ class OhHell(TrickGame[OhHellState]):
 
     def render_header(self, state: OhHellState) -> str:
         card = state.drawn_card if state.drawn_card >= 0 else state.turn_up
-        shown = f" ({'drawn' if state.drawn_card >= 0 else 'turned'} {card_str(card)})" if card >= 0 else ""
+        shown = f" ({'drawn' if state.drawn_card >= 0 else 'turned'} {card_pretty(card)})" if card >= 0 else ""
         return (
             f"{self.game_id} · deal {state.deal_index + 1}/{len(self.schedule)} · {state.deal_tricks} cards · "
             f"dealer {self.seat_name(state.dealer)} · trump {suit_str(state.trump)}{shown} · "

@@ -1,0 +1,235 @@
+"""The conventions other libraries rely on (issue #25), checked with their own wrappers as users use them.
+
+* Gymnasium's ``RecordEpisodeStatistics`` owns ``info["episode"]``: the envs never write it.
+* Infos that libraries stack into arrays (TorchRL's ``PettingZooWrapper``, Gymnasium's vector envs): the same keys
+  at every step for every agent, numbers and fixed-shape numeric arrays only.
+* ``observe()`` after the last agent is done gives the final observation, as PettingZoo's own envs do (SuperSuit's
+  wrappers call it).
+* The action mask in ``info["action_mask"]`` too.
+* A ``metadata`` dict of its own per game class, with ``render_fps``; Gymnasium ids (``gymnasium.make``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+
+import whist_env
+from whist_env import gymnasium_id, make, make_single_agent
+from whist_env.registry import game_ids
+from whist_env.testing import case_id, option_cases
+
+# Short episodes where a game has them; Oh Hell keeps several deals (deal summaries change), with 3 seats.
+SHORT: dict[str, dict[str, Any]] = {
+    "classic_whist_v0": {"episode": "deal"},
+    "humbug_whist_v0": {"episode": "deal"},
+    "oh_hell_v0": {"num_players": 3, "max_cards": 2},
+    "german_whist_v0": {"num_deals": 2},
+    "humbug_v0": {"num_deals": 2},
+}
+CASES = [pytest.param(g, o, id=case_id(g, o)) for g, o in option_cases()]
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def assert_stackable(infos: list[dict[str, Any]], where: str) -> None:
+    """What TorchRL and Gymnasium's vector envs need of a stream of infos: one set of keys, every value a number or
+    a numeric array of one shape, so that ``np.stack`` of a key over the stream works."""
+    assert infos, where
+    keys = set(infos[0])
+    for info in infos:
+        assert set(info) == keys, f"{where}: keys {sorted(set(info) ^ keys)} come and go"
+        for key, value in info.items():
+            assert isinstance(value, (int, float, np.number, np.ndarray)), f"{where}: {key}={value!r}"
+            assert np.asarray(value).dtype.kind in "biuf", f"{where}: {key}={value!r} is not numeric"
+    for key in keys:
+        stacked = np.stack([np.asarray(info[key]) for info in infos])
+        assert stacked.shape == (len(infos), *np.shape(infos[0][key])), f"{where}: {key}"
+
+
+# ---------------------------------------------------------------------- 1. info["episode"] is Gymnasium's
+@pytest.mark.parametrize("game_id", game_ids())
+def test_record_episode_statistics_on_the_single_agent_env(game_id: str) -> None:
+    env = gymnasium.wrappers.RecordEpisodeStatistics(make_single_agent(game_id, **SHORT[game_id]))
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    for _ in range(4):  # past several episode ends
+        total, length, done = 0.0, 0, False
+        while not done:
+            _, reward, terminated, truncated, info = env.step(random_legal(env.unwrapped.action_masks(), rng))
+            total, length, done = total + float(reward), length + 1, terminated or truncated
+        assert info["episode"]["r"] == pytest.approx(total) and info["episode"]["l"] == length
+        assert info["returns"][info["learner_seat"]] == pytest.approx(total)
+        env.reset()
+    assert len(env.return_queue) == 4
+
+
+# ---------------------------------------------------------------------- 2. stackable infos
+@pytest.mark.parametrize(("game_id", "options"), CASES)
+def test_aec_infos_have_the_same_numeric_keys_at_every_step_for_every_agent(
+    game_id: str, options: dict[str, Any]
+) -> None:
+    env = make(game_id, **options)
+    rng = np.random.default_rng(0)
+    infos: list[dict[str, Any]] = []
+    for episode in range(3):
+        env.reset(seed=episode)
+        infos += [env.infos[a] for a in env.agents]
+        for step, agent in enumerate(env.agent_iter()):
+            _, _, term, trunc, info = env.last()
+            infos.append(info)
+            if term or trunc:
+                env.step(None)
+            elif episode == 2 and step == 5:  # the third episode ends on an illegal action
+                env.step(int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0]))
+            else:
+                env.step(random_legal(env.observe(agent)["action_mask"], rng))
+            infos += [env.infos[a] for a in env.agents]
+    assert_stackable(infos, case_id(game_id, options))
+    assert any(info["illegal_actions"] for info in infos)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_single_agent_infos_have_the_same_numeric_keys_at_every_step(game_id: str) -> None:
+    env = make_single_agent(game_id, **SHORT[game_id])
+    rng = np.random.default_rng(1)
+    infos = []
+    for episode in range(3):
+        _, info = env.reset(seed=episode)
+        infos.append(info)
+        done = False
+        while not done:
+            mask = env.action_masks()
+            action = int(np.flatnonzero(~mask)[0]) if episode == 2 else random_legal(mask, rng)
+            _, _, done, _, info = env.step(action)
+            infos.append(info)
+    assert_stackable(infos, game_id)
+    assert infos[-1]["illegal_actions"] == 1 and infos[-1]["illegal_action"] >= 0
+    assert "cannot play" in env.illegal_reason
+
+
+@pytest.mark.parametrize("trump_mode", ["none", "turn_up"])
+def test_the_numeric_infos_say_what_the_text_said(trump_mode: str) -> None:
+    env = make("oh_hell_v0", num_players=3, max_cards=2, trump_mode=trump_mode)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    names = env.game.phase_names
+    for agent in env.agent_iter():
+        _, _, term, trunc, info = env.last()
+        assert names[info["phase"]] == ("over" if term else env.raw.view(agent).phase)
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(random_legal(env.observe(agent)["action_mask"], rng))
+    final = env.raw.game_state
+    summary = dict(final.deal_summary)
+    assert info["last_deal"] == final.deal_index
+    assert info["last_deal_trump"] == (4 if summary["trump"] is None else summary["trump"])
+    np.testing.assert_array_equal(info["last_deal_bids"], summary["bids"])
+    best = max(final.scores)
+    np.testing.assert_array_equal(info["winners"], [int(s == best) for s in final.scores])
+
+
+# ---------------------------------------------------------------------- 3. observe() after the end
+@pytest.mark.parametrize("game_id", game_ids())
+@pytest.mark.parametrize(("wrapper", "arg"), [("sticky_actions_v0", 0.25), ("delay_observations_v0", 2)])
+def test_supersuit_wrappers_play_every_game_to_the_end(game_id: str, wrapper: str, arg: float) -> None:
+    supersuit = pytest.importorskip("supersuit")
+    env = getattr(supersuit, wrapper)(make(game_id, **SHORT[game_id]), arg)
+    rng = np.random.default_rng(2)
+    for seed in range(3):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            _, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+            else:  # the current mask (a delayed observation's is stale); a repeated card ends the game as illegal
+                env.step(random_legal(env.unwrapped.observe(agent)["action_mask"], rng))
+        assert env.agents == []
+
+
+@pytest.mark.parametrize("raw", [False, True])
+@pytest.mark.parametrize("game_id", game_ids())
+def test_observe_after_the_end_is_the_final_observation(game_id: str, raw: bool) -> None:
+    env = make(game_id, raw=raw, **SHORT[game_id])
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    final: dict[str, dict[str, np.ndarray]] = {}
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            final[agent] = obs
+            env.step(None)
+        else:
+            env.step(random_legal(obs["action_mask"], rng))
+    assert env.agents == [] and set(final) == set(env.possible_agents)
+    for agent, obs in final.items():
+        after = env.observe(agent)
+        np.testing.assert_array_equal(after["observation"], obs["observation"])
+        assert not after["action_mask"].any()
+
+
+# ---------------------------------------------------------------------- 5. the mask in info
+@pytest.mark.parametrize("game_id", game_ids())
+def test_single_agent_info_carries_the_action_mask(game_id: str) -> None:
+    env = make_single_agent(game_id, **SHORT[game_id])
+    rng = np.random.default_rng(5)
+    _, info = env.reset(seed=5)
+    done = False
+    while True:
+        assert info["action_mask"].dtype == np.int8
+        np.testing.assert_array_equal(info["action_mask"], env.action_masks())
+        assert info["action_mask"].shape == (env.action_space.n,)
+        if done:
+            break
+        _, _, done, _, info = env.step(random_legal(info["action_mask"], rng))
+    assert not info["action_mask"].any()
+
+
+# ---------------------------------------------------------------------- 6. metadata and Gymnasium ids
+def test_every_game_class_has_a_metadata_dict_of_its_own_with_render_fps() -> None:
+    classes = [type(make(g, raw=True)) for g in game_ids()]
+    dicts = [c.metadata for c in classes] + [whist_env.envs.aec.WhistAECEnv.metadata]
+    assert len({id(d) for d in dicts}) == len(dicts)
+    assert len({id(d["render_modes"]) for d in dicts}) == len(dicts)
+    for cls in classes:
+        assert cls.metadata["render_fps"] > 0 and cls.metadata["name"] == cls.game_cls.game_id
+    classes[0].metadata["render_modes"].append("rgb_array")  # a wrapper that adds a mode to one game
+    try:
+        assert all("rgb_array" not in c.metadata["render_modes"] for c in classes[1:])
+    finally:
+        classes[0].metadata["render_modes"].remove("rgb_array")
+    single = make_single_agent("humbug_v0")
+    assert single.metadata["render_fps"] > 0 and single.metadata is not make_single_agent("humbug_v0").metadata
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_gymnasium_make_builds_the_single_agent_env(game_id: str) -> None:
+    gym_id = gymnasium_id(game_id)
+    assert gym_id == "whist_env/" + game_id.replace("_v0", "-v0") and gym_id in gymnasium.registry
+    env = gymnasium.make(gym_id, opponents="heuristic", learner_seat=1, **SHORT[game_id])
+    assert env.unwrapped.game_id == game_id and env.spec is not None and env.spec.id == gym_id
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs) and info["learner_seat"] == 1
+    rng = np.random.default_rng(6)
+    done = False
+    while not done:
+        obs, _, done, _, info = env.step(random_legal(info["action_mask"], rng))
+    env.close()
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_gymnasium_make_vec_sync_runs_single_agent_envs(game_id: str) -> None:
+    envs = gymnasium.make_vec(gymnasium_id(game_id), num_envs=3, vectorization_mode="sync", **SHORT[game_id])
+    obs, infos = envs.reset(seed=0)
+    assert obs.shape == (3, *envs.single_observation_space.shape)
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        actions = np.array([random_legal(m, rng) if m.any() else 0 for m in infos["action_mask"]])
+        obs, _, _, _, infos = envs.step(actions)
+    envs.close()
