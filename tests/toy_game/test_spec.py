@@ -3,6 +3,7 @@ the slow ones in a slow test)."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -56,11 +57,16 @@ def test_gymnasium_builds_the_toy_from_its_registration_and_forgets_it_after(low
     env = gymnasium.make(gym_id, opponents="random", num_deals=1)
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs) and info["action_mask"].any()
-    envs = gymnasium.make_vec(gym_id, num_envs=2)  # no batched engine: Gymnasium's SyncVectorEnv
-    assert isinstance(envs, gymnasium.vector.SyncVectorEnv) and envs.reset(seed=0)[0].shape[0] == 2
+    envs = gymnasium.make_vec(gym_id, num_envs=2)  # the toy's batched engine: the learner env
+    assert not isinstance(envs, gymnasium.vector.SyncVectorEnv) and envs.reset(seed=0)[0].shape[0] == 2
     whist_env.unregister(low_whist_spec.game_id)
     try:
         assert gym_id not in gymnasium.registry
+        # the same game without a batched engine: Gymnasium's SyncVectorEnv over the single-agent env
+        whist_env.register(dataclasses.replace(low_whist_spec, engine=None, engine_heuristic=None))
+        envs = gymnasium.make_vec(gym_id, num_envs=2)
+        assert isinstance(envs, gymnasium.vector.SyncVectorEnv) and envs.reset(seed=0)[0].shape[0] == 2
+        whist_env.unregister(low_whist_spec.game_id)
     finally:
         whist_env.register(low_whist_spec)
     assert gym_id in gymnasium.registry
