@@ -102,25 +102,21 @@ def table_kinds() -> tuple[list[TableKind], list[TableKind]]:
 
     Every game appears with its default options and its one-deal options (the ones its shipped network was trained
     for, which a ``pretrained`` seat needs), with ``heuristic`` and ``pretrained`` seats, and with one or more human
-    seats; the PIMC kinds are German Whist and Humbug (two players, whose PIMC decides in milliseconds).
+    seats (read from the registry: every game's spec); the PIMC kinds are the two-player games the solver covers (whose
+    PIMC decides in milliseconds).
     """
     games = set(game_ids())
-    plain = [
-        _kind("german_whist_v0", ["human", "heuristic"]),
-        _kind("humbug_v0", ["human", "pretrained"], one_deal=True),
-        _kind("humbug_whist_v0", ["human", "heuristic"]),
-        _kind("classic_whist_v0", ["human", "heuristic", "heuristic", "heuristic"]),
-        _kind("oh_hell_v0", ["human", "pretrained", "human", "pretrained"], one_deal=True),
-        _kind("german_whist_v0", ["human", "pretrained"], one_deal=True),
-        _kind("humbug_v0", ["human", "human"]),
-        _kind("humbug_whist_v0", ["human", "pretrained"], one_deal=True),
-        _kind("classic_whist_v0", ["human", "pretrained", "human", "pretrained"], one_deal=True),
-        _kind("oh_hell_v0", ["human", "heuristic", "heuristic", "heuristic"]),
-    ]
-    search = [
-        _kind("german_whist_v0", ["human", "pimc"]),
-        _kind("humbug_v0", ["human", "pimc"]),
-    ]
+    plain, one_deal, search = [], [], []
+    for game in game_ids():
+        spec = get_spec(game)
+        n = spec.make_rules().num_players
+        plain.append(_kind(game, ["human"] + ["heuristic"] * (n - 1)))
+        seats = ["human" if seat % 2 == 0 else "pretrained" for seat in range(n)]
+        if spec.pretrained is not None:
+            one_deal.append(_kind(game, seats, one_deal=True))
+        if spec.search is not None and n == 2:
+            search.append(_kind(game, ["human", "pimc"]))
+    plain += one_deal
     missing = games - {kind.game for kind in plain}
     assert not missing, f"table_kinds() plays no table of {sorted(missing)}: add one"
     return plain, search
