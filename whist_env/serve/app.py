@@ -384,7 +384,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             table, seat = _seat(request, request.query_params.get("token"))
         except TableError as err:
             return _error(str(err), 404)
-        return Response(encode(table.message(seat)), media_type="application/json")
+        return Response(table.message_text(seat), media_type="application/json")
 
     async def record(request: Request) -> Response:
         try:
@@ -421,7 +421,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return _error(str(err))
         lobby.notify(table)
         lobby.kick(table)
-        return Response(encode(table.message(seat)), media_type="application/json")
+        return Response(table.message_text(seat), media_type="application/json")
 
     async def socket(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -443,7 +443,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                 while True:
                     if table.version != sent:
                         sent = table.version
-                        await websocket.send_text(encode(table.message(seat)))
+                        await websocket.send_text(table.message_text(seat))
                     if table.closed:
                         await websocket.close(code=4410)
                         return
