@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         (f"server RSS slope after {args.warmup:g} s", f"{s['rss_slope_mb_per_min']} MB/min"),
         ("server threads: min / max", f"{s['threads_min']} / {s['threads_max']}"),
         ("CPU cores used: server / driver", f"{s['server_cpu_cores']} / {s['driver_cpu_cores']}"),
+        ("driver's own loop lag: median / p99", f"{_f(s['driver_lag_median_ms'])} / {_f(s['driver_lag_p99_ms'])} ms"),
         ("errors / stalls / version faults", f"{s['errors']} / {s['stalls']} / {s['version_faults']}"),
         ("final views checked / differing", f"{s['views_checked']} / {s['view_mismatches']}"),
     ]
@@ -117,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         samples = [vars(sample) for sample in report.samples]
         args.json.write_text(json.dumps({"summary": s, "samples": samples, "per_kind": report.per_kind}, indent=1))
     return 0 if report.ok else 1
+
+
+def _f(value: object) -> str:
+    return "-" if not isinstance(value, float) else f"{value:.1f}"
 
 
 def _ms(s: dict[str, object], which: str) -> str:

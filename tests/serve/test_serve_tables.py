@@ -262,3 +262,30 @@ def test_the_study_panel_changes_no_agents_choice(kind: str) -> None:
         shown += "values" in details
         table.act(seat, action)
     assert shown > 0 if kind.startswith("pimc") else shown == 0
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_message_text_is_the_encoded_message(game_id: str) -> None:
+    """What the server sends (``message_text``: the finished deals encoded once, when each ends) is byte for byte
+    ``encode(message(seat))``, for every seat at every step of a game of several deals, on an open study table."""
+    several = {"oh_hell_v0": {"max_cards": 2}, "humbug_v0": {"num_deals": 2}, "german_whist_v0": {"num_deals": 2}}
+    options = several.get(game_id, {})
+    n = Table("probe", game_id, options, None).num_players
+    table = Table("t", game_id, options, ["human"] + ["heuristic"] * (n - 1), study=True, seed=6)
+    rng = np.random.default_rng(6)
+    checked = 0
+    for _ in range(2000):
+        for seat in range(n):
+            assert table.message_text(seat) == encode(table.message(seat))
+            checked += 1
+        if table.over:
+            break
+        if table.agent_to_act() is not None:
+            version, seat, view = table.agent_view()  # type: ignore[misc]
+            table.apply_agent(version, seat, *table.think(seat, view))
+        else:
+            table.act(0, int(rng.choice([legal["action"] for legal in table.message(0)["legal"]])))
+    assert table.over and len(table.deals) >= 2 and checked > 50
+    table.closed = True
+    table.version += 1
+    assert all(table.message_text(seat) == encode(table.message(seat)) for seat in range(n))

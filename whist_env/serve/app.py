@@ -50,6 +50,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import secrets
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -98,7 +99,8 @@ class ServerConfig:
         idle_timeout: seconds without an action or request after which a table is closed.
         agent_delay: seconds an agent waits before it plays (so that humans can follow the cards).
         agent_threads: threads in which agents that do not search think.
-        search_threads: threads in which agents that search (PIMC) think.
+        search_threads: threads in which agents that search (PIMC) think (default: half this machine's cores, at
+            least one; a search takes a core of its own, and the event loop needs one).
         model_dirs: folders from which ``model:<path>`` seats may load saved models (none: no model seats; a
             saved model is a pickle, and loading one runs code from the file).
         host: the address the server is bound to (its names are allowed hosts; ``0.0.0.0``/``::``: this
@@ -114,7 +116,7 @@ class ServerConfig:
     idle_timeout: float = 1800.0
     agent_delay: float = 0.4
     agent_threads: int = 4
-    search_threads: int = 2
+    search_threads: int = max(1, (os.cpu_count() or 2) // 2)
     model_dirs: tuple[str, ...] = ()
     host: str = DEFAULT_HOST
     max_body: int = guard.DEFAULT_MAX_BODY
@@ -384,7 +386,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             table, seat = _seat(request, request.query_params.get("token"))
         except TableError as err:
             return _error(str(err), 404)
-        return Response(encode(table.message(seat)), media_type="application/json")
+        return Response(table.message_text(seat), media_type="application/json")
 
     async def record(request: Request) -> Response:
         try:
@@ -421,7 +423,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             return _error(str(err))
         lobby.notify(table)
         lobby.kick(table)
-        return Response(encode(table.message(seat)), media_type="application/json")
+        return Response(table.message_text(seat), media_type="application/json")
 
     async def socket(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -443,7 +445,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                 while True:
                     if table.version != sent:
                         sent = table.version
-                        await websocket.send_text(encode(table.message(seat)))
+                        await websocket.send_text(table.message_text(seat))
                     if table.closed:
                         await websocket.close(code=4410)
                         return

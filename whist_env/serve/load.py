@@ -294,6 +294,8 @@ class LoadReport:
     message_bytes: int = 0
     latency_plain: list[float] = field(default_factory=list)  # seconds, action to update, tables without search
     latency_search: list[float] = field(default_factory=list)  # the same at tables with PIMC seats
+    driver_lag: list[float] = field(default_factory=list)  # seconds the driver's own loop woke late (it shares
+    # the machine: its lag is part of every latency it measures)
     errors: list[str] = field(default_factory=list)
     stalls: list[str] = field(default_factory=list)
     version_faults: list[str] = field(default_factory=list)
@@ -351,6 +353,8 @@ class LoadReport:
             "latency_search_median_ms": pct(self.latency_search, 0.5),
             "latency_search_p99_ms": pct(self.latency_search, 0.99),
             "latency_search_max_ms": pct(self.latency_search, 1.0),
+            "driver_lag_median_ms": pct(self.driver_lag, 0.5),
+            "driver_lag_p99_ms": pct(self.driver_lag, 0.99),
             "rss_start_mb": round(first.rss_mb, 1) if first else None,
             "rss_warm_mb": round(warm.rss_mb, 1) if warm else None,
             "rss_end_mb": round(last.rss_mb, 1) if last else None,
@@ -414,7 +418,7 @@ class _Run:
         self.t0 = time.monotonic()
         kinds = table_mix(self.config.tables, self.config.pimc_tables)
         slots = [asyncio.create_task(self.slot(i, kind)) for i, kind in enumerate(kinds)]
-        watchers = [asyncio.create_task(self.sampler()), asyncio.create_task(self.watchdog())]
+        watchers = [asyncio.create_task(task) for task in (self.sampler(), self.watchdog(), self.lag_probe())]
         await asyncio.sleep(self.config.seconds)
         self.report.elapsed = time.monotonic() - self.t0
         self.stop.set()
@@ -438,6 +442,14 @@ class _Run:
             if sample is not None:
                 self.report.samples.append(sample)
             await asyncio.sleep(self.config.sample_every)
+
+    async def lag_probe(self) -> None:
+        """How late the driver's loop wakes from a 20 ms sleep (its own delay, in every latency it measures)."""
+        for _ in range(int((self.config.seconds + self.config.wind_down) / 0.02) + 2):
+            start = time.monotonic()
+            await asyncio.sleep(0.02)
+            if not self.stop.is_set():
+                self.report.driver_lag.append(max(0.0, time.monotonic() - start - 0.02))
 
     async def watchdog(self) -> None:
         for _ in range(int((self.config.seconds + self.config.wind_down) / 0.5) + 2):

@@ -42,9 +42,13 @@ class TableError(Exception):
     """A request the table refuses (bad token, illegal action, ...); the message says why and what to do."""
 
 
-def encode(message: Mapping[str, Any]) -> str:
-    """The bytes a client receives for ``message`` (one canonical form, so streams can be compared)."""
-    return json.dumps(message, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)  # json.dumps makes one a call
+
+
+def encode(message: Any) -> str:
+    """The bytes a client receives for ``message`` (one canonical form, so streams can be compared); also a part
+    of a message (:meth:`Table.message_text` puts a message together from its encoded parts)."""
+    return _ENCODER.encode(message)
 
 
 def jsonable(value: Any) -> Any:
@@ -211,6 +215,7 @@ class Table:
         self.lock = threading.RLock()
         self.version = 0
         self.deals: list[DealRecord] = []
+        self._deals_text: list[str] = []  # each finished deal's record as encode() writes it (it never changes)
         self.closed = False
         self.failure: str | None = None  # set when an agent raised: the table cannot go on
         self.last_activity = time.monotonic()
@@ -361,6 +366,7 @@ class Table:
         if state.deal_index != deal or state.done:
             record.scores = jsonable(state.scores)
             self.deals.append(record)
+            self._deals_text.append(encode(record.as_message()))
             self._trick = []
             self._record = self._new_record()
         if state.done:
@@ -382,6 +388,22 @@ class Table:
     def message(self, seat: int) -> dict[str, Any]:
         """Everything ``seat`` is told now (see the module docstring for what may be in it)."""
         with self.lock:
+            return {**self._message(seat), "deals": [record.as_message() for record in self.deals]}
+
+    def message_text(self, seat: int) -> str:
+        """``encode(self.message(seat))``, what the server sends, made without encoding the finished deals again:
+        their records never change, so each is encoded once, when its deal ends (in a long match they are most of
+        every message)."""
+        with self.lock:
+            msg = self._message(seat)
+            deals = "[" + ",".join(self._deals_text) + "]"
+        # json.dumps(sort_keys=True) writes a dict as its sorted keys, each with its value encoded alone
+        items = sorted([*msg.items(), ("deals", None)], key=lambda item: item[0])
+        return "{" + ",".join(f"{encode(k)}:{deals if k == 'deals' else encode(v)}" for k, v in items) + "}"
+
+    def _message(self, seat: int) -> dict[str, Any]:
+        """:meth:`message` without the finished deals."""
+        with self.lock:
             state = self.env.game_state
             agent = self.env.possible_agents[seat]
             view = self.game.view(state, seat)
@@ -393,7 +415,6 @@ class Table:
                 **self._view_part(view),
                 "hand_sizes": [h.bit_count() for h in state.hands],  # public: hands are seen, not their cards
                 "knows": self.env.describe(self.env.observe(agent)),
-                "deals": [record.as_message() for record in self.deals],
             }
             if self.study:
                 msg["agents"] = self._open_agents()
