@@ -76,17 +76,21 @@ def any_venv(request: pytest.FixtureRequest) -> RawVectorEnv:
 def test_make_rejects_bad_arguments() -> None:
     with pytest.raises(OptionError, match="unknown game 'nope'"):
         vector.make("nope", 4)
-    from toy_game.spec import SPEC as LOW_WHIST  # a registered game without a batched engine: a sixth game
+    import dataclasses
+
+    from toy_game.spec import SPEC
 
     import whist_env
 
-    whist_env.register(LOW_WHIST)
+    # a sixth game registered without a batched engine (the toy has one: its spec with the engine left out)
+    no_engine = dataclasses.replace(SPEC, engine=None, engine_heuristic=None)
+    whist_env.register(no_engine)
     try:
-        assert LOW_WHIST.game_id not in vector.vector_game_ids()
-        with pytest.raises(OptionError, match=f"{LOW_WHIST.game_id} has no batched engine yet"):
-            vector.make(LOW_WHIST.game_id, 4)
+        assert no_engine.game_id not in vector.vector_game_ids()
+        with pytest.raises(OptionError, match=f"{no_engine.game_id} has no batched engine yet"):
+            vector.make(no_engine.game_id, 4)
     finally:
-        whist_env.unregister(LOW_WHIST.game_id)
+        whist_env.unregister(no_engine.game_id)
     for bad in (0, -3, 2.5, True, "8"):
         with pytest.raises(OptionError, match="num_envs must be an int >= 1"):
             vector.make(GAME, bad)  # type: ignore[arg-type]
