@@ -58,15 +58,29 @@ def _make_env(config: TrainConfig) -> gym.Env:
         from training.search_reward import Phase1SolverReward  # the solver (numba) only where it is used
 
         env = Phase1SolverReward(env)
-    from stable_baselines3.common.monitor import Monitor
-
     # SB3's episode statistics (ep_rew_mean) in the game's units: inside the reward scaling, outside the wrappers
     # that end an episode early (the solver's reward)
-    env = Monitor(env)
+    env = monitored(env)
     if config.reward_scale != 1.0:
         scale = config.reward_scale
         env = gym.wrappers.TransformReward(env, lambda r: float(r) * scale)
     return env
+
+
+def monitored(env: gym.Env) -> gym.Env:
+    """``env`` in SB3's ``Monitor``, which writes ``info["episode"]`` (the env leaves that key to it) so that SB3 logs
+    ``ep_rew_mean``; a checkpoint's ``set_state`` lets it step on in the middle of an episode (``--resume``), where a
+    plain Monitor wants a reset first. The part of that episode played before the checkpoint is not in its return."""
+    from stable_baselines3.common.monitor import Monitor
+
+    class ResumableMonitor(Monitor):
+        def set_state(self, snapshot: Any) -> Any:
+            obs = self.env.get_wrapper_attr("set_state")(snapshot)
+            self.needs_reset = False
+            self.rewards = []
+            return obs
+
+    return ResumableMonitor(env)
 
 
 def env_fns(config: TrainConfig) -> list[Callable[[], gym.Env]]:

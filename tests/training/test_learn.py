@@ -71,7 +71,15 @@ def test_the_training_envs_report_episodes_through_sb3s_monitor() -> None:
         for i in np.flatnonzero(dones):
             assert infos[i]["episode"]["r"] == pytest.approx(totals[i] / 0.5)  # before the reward scaling
             totals[i], ended = 0.0, ended + 1
+    # --resume: a new process's envs take the checkpoint's states and step on without a reset
+    states = venv.env_method("get_state")
     venv.close()
+    resumed = build_vec_env(config)
+    for i, snapshot in enumerate(states):
+        resumed.env_method("set_state", snapshot, indices=[i])
+    masks = np.stack(resumed.env_method("action_masks"))
+    resumed.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    resumed.close()
 
 
 def test_each_evaluation_plays_the_current_weights(monkeypatch: pytest.MonkeyPatch) -> None:
