@@ -48,9 +48,13 @@ def live_server() -> Iterator[tuple[str, Any]]:
     thread.join(timeout=10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """The system chromium driven by Playwright (``apt-get install chromium``; ``playwright install`` not needed)."""
+    """The system chromium driven by Playwright (``apt-get install chromium``; ``playwright install`` not needed).
+
+    Module scope, not session: Playwright's sync API keeps an asyncio loop marked running in the main thread
+    while it is open, and later tests that call ``asyncio.run`` (the guard and load tests) would fail.
+    """
     from playwright.sync_api import sync_playwright
 
     if not CHROMIUM.exists():
