@@ -14,16 +14,6 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 
 
-@pytest.fixture(autouse=True)
-def _gc_thresholds_restored() -> Iterator[None]:
-    """``main()`` makes full garbage collections rare in its process (``collect_rarely``); tests call it in theirs."""
-    import gc
-
-    before = gc.get_threshold()
-    yield
-    gc.set_threshold(*before)
-
-
 @pytest.fixture(scope="session")
 def live_server() -> Iterator[tuple[str, Any]]:
     """``(base url, app)`` of a whist-serve on a free local port, agents without delay."""

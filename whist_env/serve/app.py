@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import json
 import logging
 import os
@@ -85,11 +84,6 @@ MAX_UNANSWERED = 32
 """Refused WebSocket messages whose answers are not yet sent before the connection is closed (1008): a client
 that sends faster than it reads would otherwise fill the server's memory with answers."""
 log = logging.getLogger("whist_env.serve")
-FULL_COLLECTION_EVERY = 1000
-"""Young collections between two full garbage collections in the ``whist-serve`` process (Python's default: 10).
-A full collection walks every object the server holds: 0.1-0.3 s on this 2-core machine with a few hundred tables,
-a pause for every table; and it finds almost nothing, since a table is freed by reference counting when it closes
-(the young collections free the short cycles that requests leave). See docs/results_serve.md."""
 
 
 class ClientLimitError(TableError):
@@ -577,14 +571,6 @@ async def _close_quietly(websocket: WebSocket, code: int, reason: str) -> None:
         await websocket.close(code=code, reason=reason)
 
 
-def collect_rarely() -> None:
-    """Make full garbage collections rare in this process (:data:`FULL_COLLECTION_EVERY`); the console script
-    calls it, since it owns its process (an application made with :func:`create_app` leaves its host's settings
-    alone)."""
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
-
-
 def _comma_list(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
@@ -660,7 +646,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--max-tables-per-client, --max-body and --max-message must be ≥ 1")
     import uvicorn
 
-    collect_rarely()
     config = ServerConfig(
         max_tables=args.max_tables,
         idle_timeout=args.idle_timeout,
