@@ -75,10 +75,11 @@ def write_report(
     config: dict[str, Any],
     finals: Sequence[dict[str, Any]],
     command: str,
-    train_seconds: float,
+    times: str,
     timesteps: int,
 ) -> None:
-    """A short markdown report: what was trained, the final evaluation, how to reproduce it."""
+    """A short markdown report: what was trained, the time of every phase, the final evaluation, how to
+    reproduce it (``times``: :meth:`training.train.PhaseClock.summary`)."""
     self_play = ""
     if config["self_play"]:
         self_play = f", self-play (pool {config['self_play_pool']}, weight {config['self_play_weight']})"
@@ -89,7 +90,8 @@ def write_report(
         f"- opponents in training: `{config['opponents']}`"
         + (f", partner `{config['partner']}`" if config["partner"] else "")
         + self_play,
-        f"- timesteps: {timesteps:,}; training wall time {train_seconds / 60:.1f} min (evaluations included)",
+        f"- timesteps: {timesteps:,}",
+        f"- wall time: {times} (PPO's includes its periodic evaluations)",
         f"- seed {config['seed']}, {config['n_envs']} envs ({config['vec_env']}), net {config['net_arch']}",
         "",
         "## Final evaluation (duplicate deals, mean ± 95% CI of the per-deal score)",

@@ -258,6 +258,11 @@ def test_pretrain_then_fine_tune_runs_end_to_end(tmp_path: Path) -> None:
     assert stages == ["clone", "clone", "dagger 1"]
     assert record["records"][-1]["rows"] == 8 * 52 + 4 * 26  # the teacher's rows, then the learner's
     assert (run / "model.zip").is_file() and (run / "report.md").is_file()
+    # The report states every phase's time, the warm start's included (it once left it out).
+    phases = json.loads((run / "phases.json").read_text())
+    assert list(phases) == ["set-up", "warm start", "PPO", "final evaluation"]
+    assert all(seconds > 0 for seconds in phases.values())
+    assert "warm start" in (run / "report.md").read_text().split("wall time:", 1)[1].split("\n", 1)[0]
     assert list((tmp_path / "cache").glob("german_whist_v0_heuristic_*.npz"))
     # The saved config round-trips with its pretrain section.
     assert load_config(run / "config.yaml").pretrain == PretrainConfig(
