@@ -143,6 +143,45 @@ def test_tables_per_client_address_are_bounded() -> None:
         assert first.post("/api/tables", json=GAME).status_code == 200
 
 
+# ----------------------------------------------------------------------------- searching seats
+@pytest.mark.parametrize(
+    ("seat", "named"),
+    [
+        ("pimc:samples=100000", "samples=100000"),  # would hold the one search thread for hours
+        ("pimc:tt_bits=28", "tt_bits=28"),  # a 16 GB transposition table
+        ("pimc:time_budget=3600", "time_budget=3600"),
+        ("pimc:max_tricks=13", "max_tricks=13"),  # classic whist searches 7 tricks; 13 is a search of the whole deal
+        ("pimc:horizon=13", "horizon=13"),
+        ("pimc(fallback=pimc(samples=100000))", "samples=100000"),  # nested in a fallback too
+    ],
+)
+def test_a_search_seat_over_the_servers_limits_is_refused(seat: str, named: str) -> None:
+    app = create_app(ServerConfig(agent_delay=0.0))
+    with TestClient(app) as client:
+        refused = client.post(
+            "/api/tables", json={"game": "classic_whist_v0", "seats": ["human", seat, "random", "random"]}
+        )
+        assert refused.status_code == 400, refused.text
+        error = refused.json()["error"]
+        assert named in error and "seat 1" in error and "this server allows" in error, error
+        assert app.state.lobby.tables == {}
+        # Within the limits (and the defaults) a search seat is taken.
+        for fine in ("pimc", "pimc:samples=100,tt_bits=20,max_tricks=7,time_budget=10"):
+            made = client.post(
+                "/api/tables", json={"game": "classic_whist_v0", "seats": ["human", fine, "random", "random"]}
+            )
+            assert made.status_code == 200, made.text
+
+
+def test_the_search_samples_limit_is_an_option() -> None:
+    app = create_app(ServerConfig(agent_delay=0.0, max_search_samples=500))
+    with TestClient(app) as client:
+        made = client.post("/api/tables", json={"game": "humbug_v0", "seats": ["human", "pimc:samples=500"]})
+        assert made.status_code == 200, made.text
+        refused = client.post("/api/tables", json={"game": "humbug_v0", "seats": ["human", "pimc:samples=501"]})
+        assert refused.status_code == 400 and "--max-search-samples 500" in refused.json()["error"]
+
+
 # ----------------------------------------------------------------------------- Host
 @pytest.mark.parametrize(
     ("host", "allowed"),
@@ -264,6 +303,7 @@ def test_the_console_script_passes_the_limits_and_refuses_bad_ones(monkeypatch: 
     main([])
     config = calls[0][0].state.lobby.config
     assert (config.max_body, config.max_message, config.max_tables_per_client) == (65536, 65536, 40)
+    assert config.max_search_samples == 100
     assert calls[0][1]["ws_max_size"] == 2 * 65536 and calls[0][1]["log_level"] == "warning"
     main(
         ["--max-body", "1000", "--max-message", "500", "--max-tables-per-client", "3", "--allowed-hosts",
@@ -275,8 +315,10 @@ def test_the_console_script_passes_the_limits_and_refuses_bad_ones(monkeypatch: 
     assert config.allowed_hosts == ("a.example", "b.example") and {"a.example", "b.example"} <= app.state.policy.hosts
     assert app.state.policy.origins == {("http", "a.example", 8080)}
     assert kw["ws_max_size"] == 1000 and kw["log_level"] == "info"
+    main(["--max-search-samples", "400"])
+    assert calls[2][0].state.lobby.config.max_search_samples == 400
     for bad in (["--max-body", "0"], ["--max-message", "-1"], ["--max-tables-per-client", "0"],
-                ["--allowed-origins", "a.example"]):  # fmt: skip
+                ["--allowed-origins", "a.example"], ["--max-search-samples", "0"]):  # fmt: skip
         with pytest.raises(SystemExit):
             main(bad)
 

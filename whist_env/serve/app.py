@@ -73,7 +73,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from whist_env.agents.agent_spec import AgentSpec, parse_agent_spec
 from whist_env.agents.factory import AGENT_NAMES
 from whist_env.errors import OptionError
-from whist_env.registry import default_game_id
+from whist_env.registry import default_game_id, game_ids, get_spec
 from whist_env.serve import guard
 from whist_env.serve.tables import HUMAN, SEAT_CHOICES, Table, TableError, encode, game_catalogue
 
@@ -110,6 +110,8 @@ class ServerConfig:
         max_tables_per_client: tables one client address may hold open at once.
         allowed_hosts: more host names requests may give (``*``: any; unsafe, see :mod:`whist_env.serve.guard`).
         allowed_origins: more origins (``scheme://host[:port]``) whose pages may open WebSockets and POST.
+        max_search_samples: the most deals a searching (PIMC) seat may draw per decision (see
+            :func:`whist_env.serve.guard.check_search_limits` for its other bounds).
     """
 
     max_tables: int = 50
@@ -124,6 +126,7 @@ class ServerConfig:
     max_tables_per_client: int = 40
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    max_search_samples: int = guard.DEFAULT_MAX_SEARCH_SAMPLES
 
 
 @dataclass
@@ -178,7 +181,7 @@ class Lobby:
                 f"'seats' is a list of seat names ({' | '.join(SEAT_CHOICES)}) or null, got {_short(seats)}"
             )
         for i, kind in enumerate(seats or ()):
-            self._check_seat_files(i, kind)
+            self._check_seat(i, kind, body["game"])
         self.close_idle()
         if len(self.tables) >= self.config.max_tables:
             raise TableError(
@@ -200,13 +203,15 @@ class Lobby:
         self.listeners[table_id] = set()
         return table
 
-    def _check_seat_files(self, seat: int, kind: str) -> None:
+    def _check_seat(self, seat: int, kind: str, game_id: str) -> None:
         """Every file an agent spec names (a model, an exported policy, a checkpoint, nested in a fallback too)
-        must lie in the server's model folders."""
+        must lie in the server's model folders, and a searching seat must keep within the server's bounds."""
         if kind == HUMAN:
             return
         try:
             spec = parse_agent_spec(kind)
+            search = get_spec(game_id).search if game_id in game_ids() else None  # an unknown game: Table says so
+            guard.check_search_limits(spec, search.max_tricks if search else None, self.config.max_search_samples)
         except OptionError as err:
             raise OptionError(f"seat {seat}: {err}") from None
         for path in _spec_paths(spec):
@@ -634,6 +639,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         "(the scheme, host and port it is reached on); others are closed with 1008 or answered 403",
     )
     parser.add_argument(
+        "--max-search-samples",
+        type=int,
+        default=guard.DEFAULT_MAX_SEARCH_SAMPLES,
+        metavar="N",
+        help=f"the most deals a pimc seat may draw per decision (default {guard.DEFAULT_MAX_SEARCH_SAMPLES}); its "
+        f"table is at most 2**{guard.MAX_TT_BITS} entries, its time_budget {guard.MAX_TIME_BUDGET:g} s, its "
+        "max_tricks and horizon the game's own search depth",
+    )
+    parser.add_argument(
         "--log-level",
         default="warning",
         choices=("critical", "error", "warning", "info", "debug"),
@@ -642,8 +656,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.max_tables < 1 or args.idle_timeout <= 0 or args.agent_delay < 0:
         parser.error("--max-tables must be ≥ 1, --idle-timeout > 0 and --agent-delay ≥ 0")
-    if args.max_tables_per_client < 1 or args.max_body < 1 or args.max_message < 1:
-        parser.error("--max-tables-per-client, --max-body and --max-message must be ≥ 1")
+    if min(args.max_tables_per_client, args.max_body, args.max_message, args.max_search_samples) < 1:
+        parser.error("--max-tables-per-client, --max-body, --max-message and --max-search-samples must be ≥ 1")
     import uvicorn
 
     config = ServerConfig(
@@ -657,6 +671,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         max_tables_per_client=args.max_tables_per_client,
         allowed_hosts=tuple(args.allowed_hosts),
         allowed_origins=tuple(args.allowed_origins),
+        max_search_samples=args.max_search_samples,
     )
     try:
         app = create_app(config)

@@ -12,6 +12,10 @@ the visitor's browser, needs a few limits that a one-person server does not:
   cannot play at a table or open tables for its visitors (a WebSocket is closed with 1008, a POST refused with
   403). Clients that are not browsers send no ``Origin`` and are not concerned.
 - bodies of at most ``--max-body`` bytes (413 beyond).
+- searching seats within bounds (:func:`check_search_limits`): a PIMC seat's ``samples`` at most
+  ``--max-search-samples`` (100), its transposition table at most ``2**20`` entries (64 MB), ``time_budget`` at most
+  10 s, ``max_tricks`` and ``horizon`` at most the game's own search depth. Without them one table could hold the
+  server's search thread for hours, or its memory, and stall every other search table of the classroom.
 - tokens (``?token=...`` in the URL of a table, its view, its record and its WebSocket) are redacted from the
   server's log lines (:class:`RedactTokens`).
 
@@ -37,7 +41,13 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from whist_env.agents.agent_spec import AgentSpec
+from whist_env.errors import OptionError
+
 DEFAULT_MAX_BODY = 64 * 1024
+DEFAULT_MAX_SEARCH_SAMPLES = 100
+MAX_TT_BITS = 20  # 2**20 entries of 64 bytes: 64 MB per search seat (the default, 18, is 16 MB)
+MAX_TIME_BUDGET = 10.0  # seconds per decision
 DEFAULT_MAX_MESSAGE = 64 * 1024
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 EVERY_ADDRESS = ("0.0.0.0", "::", "")  # binds that listen on every interface of the machine
@@ -170,6 +180,36 @@ def allowed_origins(extra: Iterable[str]) -> frozenset[tuple[str, str, int]] | N
             raise ValueError(f"{text!r} is not an origin: write scheme://host[:port], such as http://192.168.1.5:8080")
         origins.add(origin)
     return frozenset(origins)
+
+
+# ----------------------------------------------------------------------------- searching seats
+def check_search_limits(spec: AgentSpec, game_depth: int | None, max_samples: int) -> None:
+    """Refuse a search agent (nested in a fallback too) that would cost the server more than a table should.
+
+    Args:
+        spec: a seat's parsed agent spec.
+        game_depth: the game's own search depth (``SearchSpec.max_tricks``; None: no search, no depth limit).
+        max_samples: the server's ``--max-search-samples``.
+
+    Raises:
+        OptionError: naming the parameter, its value and the limit.
+    """
+    for _, value in spec.args:
+        if isinstance(value, AgentSpec):
+            check_search_limits(value, game_depth, max_samples)
+    if spec.name != "pimc":
+        return
+    limits: dict[str, tuple[float, str]] = {
+        "samples": (max_samples, f"(whist-serve --max-search-samples {max_samples})"),
+        "tt_bits": (MAX_TT_BITS, f"(a table of 2**{MAX_TT_BITS} entries, 64 MB)"),
+        "time_budget": (MAX_TIME_BUDGET, "seconds per decision"),
+    }
+    if game_depth is not None:
+        limits["max_tricks"] = limits["horizon"] = (game_depth, "(the game's own search depth)")
+    for key, value in spec.args:
+        if key in limits and isinstance(value, int | float) and value > limits[key][0]:
+            limit, why = limits[key]
+            raise OptionError(f"{spec}: {key}={value} is more than this server allows: at most {limit:g} {why}")
 
 
 # ----------------------------------------------------------------------------- the middleware
