@@ -4,7 +4,7 @@ Random legal play through the full PettingZoo AEC loop (``agent_iter``, ``last()
 default ``env()`` wrappers) for every registered game, the rules engine alone, and ``observe()``.
 With the ``bench`` extra installed, the same AEC loop runs in the same process over OpenSpiel's
 ``oh_hell`` (pyspiel with its information-state tensor, and through Shimmy's PettingZoo wrapper),
-and the ratios are printed. Medians of ``--repeats`` runs; pin to one core for the README figures:
+and the ratios are printed. Medians of ``--repeats`` runs; pin to one core for the figures of docs/results_aec.md:
 
     taskset -c 0 python benchmarks/bench_aec.py --seconds 3 --repeats 3
 """

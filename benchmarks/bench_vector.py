@@ -3,8 +3,9 @@
 Random legal play: each step's actions are drawn in numpy from the action masks of the last ``TimeStep`` and
 passed in from Python; the observation and the mask of every decision are written (they are part of ``step()``).
 Two rates per batch size: the whole loop (numpy's draw included) and ``step()`` alone, in decisions per
-CPU-second of this process (one thread; pin it to one core for the README figures). Compile times are measured
-in fresh processes: ``cold`` with an empty numba cache, ``cached`` loading the kernels the cold run stored.
+CPU-second of this process (one thread; pin it to one core for the figures of docs/results_vector.md). Compile
+times are measured in fresh processes: ``cold`` with an empty numba cache, ``cached`` loading the kernels the cold
+run stored.
 
     taskset -c 0 python benchmarks/bench_vector.py --seconds 3 --sizes 1 64 1024 4096
     taskset -c 0 python benchmarks/bench_vector.py --seconds 0.25 --repeat 8 --sizes 64 1024 --no-peers --no-compile

@@ -14,11 +14,28 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def test_ci_runs_the_readme_test_command() -> None:
     quickstart = README.split("## Quickstart", 1)[1].split("##", 1)[0]
+    quickstart = re.sub(r"\s*\\\n\s*", " ", quickstart)  # a line ending in "\" continues on the next, as in a shell
     commands = [line.strip() for line in quickstart.splitlines() if line.strip().startswith(("pip install", "apt-get"))]
     assert len(commands) == 2, "the Quickstart has exactly two commands"
     test_command = commands[1]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert f"README_TEST_COMMAND='{test_command}'" in ci
+
+
+def test_readme_is_a_front_door() -> None:
+    # one screen of what it is and how to start; everything else lives in docs/ (the documentation site)
+    lines = README.splitlines()
+    assert len(lines) < 200, f"README.md has {len(lines)} lines: move detail into docs/"
+    long = [f"{number}: {len(line)}" for number, line in enumerate(lines, 1) if len(line) > 120]
+    assert not long, "README.md lines over 120 characters (line: length): " + ", ".join(long)
+
+
+def test_every_relative_link_in_the_readme_exists() -> None:
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README)
+    local = [target for target in targets if not re.match(r"[a-z]+://", target)]
+    assert len(local) > 10, "the README links into docs/"
+    missing = [target for target in local if not (ROOT / target).exists()]
+    assert not missing, f"README.md links files that do not exist: {missing}"
 
 
 def test_readme_python_examples_run() -> None:

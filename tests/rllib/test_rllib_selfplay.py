@@ -1,7 +1,7 @@
 """``training/rllib_selfplay.py`` end to end on a local Ray: iterations, the league, checkpoints, resume, clusters.
 
 Every run is tiny (a few hundred env steps per iteration, one epoch, a 32-unit network): these tests check
-that the pieces work together, not that the policy learns (the README's "Scale out" run shows that).
+that the pieces work together, not that the policy learns (docs/results_rllib.md's run shows that).
 """
 
 from __future__ import annotations

@@ -1,0 +1,257 @@
+"""MkDocs hook: one page per registered game, written at build time from the game's spec.
+
+Nothing here is checked in as generated text: every build reads ``whist_env.game_ids()`` and each game's
+``GameSpec``, module docstring (its spec page), option declarations, observation layout, spaces, a seeded text
+render and its section of ``docs/rules.md``, so that a page cannot drift from the code. A game added to the
+registry gets a page and a place in the navigation (under "Games") without an edit here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+
+import whist_env
+from whist_env.registry import get_spec
+
+GAMES_DIR = "games"
+RENDER_STEPS = 9  # random legal actions before the text render, so that a trick is on the table
+ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|obj|exc):`~?([^`]+)`")
+
+
+def _game_ids() -> list[str]:
+    return list(whist_env.game_ids())
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """Append a page per game to the navigation's "Games" section."""
+    for item in config.nav or []:
+        if isinstance(item, dict) and "Games" in item:
+            item["Games"].extend({game_id: f"{GAMES_DIR}/{game_id}.md"} for game_id in _game_ids())
+            break
+    else:
+        raise ValueError("mkdocs.yml's nav has no 'Games' section for docs/hooks/game_pages.py to fill")
+    return config
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    """Add the generated pages: the games' overview and one page per game."""
+    rules = (Path(config.docs_dir) / "rules.md").read_text(encoding="utf-8")
+    files.append(File.generated(config, f"{GAMES_DIR}/index.md", content=games_index()))
+    for game_id in _game_ids():
+        files.append(File.generated(config, f"{GAMES_DIR}/{game_id}.md", content=game_page(game_id, rules)))
+    return files
+
+
+def _markdown(docstring: str) -> str:
+    """A docstring's reStructuredText roles as Markdown code (``:class:`~a.B``` -> ```B```)."""
+    return ROLE.sub(lambda m: f"`{m.group(1).rsplit('.', 1)[-1]}`", docstring)
+
+
+def _doc(game_id: str) -> tuple[str, str]:
+    """The game module's docstring (its spec page): (its first line without the id, the rest)."""
+    raw = type(whist_env.make(game_id, raw=True))
+    first, _, rest = (raw.__doc__ or "").strip().partition("\n")
+    title = first.split(":", 1)[1].strip() if first.startswith("``") and ":" in first else first
+    return title, _markdown(rest.strip())
+
+
+def games_index() -> str:
+    """The overview: every game with its players, its rules section and its one-line description."""
+    rows = ["| game | players | observation size | actions | what it is |", "|---|---|---|---|---|"]
+    for game_id in _game_ids():
+        env = whist_env.make(game_id, raw=True)
+        title, _ = _doc(game_id)
+        agent = env.possible_agents[0]
+        rows.append(
+            f"| [`{game_id}`]({game_id}.md) | {len(env.possible_agents)} | "
+            f"{env.observation_space(agent)['observation'].shape[0]} | {env.action_space(agent).n} | {title} |"
+        )
+    return "\n".join(
+        [
+            "# The games",
+            "",
+            "One page per registered game, written when the site is built from the game's spec "
+            "(`whist_env/games/<name>/spec.py`), its module docstring, its option declarations and its observation "
+            "layout; the rules in full are in [Rules of the games](../rules.md). Sizes are at the default options.",
+            "",
+            *rows,
+            "",
+        ]
+    )
+
+
+def options_table(game_id: str) -> str:
+    """The game's options: name, allowed values, default, meaning (from its config dataclass's declarations)."""
+    config_cls = get_spec(game_id).rules_cls.config_cls
+    rows = ["| option | allowed values | default | meaning |", "|---|---|---|---|"]
+    for field in dataclasses.fields(config_cls):
+        rows.append(
+            f"| `{field.name}` | {_allowed(field.metadata)} | `{field.default!r}` | {field.metadata.get('doc', '')} |"
+        )
+    return "\n".join(rows)
+
+
+def _allowed(meta: Any) -> str:
+    """An option's allowed values in words, from what ``whist_env.options.option`` recorded."""
+    if meta.get("choices") is not None:
+        text = ", ".join(f"`{choice!r}`" for choice in meta["choices"])
+    else:
+        kinds = meta["kind"] if isinstance(meta["kind"], tuple) else (meta["kind"],)
+        text = " or ".join(f"`{kind.__name__}`" for kind in kinds)
+        low, high = meta.get("minimum"), meta.get("maximum")
+        if low is not None or high is not None:
+            text += f" from {low if low is not None else '-∞'} to {high if high is not None else '∞'}"
+    return text + (", or `None`" if meta.get("optional") else "")
+
+
+def spaces_section(game_id: str) -> str:
+    """The spaces at the default options, and the observation sizes over the spec's option grid."""
+    spec = get_spec(game_id)
+    env = whist_env.make(game_id, raw=True)
+    agent = env.possible_agents[0]
+    obs_space = env.observation_space(agent)
+    sizes = sorted({whist_env.make(game_id, raw=True, **options).encoder.size for options in spec.option_grid})
+    lines = [
+        f"- agents: {', '.join(f'`{a}`' for a in env.possible_agents)} (seats 0..{len(env.possible_agents) - 1})",
+        f"- `observation_space(agent)`: `{obs_space!r}`",
+        f"- `action_space(agent)`: `{env.action_space(agent)!r}`",
+        f"- `state_space` (the full hidden state, for centralised critics): `{env.state_space!r}`",
+        f"- observation sizes over the options the conformance tests run (`option_grid`): "
+        f"{', '.join(str(s) for s in sizes)}",
+        f"- PettingZoo: `whist_env.make({game_id!r})`, `whist_env.{game_id}.env()`, or, after `import whist_env`, "
+        f"`pettingzoo.make('aec', {whist_env.gymnasium_id(game_id)!r})`",
+        f"- Gymnasium (one learner, the other seats played inside): "
+        f"`gymnasium.make({whist_env.gymnasium_id(game_id)!r}, opponents='heuristic')`; batched: "
+        f"`gymnasium.make_vec({whist_env.gymnasium_id(game_id)!r}, num_envs=64)`",
+    ]
+    if spec.hidden_pieces:
+        hidden = "; ".join(f"`{name}`: {doc}" for name, doc in spec.hidden_pieces)
+        lines.append(f"- `state()` beyond the hands: {hidden}")
+    return "\n".join(lines)
+
+
+def render_text(game_id: str) -> str:
+    """A seeded game's table after a few random legal actions, as ``render_mode="ansi"`` prints it."""
+    env = whist_env.make(game_id, render_mode="ansi")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for step, _agent in enumerate(env.agent_iter()):
+        if step == RENDER_STEPS:
+            break
+        obs, _, termination, truncation, _ = env.last()
+        env.step(None if termination or truncation else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    text: Any = env.render()
+    return str(text)
+
+
+def rules_section(game_id: str, rules: str) -> str:
+    """The game's section of docs/rules.md (its heading names the id), headings one level down, or ''."""
+    match = re.search(rf"^## (§\d+) `{re.escape(game_id)}`.*?(?=^## |\Z)", rules, flags=re.M | re.S)
+    if match is None:
+        return ""
+    body = re.sub(r"^(#{2,5}) ", lambda m: "#" + m.group(1) + " ", match.group(0), flags=re.M)
+    return body.replace("\n---\n", "\n")
+
+
+def model_card(game_id: str) -> str:
+    """The shipped network's model card, headings two levels down, or ''."""
+    card = get_spec(game_id).model_card_file()
+    if card is None or not card.is_file():
+        return ""
+    text = card.read_text(encoding="utf-8")
+    return re.sub(r"^(#{1,4}) ", lambda m: "##" + m.group(1) + " ", text, flags=re.M)
+
+
+def game_page(game_id: str, rules: str) -> str:
+    """The whole page of one game."""
+    spec = get_spec(game_id)
+    title, doc = _doc(game_id)
+    env = whist_env.make(game_id, raw=True)
+    parts = [
+        f"# `{game_id}`",
+        "",
+        f"*{title}*",
+        "",
+        '!!! note "Generated"',
+        "    This page is written at build time from the game's spec, docstring and code "
+        "(`docs/hooks/game_pages.py`); "
+        f"`help(whist_env.{game_id})` prints the same overview in Python.",
+        "",
+        "## Overview",
+        "",
+        doc,
+        "",
+        "## Options",
+        "",
+        f"Constructor keyword arguments of `whist_env.make({game_id!r}, ...)` and of the module's `env()` / "
+        "`raw_env()`, checked when the environment is built: a bad one raises `OptionError` naming the allowed "
+        "values. Every environment also takes `render_mode` (`None`, `'ansi'`, `'human'`) and `render_seat`, and "
+        "`env()` takes `illegal_reward` (default -1.0).",
+        "",
+        options_table(game_id),
+        "",
+        "## Spaces",
+        "",
+        "At the default options:",
+        "",
+        spaces_section(game_id),
+        "",
+        "## Observation layout",
+        "",
+        "The observation vector at the default options, piece by piece (`env.encoder.layout.doc_table()`; "
+        "`env.describe(obs)` prints an observation back in words). Seat-indexed pieces are relative to the "
+        "observer: `me` first, then clockwise.",
+        "",
+        env.encoder.layout.doc_table(),
+        "",
+        "## Rewards",
+        "",
+        *_paragraph(doc, "**Rewards"),
+        f"The arena compares agents on: {spec.unit} (options `{dict(spec.single_deal)}`).",
+        "",
+        "## A table, rendered",
+        "",
+        f"The environments render text only (`render_mode='ansi'` returns it, `'human'` prints it; there is no "
+        f"image mode): `whist_env.make({game_id!r}, render_mode='ansi')` after `reset(seed=0)` and "
+        f"{RENDER_STEPS} random legal actions. This render shows every hand; `render_seat=s` shows what seat "
+        "`s` may see. The browser table of `whist-serve` is in [Play in the browser](../tutorials/play.md).",
+        "",
+        "```text",
+        render_text(game_id),
+        "```",
+        "",
+    ]
+    rules_text = rules_section(game_id, rules)
+    if rules_text:
+        parts += [
+            "## Rules",
+            "",
+            "The game's section of [the rulebook](../rules.md), as the code cites it (`RULES.md §n`).",
+            "",
+            rules_text,
+        ]
+    card = model_card(game_id)
+    if card:
+        parts += [
+            "## The shipped network",
+            "",
+            f"`make_agent('pretrained', {game_id!r})`; its model card (`{spec.pretrained.split(':')[0]}`):",
+            "",
+            card,
+        ]
+    return "\n".join(parts) + "\n"
+
+
+def _paragraph(doc: str, start: str) -> list[str]:
+    """The docstring's paragraph that starts with ``start``, as lines (none when it has none)."""
+    for paragraph in doc.split("\n\n"):
+        if paragraph.startswith(start):
+            return [paragraph, ""]
+    return []
