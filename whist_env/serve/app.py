@@ -3,7 +3,10 @@
 Routes (every API answer is JSON; an error is ``{"error": "<what is wrong and what to do>"}``):
 
 - ``GET /``: the lobby; ``GET /table/{table_id}?token=...``: a table as the seat the token holds.
-- ``GET /api/games``: the games, their seats and options; ``GET /api/agents``: what a seat can hold.
+- ``GET /api/games``: the games, their seats and options: for each option its kind, allowed values or range, default
+  and description, the option that sets the number of seats, the agents offered for a seat, and the options a
+  ``pretrained`` seat needs (:func:`~whist_env.serve.tables.game_catalogue`). ``GET /api/agents``: what a seat can
+  hold (``seats``, ``agent_names``, and ``agents``: each offered agent's ``name``, ``doc`` and ``games``).
 - ``POST /api/tables`` ``{"game", "options", "seats": ["human", "heuristic", ...], "study": false, "seed": null}``
   → ``{"table_id", "url", "seats": [{"seat", "kind", "url"}]}``: ``url`` opens the table as seat 0; each
   seat's url holds that seat's token (hand them to the players).
@@ -75,7 +78,15 @@ from whist_env.agents.factory import AGENT_NAMES
 from whist_env.errors import OptionError
 from whist_env.registry import default_game_id
 from whist_env.serve import guard
-from whist_env.serve.tables import HUMAN, SEAT_CHOICES, Table, TableError, encode, game_catalogue
+from whist_env.serve.tables import (
+    HUMAN,
+    SEAT_CHOICES,
+    Table,
+    TableError,
+    agent_catalogue,
+    encode,
+    game_catalogue,
+)
 
 STATIC_DIR = resources.files("whist_env.serve") / "static"
 DEFAULT_HOST = "127.0.0.1"
@@ -358,7 +369,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return JSONResponse(game_catalogue())
 
     async def agents(request: Request) -> Response:
-        return JSONResponse({"seats": list(SEAT_CHOICES), "agent_names": list(AGENT_NAMES)})
+        return JSONResponse(
+            {"seats": list(SEAT_CHOICES), "agent_names": list(AGENT_NAMES), "agents": agent_catalogue()}
+        )
 
     async def create_table(request: Request) -> Response:
         try:
