@@ -20,6 +20,21 @@ Routes (every API answer is JSON; an error is ``{"error": "<what is wrong and wh
 
 Any other path answers 404 with a JSON error too.
 
+The pages carry hooks that a course's own browser tests can drive (Playwright, Selenium):
+
+- the table (``static/table.js``): every element that acts carries ``data-action="<action id>"`` and is disabled
+  unless legal now; ``#phase`` carries ``data-phase`` (``over`` at the end).
+- the lobby (``static/lobby.js``), a form built from ``GET /api/games``: ``[data-lobby=game]`` the game;
+  ``[data-option=<name>]`` each option's control (a select for a choice or an optional bool, a checkbox for a bool, a
+  number input with min and max for an int), its default preselected, disabled while a ``pretrained`` seat holds it;
+  ``[data-lobby=seat-<i>]`` seat i's select (human, random, heuristic, pimc where the solver covers the game,
+  pretrained, other) and ``[data-lobby=seat-<i>-spec]`` its agent spec when other; ``[data-lobby=pretrained-note]``
+  says which options a ``pretrained`` seat set (those its network was trained with: one deal);
+  ``[data-lobby=study]``, ``[data-lobby=seed]``, ``[data-lobby=create]``; ``[data-lobby=error]`` the server's
+  refusal. Once the table is open: ``[data-share=<seat>]`` each human seat's link (a read-only input),
+  ``[data-copy=<seat>]`` its copy button, ``a[data-seat-link=<seat>]`` each agent seat's link, and
+  ``a[data-lobby=open]`` your own seat (the first human one).
+
 Agents think in thread pools, so that no table holds up the others: agents that search (PIMC) in their own pool
 (a search releases the GIL, so it runs beside the event loop on another core), the others in a second pool, where a
 search never keeps them waiting. Tables are bounded in
