@@ -138,6 +138,10 @@ def test_a_pretrained_seat_with_other_options_is_refused_naming_the_options_it_n
         error = response.json()["error"]
         assert response.status_code == 400 and error.startswith("seat 1: 'pretrained' plays oh_hell_v0 only with")
         assert '{"episode": "deal"}' in error and "num_players=4" in error
+        body = {"game": "humbug_v0", "options": {"num_deals": 3}, "seats": ["human", "pimc(fallback=pretrained)"]}
+        error = client.post("/api/tables", json=body).json()["error"]
+        assert error.startswith("seat 1: 'pretrained' plays humbug_v0 only with")
+        assert "open the table with the default options" in error  # num_deals=1 is the default
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from whist_env.agents.agent_spec import AgentSpec, parse_agent_spec
 from whist_env.agents.base import Agent
 from whist_env.agents.factory import make_agent
 from whist_env.agents.pretrained import shipped_options
@@ -114,17 +115,25 @@ def game_catalogue() -> list[dict[str, Any]]:
     return out
 
 
+def _plays_shipped_network(agent: AgentSpec) -> bool:
+    """Whether ``agent`` or an agent nested in it (PIMC's fallback) is ``pretrained`` with the shipped weights."""
+    if agent.name == "pretrained" and agent.get("path") is None:
+        return True
+    return any(isinstance(value, AgentSpec) and _plays_shipped_network(value) for _, value in agent.args)
+
+
 def _trained_options_hint(game: GameSpec[Any, Any], kind: str) -> str:
     """For a shipped ``pretrained`` seat refused for its options: the options to open the table with (those that
     differ from the defaults), or ``""``."""
-    trained = shipped_options(game) if kind.strip() == "pretrained" else None
+    trained = shipped_options(game) if _plays_shipped_network(parse_agent_spec(kind)) else None
     if trained is None:
         return ""
     defaults = {option.name: option.default for option in game.make_rules().config_cls.info()}
     needed = {k: v for k, v in trained.items() if defaults.get(k, v) != v}
+    with_options = f"options {json.dumps(needed)} (the others at their defaults)" if needed else "the default options"
     return (
         f"'pretrained' plays {game.game_id} only with the options its network was trained with: open the table with "
-        f"options {json.dumps(needed)} (the others at their defaults), or pick another agent. "
+        f"{with_options}, or pick another agent. "
     )
 
 
