@@ -105,7 +105,11 @@ function drawSeats() {
     pick.value = was && [...g.seat_choices, OTHER].includes(was) ? was : i === 0 ? "human" : "heuristic";
     spec.value = wasSpec || "";
     const about = el("small", {});
-    const show = () => { spec.hidden = pick.value !== OTHER; about.textContent = AGENTS[pick.value] || ""; };
+    const show = () => {
+      spec.required = pick.value === OTHER;  // the browser asks for it before sending
+      spec.hidden = pick.value !== OTHER;
+      about.textContent = pick.value === OTHER ? "any agent spec (docs/agents.md); the server checks it" : AGENTS[pick.value] || "";
+    };
     pick.addEventListener("change", () => { show(); applyPretrained(); });
     show();
     label.append(pick, " ", spec, about);
