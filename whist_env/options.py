@@ -59,8 +59,69 @@ def _type_ok(value: Any, kind: type | tuple[type, ...]) -> bool:
 
 
 @dataclasses.dataclass(frozen=True)
+class OptionInfo:
+    """One option as a form or a doc page shows it (what :meth:`GameConfig.info` reads from the declaration).
+
+    Attributes:
+        name: the option's name.
+        kind: ``"choice"`` (one of ``choices``), ``"bool"``, ``"int"``, ``"float"`` or ``"str"``.
+        default: the default value (None for an ``optional`` option whose default the rules work out).
+        doc: one line: what the option sets.
+        choices: the allowed values of a ``"choice"``; None otherwise.
+        minimum: smallest allowed int (None: no bound).
+        maximum: largest allowed int (None: no bound).
+        optional: whether ``None`` (the rules' default) is allowed too.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    optional: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """The option as JSON-ready data (``choices`` as a list)."""
+        out = dataclasses.asdict(self)
+        out["choices"] = None if self.choices is None else list(self.choices)
+        return out
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = set(kind if isinstance(kind, tuple) else (kind,))
+    if kinds == {bool}:
+        return "bool"
+    if kinds <= {int, float}:
+        return "int" if kinds == {int} else "float"
+    return "str"
+
+
+@dataclasses.dataclass(frozen=True)
 class GameConfig:
     """Base of every game's options. Subclasses add fields made with :func:`option`."""
+
+    @classmethod
+    def info(cls) -> tuple[OptionInfo, ...]:
+        """Every option with its kind, allowed values, default and description, in declaration order."""
+        out = []
+        for f in dataclasses.fields(cls):
+            m = f.metadata
+            choices = m.get("choices")
+            out.append(
+                OptionInfo(
+                    name=f.name,
+                    kind="choice" if choices is not None else _kind_name(m["kind"]),
+                    default=f.default,
+                    doc=m.get("doc", ""),
+                    choices=None if choices is None else tuple(choices),
+                    minimum=m.get("minimum"),
+                    maximum=m.get("maximum"),
+                    optional=bool(m.get("optional")),
+                )
+            )
+        return tuple(out)
 
     @classmethod
     def allowed(cls) -> dict[str, str]:

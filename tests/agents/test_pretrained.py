@@ -21,6 +21,7 @@ from whist_env.agents.pretrained import (
     export_policy,
     load_policy,
     shipped_games,
+    shipped_options,
 )
 from whist_env.errors import ModelMismatchError, OptionError
 from whist_env.fingerprint import ModelMetadata, read_metadata
@@ -360,6 +361,22 @@ def test_every_game_ships_a_network_that_plays_legal_moves_in_every_seat(game_id
     else:  # Oh Hell's match schedule has other pieces: refused, naming the option to pass
         with pytest.raises(ModelMismatchError, match="trained with episode='deal'"):
             make_agent("pretrained", game_id)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_shipped_options_are_those_the_network_was_trained_with(game_id: str) -> None:
+    """What the lobby sets for a pretrained seat: every option, the one-deal ones with the rest at their defaults; a
+    pretrained agent takes them without a warning."""
+    spec = get_spec(game_id)
+    trained = shipped_options(game_id)
+    assert trained == {**spec.make_rules().config.as_dict(), **spec.single_deal}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert isinstance(make_agent("pretrained", game_id, **trained), PretrainedAgent)
+
+
+def test_shipped_options_are_none_without_shipped_weights(nothing_shipped: None) -> None:
+    assert all(shipped_options(game_id) is None for game_id in GAMES)
 
 
 def test_shipped_weights_are_read_once_per_game_and_options() -> None:

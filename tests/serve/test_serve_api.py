@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import threading
 import time
@@ -16,7 +17,7 @@ with warnings.catch_warnings():  # Starlette >= 1.x suggests httpx2 for its Test
     warnings.filterwarnings("ignore", message=".*httpx2.*")
     from starlette.testclient import TestClient
 
-from whist_env.registry import game_ids
+from whist_env.registry import game_ids, get_spec
 from whist_env.serve import tables as tables_module
 from whist_env.serve.app import ServerConfig, create_app, main
 
@@ -61,6 +62,86 @@ def test_create_a_table_and_open_it_as_seat_zero() -> None:
         # each seat sees its own hand only
         hands = [set(v.json()["hand"]) for v in views]
         assert not (hands[0] & hands[1]) and not (hands[1] & hands[2])
+
+
+def test_the_catalogue_gives_the_lobby_form_every_option_and_seat_choice() -> None:
+    with _client() as client:
+        games = {g["game"]: g for g in client.get("/api/games").json()}
+        agents = client.get("/api/agents").json()
+    assert set(games) == set(game_ids())
+    for game_id, entry in games.items():
+        spec = get_spec(game_id)
+        config = spec.make_rules().config_cls
+        assert set(entry["options"]) == set(config.allowed())  # the older key stays
+        info = {o["name"]: o for o in entry["option_info"]}
+        assert list(info) == [f.name for f in dataclasses.fields(config)]
+        for name, o in info.items():
+            assert {"kind", "default", "doc", "choices", "minimum", "maximum", "optional"} <= set(o)
+            assert o["doc"], f"{game_id}.{name} has no description"
+            if o["kind"] == "choice":
+                assert o["default"] in o["choices"]
+            elif o["kind"] == "int" and o["default"] is not None:
+                assert o["minimum"] <= o["default"] <= o["maximum"]
+            else:
+                assert o["kind"] in ("bool", "int") and o["choices"] is None
+            assert o["default"] is not None or o["optional"]
+        assert entry["single_deal"] == dict(spec.single_deal)
+        assert entry["seat_choices"][:3] == ["human", "random", "heuristic"]
+        assert ("pimc" in entry["seat_choices"]) == (spec.search is not None)
+        assert "pretrained" in entry["seat_choices"] and entry["pretrained_options"] is not None
+        # the options a pretrained seat needs are the one-deal options, the others at their defaults
+        defaults = {name: o["default"] for name, o in info.items()}
+        assert entry["pretrained_options"] == {**defaults, **spec.single_deal}
+    oh_hell = games["oh_hell_v0"]
+    assert oh_hell["players_option"] == "num_players" and games["german_whist_v0"]["players_option"] is None
+    assert next(o for o in oh_hell["option_info"] if o["name"] == "num_players") == {
+        "name": "num_players",
+        "kind": "int",
+        "default": 4,
+        "doc": "players at the table",
+        "choices": None,
+        "minimum": 2,
+        "maximum": 8,
+        "optional": False,
+    }
+    trump = next(o for o in oh_hell["option_info"] if o["name"] == "trump_mode")
+    assert trump["kind"] == "choice" and trump["choices"] == ["none", "drawn_card", "turn_up"]
+    assert "pretrained" in agents["seats"] and "heuristic" in agents["agent_names"]  # the older keys stay
+    offered = {a["name"]: a for a in agents["agents"]}
+    assert list(offered) == ["human", "random", "heuristic", "pimc", "pretrained"]
+    assert all(a["doc"] for a in offered.values())
+    assert "oh_hell_v0" not in offered["pimc"]["games"] and "german_whist_v0" in offered["pimc"]["games"]
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_a_pretrained_seat_plays_with_the_options_the_catalogue_gives(game: str) -> None:
+    with _client() as client:
+        entry = next(g for g in client.get("/api/games").json() if g["game"] == game)
+        options = entry["pretrained_options"]
+        players = options.get(entry["players_option"], entry["num_players"])
+        seats = ["pretrained"] * players
+        made = _create(client, game=game, options=options, seats=seats, seed=3)
+        assert [s["kind"] for s in made["seats"]] == seats
+        view = client.get(f"/api/tables/{made['table_id']}/view", params={"token": _token(made["url"])}).json()
+        for _ in range(500):
+            if view["phase"] == "over":
+                break
+            time.sleep(0.01)
+            view = client.get(f"/api/tables/{made['table_id']}/view", params={"token": _token(made["url"])}).json()
+        assert view["phase"] == "over" and len(view["deals"]) == 1
+
+
+def test_a_pretrained_seat_with_other_options_is_refused_naming_the_options_it_needs() -> None:
+    with _client() as client:
+        body = {"game": "oh_hell_v0", "options": {"num_players": 3}, "seats": ["human", "pretrained", "heuristic"]}
+        response = client.post("/api/tables", json=body)
+        error = response.json()["error"]
+        assert response.status_code == 400 and error.startswith("seat 1: 'pretrained' plays oh_hell_v0 only with")
+        assert '{"episode": "deal"}' in error and "num_players=4" in error
+        body = {"game": "humbug_v0", "options": {"num_deals": 3}, "seats": ["human", "pimc(fallback=pretrained)"]}
+        error = client.post("/api/tables", json=body).json()["error"]
+        assert error.startswith("seat 1: 'pretrained' plays humbug_v0 only with")
+        assert "open the table with the default options" in error  # num_deals=1 is the default
 
 
 @pytest.mark.parametrize(

@@ -93,16 +93,29 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("whist_serve_screens")
 
 
+def _view(base: str, url: str) -> dict[str, Any]:
+    """The view of the seat whose link (a full URL or the path the API gives) is ``url``."""
+    table_id, token = url.split("/table/")[1].split("?token=")
+    return httpx.get(f"{base}/api/tables/{table_id}/view", params={"token": token}).json()
+
+
 @pytest.mark.slow
 def test_lobby_opens_a_humbug_table_played_to_the_end(live_server: tuple[str, Any], browser: Any, shots: Path) -> None:
     base, _ = live_server
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(base + "/")
     page.select_option("[data-lobby=game]", "humbug_v0")
-    assert page.locator("[data-lobby^=seat-]").count() == 2
-    page.fill("[data-lobby=seat-1]", "heuristic")
+    assert page.locator("select[data-lobby^=seat-]").count() == 2
+    assert page.locator("[data-option=mode]").input_value() == "hidden_hand"  # the default, preselected
+    assert page.locator("[data-option=num_deals]").get_attribute("min") == "1"
+    page.select_option("[data-option=mode]", "open_table")
+    page.select_option("[data-lobby=seat-1]", "heuristic")
     page.fill("[data-lobby=seed]", "3")
     page.click("[data-lobby=create]")
+    page.wait_for_selector("[data-lobby=open]")
+    assert page.locator("[data-share]").count() == 1  # one human seat, one link to share
+    view = _view(base, page.locator("[data-share='0']").input_value())
+    assert view["table"]["options"] == {"mode": "open_table"} and view["table"]["seats"] == ["human", "heuristic"]
     page.click("[data-lobby=open]")
     page.wait_for_selector(f"{ENABLED}, {OVER}")
     assert page.locator("#title").inner_text().startswith("humbug_v0")
@@ -110,6 +123,64 @@ def test_lobby_opens_a_humbug_table_played_to_the_end(live_server: tuple[str, An
     _check_deal_end(page, deals=1, num_players=2)
     assert "game over" in page.locator("#status").inner_text()
     _shot(page, shots, "humbug_v0")
+
+
+@pytest.mark.slow
+def test_the_lobby_form_sets_a_pretrained_seats_options_and_shares_the_human_links(
+    live_server: tuple[str, Any], browser: Any, shots: Path
+) -> None:
+    base, _ = live_server
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    page = context.new_page()
+    page.goto(base + "/")
+    page.select_option("[data-lobby=game]", "oh_hell_v0")
+    players = page.locator("[data-option=num_players]")
+    assert players.input_value() == "4" and players.get_attribute("max") == "8"
+    assert page.locator("[data-option=include_history]").is_checked()
+    assert "players at the table" in page.locator("label", has=players).inner_text()  # the description labels it
+    players.fill("3")  # the seats follow the number of players
+    assert page.locator("select[data-lobby^=seat-]").count() == 3
+    assert "pimc" not in page.locator("[data-lobby=seat-1] option").all_inner_texts()  # no solver for this game
+    assert not page.locator("[data-lobby=pretrained-note]").is_visible()
+    page.select_option("[data-lobby=seat-1]", "pretrained")  # sets the options its network was trained with
+    note = page.locator("[data-lobby=pretrained-note]")
+    assert note.is_visible() and "episode = deal" in note.inner_text() and "num_players = 4" in note.inner_text()
+    assert players.input_value() == "4" and players.is_disabled()
+    assert page.locator("[data-option=episode]").input_value() == "deal"
+    assert page.locator("select[data-lobby^=seat-]").count() == 4
+    page.select_option("[data-lobby=seat-1]", "heuristic")  # another agent frees the options again
+    assert not players.is_disabled() and not note.is_visible()
+    page.select_option("[data-lobby=seat-1]", "pretrained")
+    page.select_option("[data-lobby=seat-2]", "other")  # an agent spec of your own, checked by the server
+    page.fill("[data-lobby=seat-2-spec]", "wizard")
+    page.click("[data-lobby=create]")
+    assert "seat 2: unknown agent 'wizard'" in page.locator("[data-lobby=error]").inner_text()
+    assert not page.locator("[data-lobby=open]").count()
+    page.select_option("[data-lobby=seat-2]", "random")
+    page.select_option("[data-lobby=seat-3]", "human")
+    page.fill("[data-lobby=seed]", "11")
+    page.click("[data-lobby=create]")
+    page.wait_for_selector("[data-lobby=open]")
+    assert page.locator("[data-lobby=error]").inner_text() == ""
+    links = {int(s): page.locator(f"[data-share='{s}']").input_value() for s in ("0", "3")}
+    assert page.locator("[data-share]").count() == 2 and page.locator("a[data-seat-link]").count() == 2
+    page.click("[data-copy='3']")
+    assert page.evaluate("navigator.clipboard.readText()") == links[3]
+    view = _view(base, links[0])
+    assert view["table"]["seats"] == ["human", "pretrained", "random", "human"]
+    assert view["table"]["options"] == {"episode": "deal"}  # only what differs from the defaults is sent
+    friend = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    friend.goto(links[3])
+    page.click("[data-lobby=open]")  # the lobby opens your own seat
+    assert page.url == links[0]
+    for p in (page, friend):
+        p.wait_for_selector(f"{ENABLED}, {OVER}, #hand svg")
+    _play([page, friend], seed=4)
+    for p in (page, friend):
+        _check_deal_end(p, deals=1, num_players=4)
+    _shot(page, shots, "oh_hell_v0_pretrained")
+    context.close()
 
 
 @pytest.mark.slow

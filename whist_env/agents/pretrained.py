@@ -38,7 +38,7 @@ import numpy as np
 
 from whist_env.canonical import CanonicalSuits
 from whist_env.errors import ModelMismatchError, OptionError
-from whist_env.fingerprint import ModelMetadata, check_model, write_metadata
+from whist_env.fingerprint import ModelMetadata, check_model, read_metadata, write_metadata
 from whist_env.registry import GameRef, game_ids, get_spec, spec_of
 from whist_env.view import PlayerView
 
@@ -356,6 +356,34 @@ def shipped_games() -> list[str]:
     return sorted(g for g in game_ids() if (file := get_spec(g).pretrained_file()) is not None and file.is_file())
 
 
+_TRAINED: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
+def shipped_options(game_id: GameRef) -> dict[str, Any] | None:
+    """The options the weights shipped for a game (by id or by spec) were trained with, every option given (defaults
+    included), or None when none are shipped. A ``pretrained`` seat plays with these: other options are refused when
+    they change the observation layout (:func:`~whist_env.fingerprint.check`), and warned about when only the episode
+    length differs (the game's ``single_deal`` options).
+
+    Raises:
+        OptionError: for an unknown game.
+        ModelMismatchError: when the file's metadata record is damaged.
+    """
+    spec = spec_of(game_id)
+    resource = spec.pretrained_file()
+    if resource is None or not resource.is_file():
+        return None
+    with importlib.resources.as_file(resource) as path:
+        stat = path.stat()
+        key = (spec.game_id, str(path), stat.st_size, stat.st_mtime_ns)
+        if key not in _TRAINED:
+            metadata = read_metadata(path)
+            # a file without a record: the network was made for the game's one deal, the rest at their defaults
+            options = metadata.options if metadata is not None else spec.make_rules(**spec.single_deal).config.as_dict()
+            _TRAINED[key] = dict(options)
+    return dict(_TRAINED[key])
+
+
 _SHIPPED: dict[tuple[Any, ...], NumpyPolicy] = {}
 """Shipped policies already read, by game, file (path, size, mtime) and options: a server opens a table with a
 ``pretrained`` seat many times over, and reading and checking the file is most of the cost of making the agent."""
@@ -491,5 +519,6 @@ __all__ = [
     "load_policy",
     "plain_mlp_problem",
     "shipped_games",
+    "shipped_options",
     "shipped_policy",
 ]

@@ -3,7 +3,10 @@
 Routes (every API answer is JSON; an error is ``{"error": "<what is wrong and what to do>"}``):
 
 - ``GET /``: the lobby; ``GET /table/{table_id}?token=...``: a table as the seat the token holds.
-- ``GET /api/games``: the games, their seats and options; ``GET /api/agents``: what a seat can hold.
+- ``GET /api/games``: the games, their seats and options: for each option its kind, allowed values or range, default
+  and description, the option that sets the number of seats, the agents offered for a seat, and the options a
+  ``pretrained`` seat needs (:func:`~whist_env.serve.tables.game_catalogue`). ``GET /api/agents``: what a seat can
+  hold (``seats``, ``agent_names``, and ``agents``: each offered agent's ``name``, ``doc`` and ``games``).
 - ``POST /api/tables`` ``{"game", "options", "seats": ["human", "heuristic", ...], "study": false, "seed": null}``
   → ``{"table_id", "url", "seats": [{"seat", "kind", "url"}]}``: ``url`` opens the table as seat 0; each
   seat's url holds that seat's token (hand them to the players).
@@ -16,6 +19,21 @@ Routes (every API answer is JSON; an error is ``{"error": "<what is wrong and wh
   ``{"type": "act", "action": id}`` to act. A refused message is answered ``{"type": "error", "message"}``.
 
 Any other path answers 404 with a JSON error too.
+
+The pages carry hooks that a course's own browser tests can drive (Playwright, Selenium):
+
+- the table (``static/table.js``): every element that acts carries ``data-action="<action id>"`` and is disabled
+  unless legal now; ``#phase`` carries ``data-phase`` (``over`` at the end).
+- the lobby (``static/lobby.js``), a form built from ``GET /api/games``: ``[data-lobby=game]`` the game;
+  ``[data-option=<name>]`` each option's control (a select for a choice or an optional bool, a checkbox for a bool, a
+  number input with min and max for an int), its default preselected, disabled while a ``pretrained`` seat holds it;
+  ``[data-lobby=seat-<i>]`` seat i's select (human, random, heuristic, pimc where the solver covers the game,
+  pretrained, other) and ``[data-lobby=seat-<i>-spec]`` its agent spec when other; ``[data-lobby=pretrained-note]``
+  says which options a ``pretrained`` seat set (those its network was trained with: one deal);
+  ``[data-lobby=study]``, ``[data-lobby=seed]``, ``[data-lobby=create]``; ``[data-lobby=error]`` the server's
+  refusal. Once the table is open: ``[data-share=<seat>]`` each human seat's link (a read-only input),
+  ``[data-copy=<seat>]`` its copy button, ``a[data-seat-link=<seat>]`` each agent seat's link, and
+  ``a[data-lobby=open]`` your own seat (the first human one).
 
 Agents think in thread pools, so that no table holds up the others: agents that search (PIMC) in their own pool
 (a search releases the GIL, so it runs beside the event loop on another core), the others in a second pool, where a
@@ -75,7 +93,15 @@ from whist_env.agents.factory import AGENT_NAMES
 from whist_env.errors import OptionError
 from whist_env.registry import default_game_id, game_ids, get_spec
 from whist_env.serve import guard
-from whist_env.serve.tables import HUMAN, SEAT_CHOICES, Table, TableError, encode, game_catalogue
+from whist_env.serve.tables import (
+    HUMAN,
+    SEAT_CHOICES,
+    Table,
+    TableError,
+    agent_catalogue,
+    encode,
+    game_catalogue,
+)
 
 STATIC_DIR = resources.files("whist_env.serve") / "static"
 DEFAULT_HOST = "127.0.0.1"
@@ -363,7 +389,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         return JSONResponse(game_catalogue())
 
     async def agents(request: Request) -> Response:
-        return JSONResponse({"seats": list(SEAT_CHOICES), "agent_names": list(AGENT_NAMES)})
+        return JSONResponse(
+            {"seats": list(SEAT_CHOICES), "agent_names": list(AGENT_NAMES), "agents": agent_catalogue()}
+        )
 
     async def create_table(request: Request) -> Response:
         try:

@@ -24,18 +24,31 @@ from typing import Any
 
 import numpy as np
 
+from whist_env.agents.agent_spec import AgentSpec, parse_agent_spec
 from whist_env.agents.base import Agent
 from whist_env.agents.factory import make_agent
+from whist_env.agents.pretrained import shipped_options
 from whist_env.cards import NUM_CARDS, card_pretty, cards_of
 from whist_env.envs.registration import make
-from whist_env.errors import OptionError
+from whist_env.errors import ModelMismatchError, OptionError
 from whist_env.record import GameRecord
 from whist_env.registry import game_ids, get_spec
+from whist_env.spec import GameSpec
 from whist_env.view import PlayerView, ViewExtras
 
 HUMAN = "human"
 # What the lobby offers for a seat; every name make_agent accepts works (``pimc:samples=10``, ``model:<path>``).
-SEAT_CHOICES = (HUMAN, "random", "heuristic", "pimc", "model:<path>")
+SEAT_CHOICES = (HUMAN, "random", "heuristic", "pimc", "pretrained", "model:<path>")
+PLAYERS_OPTION = "num_players"
+"""The option that sets the number of seats in a game that has it (Oh Hell); other games have a fixed number."""
+AGENT_DOCS = {
+    HUMAN: "a person: send the seat's link to its player",
+    "random": "plays a legal card or call at random",
+    "heuristic": "the game's rule-based player",
+    "pimc": "searches sampled deals with the double-dummy solver (strong, slower)",
+    "pretrained": "the neural network shipped for the game; it plays only the options it was trained with",
+}
+"""The agents the lobby offers by name, and what each one is (an agent spec typed in the lobby works too)."""
 
 
 class TableError(Exception):
@@ -64,13 +77,73 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
+def seat_choices(game: GameSpec[Any, Any]) -> list[str]:
+    """The agents the lobby offers for a seat of ``game``: ``pimc`` where the solver covers the game, ``pretrained``
+    where weights are shipped for it."""
+    offered = {"pimc": game.search is not None, "pretrained": shipped_options(game) is not None}
+    return [name for name in AGENT_DOCS if offered.get(name, True)]
+
+
 def game_catalogue() -> list[dict[str, Any]]:
-    """Every game with its options (name → allowed values and default), for the lobby and ``GET /api/games``."""
+    """Every game with what the lobby's form needs, for ``GET /api/games``.
+
+    Each entry: ``game``; ``num_players`` (with the default options); ``options`` (name → its allowed values and
+    default, in words); ``option_info`` (each option's ``name``, ``kind`` (``choice``, ``bool``, ``int``, ``float``,
+    ``str``), ``default``, ``doc``, ``choices``, ``minimum``, ``maximum`` and ``optional`` (None allowed: the rules'
+    default), in declaration order); ``players_option`` (the option that sets the number of seats, or None: fixed);
+    ``seat_choices`` (the agents offered for a seat); ``single_deal`` (the options that make an episode one deal);
+    ``pretrained_options`` (the options the shipped network was trained with, which a ``pretrained`` seat needs, or
+    None: no network is shipped).
+    """
     out = []
     for game_id in game_ids():
-        game = make(game_id, raw=True).game
-        out.append({"game": game_id, "num_players": game.num_players, "options": game.config_cls.allowed()})
+        spec = get_spec(game_id)
+        game = make(spec, raw=True).game
+        info = game.config_cls.info()
+        out.append(
+            {
+                "game": game_id,
+                "num_players": game.num_players,
+                "options": game.config_cls.allowed(),
+                "option_info": [jsonable(option.as_dict()) for option in info],
+                "players_option": PLAYERS_OPTION if any(option.name == PLAYERS_OPTION for option in info) else None,
+                "seat_choices": seat_choices(spec),
+                "single_deal": jsonable(spec.single_deal),
+                "pretrained_options": jsonable(shipped_options(spec)),
+            }
+        )
     return out
+
+
+def _plays_shipped_network(agent: AgentSpec) -> bool:
+    """Whether ``agent`` or an agent nested in it (PIMC's fallback) is ``pretrained`` with the shipped weights."""
+    if agent.name == "pretrained" and agent.get("path") is None:
+        return True
+    return any(isinstance(value, AgentSpec) and _plays_shipped_network(value) for _, value in agent.args)
+
+
+def _trained_options_hint(game: GameSpec[Any, Any], kind: str) -> str:
+    """For a shipped ``pretrained`` seat refused for its options: the options to open the table with (those that
+    differ from the defaults), or ``""``."""
+    trained = shipped_options(game) if _plays_shipped_network(parse_agent_spec(kind)) else None
+    if trained is None:
+        return ""
+    defaults = {option.name: option.default for option in game.make_rules().config_cls.info()}
+    needed = {k: v for k, v in trained.items() if defaults.get(k, v) != v}
+    with_options = f"options {json.dumps(needed)} (the others at their defaults)" if needed else "the default options"
+    return (
+        f"'pretrained' plays {game.game_id} only with the options its network was trained with: open the table with "
+        f"{with_options}, or pick another agent. "
+    )
+
+
+def agent_catalogue() -> list[dict[str, Any]]:
+    """The agents the lobby offers by name, what each is and the games it is offered for (``GET /api/agents``)."""
+    offered = {game_id: seat_choices(get_spec(game_id)) for game_id in game_ids()}
+    return [
+        {"name": name, "doc": doc, "games": [game_id for game_id, names in offered.items() if name in names]}
+        for name, doc in AGENT_DOCS.items()
+    ]
 
 
 def explain_and_act(agent: Agent, view: PlayerView, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
@@ -201,6 +274,8 @@ class Table:
             if kind != HUMAN:
                 try:
                     agent = make_agent(kind, spec, **self.options)
+                except ModelMismatchError as err:
+                    raise OptionError(f"seat {i}: {_trained_options_hint(spec, kind)}{err}") from err
                 except ValueError as err:  # PIMC's parameter errors
                     raise OptionError(f"seat {i}: {err}") from err
             rng = np.random.default_rng(agent_seeds[i])
