@@ -20,6 +20,7 @@ with warnings.catch_warnings():  # Starlette >= 1.x suggests httpx2 for its Test
 from whist_env.registry import game_ids, get_spec
 from whist_env.serve import tables as tables_module
 from whist_env.serve.app import ServerConfig, create_app, main
+from whist_env.serve.tables import PACKAGE_DIR
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -138,6 +139,8 @@ def test_a_pretrained_seat_with_other_options_is_refused_naming_the_options_it_n
         error = response.json()["error"]
         assert response.status_code == 400 and error.startswith("seat 1: 'pretrained' plays oh_hell_v0 only with")
         assert '{"episode": "deal"}' in error and "num_players=4" in error
+        # The shipped weights are named from the package, not by where this server installed it.
+        assert "whist_env/games/oh_hell/pretrained.npz" in error and str(PACKAGE_DIR.parent) not in error
         body = {"game": "humbug_v0", "options": {"num_deals": 3}, "seats": ["human", "pimc(fallback=pretrained)"]}
         error = client.post("/api/tables", json=body).json()["error"]
         assert error.startswith("seat 1: 'pretrained' plays humbug_v0 only with")

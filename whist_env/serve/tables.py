@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from whist_env.spec import GameSpec
 from whist_env.view import PlayerView, ViewExtras
 
 HUMAN = "human"
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # whist_env/: kept out of what a client reads
 # What the lobby offers for a seat; every name make_agent accepts works (``pimc:samples=10``, ``model:<path>``).
 SEAT_CHOICES = (HUMAN, "random", "heuristic", "pimc", "pretrained", "model:<path>")
 PLAYERS_OPTION = "num_players"
@@ -274,8 +276,9 @@ class Table:
             if kind != HUMAN:
                 try:
                     agent = make_agent(kind, spec, **self.options)
-                except ModelMismatchError as err:
-                    raise OptionError(f"seat {i}: {_trained_options_hint(spec, kind)}{err}") from err
+                except ModelMismatchError as err:  # the shipped weights named from the package, not this disk
+                    why = str(err).replace(str(PACKAGE_DIR), "whist_env")
+                    raise OptionError(f"seat {i}: {_trained_options_hint(spec, kind)}{why}") from err
                 except ValueError as err:  # PIMC's parameter errors
                     raise OptionError(f"seat {i}: {err}") from err
             rng = np.random.default_rng(agent_seeds[i])
