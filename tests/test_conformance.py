@@ -259,7 +259,7 @@ def test_reset_from_a_given_deck_and_dealer(game_id: str) -> None:
     ("options", "message"),
     [
         ({"deck": list(range(51))}, "exactly 52 cards"),
-        ({"deck": [0] * 52}, "each of the 52 cards once; repeated: 2C"),
+        ({"deck": [0] * 52}, "each of the 52 cards once; repeated: 2♣"),
         ({"deck": list(range(1, 53))}, "deck entry 52 is not a card"),
         ({"deck": ["XX"] + list(range(1, 52))}, "cannot read 'XX' as a card"),
         ({"deck": "2C 3C"}, "must be an ordered sequence"),

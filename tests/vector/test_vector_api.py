@@ -146,13 +146,14 @@ def test_illegal_actions_name_the_environments_and_change_nothing(any_venv: RawV
         venv.step(actions)
     message = str(err.value)
     assert "environment(s) 2, 5, 6" in message and "no environment changed" in message
-    describe = venv.game.describe_action  # cards by name, and a game's other actions (KEEP, bids) in words
+    describe = venv.game.action_text  # cards as people read them (10♠, as the AEC env's errors), KEEP, bids in words
     assert (
         "Environment 2" in message and f"seat {ts.current_player[2]} cannot play {describe(int(actions[2]))}" in message
     )
     legal = tuple(int(c) for c in np.flatnonzero(ts.action_mask[2]))
     assert err.value.legal == legal and err.value.seat == ts.current_player[2]
     assert "legal: " + " ".join(describe(c) for c in legal) in message
+    assert not any(f" {c}" in message for c in ("TS", "AS", "2C"))  # never the short form
 
 
 def test_decks_and_dealers_are_dealt_and_checked(any_venv: RawVectorEnv) -> None:

@@ -170,7 +170,7 @@ def check_deck(deck: Any, game_id: str) -> list[int]:
             raise OptionError(f"{game_id}: deck entry {item!r} is not a card; use an id 0..51 or a name like 'TS'")
     if len(set(cards)) != NUM_CARDS:
         seen: set[int] = set()
-        dup = [card_str(c) for c in cards if c in seen or seen.add(c)]  # type: ignore[func-returns-value]
+        dup = [card_pretty(c) for c in cards if c in seen or seen.add(c)]  # type: ignore[func-returns-value]
         raise OptionError(f"{game_id}: 'deck' must hold each of the 52 cards once; repeated: {' '.join(dup)}")
     return cards
 
@@ -400,8 +400,8 @@ class TrickGame(Generic[S]):
         return standard_trick_winner(plays, trump)
 
     def describe_action(self, action: int) -> str:
-        """An action in words, a card in its short form (``"TS"``, ``"bid 3"``, ``"KEEP"``); the batched engine's
-        errors use it. Text for people uses :meth:`action_text`."""
+        """An action in words, a card in its short form (``"TS"``, ``"bid 3"``, ``"KEEP"``; what ``whist-play``
+        reads). Text for people, errors included, uses :meth:`action_text`."""
         return card_str(action) if 0 <= action < NUM_CARDS else f"action {action}"
 
     def action_text(self, action: int) -> str:

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit
 
-from whist_env.cards import NUM_CARDS, bits_of, card_str
+from whist_env.cards import NUM_CARDS, bits_of, card_pretty
 from whist_env.encoding.layout import SUIT_LABELS, Layout
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
@@ -925,7 +925,7 @@ class RawVectorEnv:
             first = int(np.flatnonzero(bad)[0])
             seat = int(state[first, TO_ACT])
             legal = tuple(int(a) for a in np.flatnonzero(self._observe_rows(state[first : first + 1], [seat])[1][0]))
-            describe = self.game.describe_action
+            describe = self.game.action_text
             raise IllegalActionError(
                 f"{self.game_id}: illegal action in environment(s) {env_list(rows[bad])}; no environment changed. "
                 f"Environment {rows[first]}: seat {seat} cannot play {describe(int(acts[first]))}; legal: "
@@ -1018,11 +1018,11 @@ class RawVectorEnv:
         st = self._state[first]
         legal = tuple(c for c in range(NUM_CARDS) if (int(legal_mask(st, self.free_tricks)) >> c) & 1)
         a = int(actions[first])
-        what = card_str(a) if 0 <= a < NUM_CARDS else f"action {a} (outside 0..{self.num_actions - 1})"
+        what = card_pretty(a) if 0 <= a < NUM_CARDS else f"action {a} (outside 0..{self.num_actions - 1})"
         return IllegalActionError(
             f"{self.game_id}: illegal action in environment(s) {env_list(bad)}; no environment changed. "
             f"Environment {first}: seat {int(st[TO_ACT])} cannot play {what}; legal: "
-            + " ".join(card_str(c) for c in legal),
+            + " ".join(card_pretty(c) for c in legal),
             int(st[TO_ACT]),
             a,
             legal,

@@ -597,7 +597,7 @@ class HumbugWhistVector(RawVectorEnv):
         seat = int(st[TO_ACT])
         legal = tuple(a for a in range(self.num_actions) if (int(legal_actions(st)) >> a) & 1)
         a = int(actions[first])
-        describe = self.game.describe_action
+        describe = self.game.action_text
         what = describe(a) if 0 <= a < self.num_actions else f"action {a} (outside 0..{self.num_actions - 1})"
         where = " in the exchange phase (RULES.md §1.4)" if st[PHASE] == PHASE_EXCHANGE else ""
         return IllegalActionError(

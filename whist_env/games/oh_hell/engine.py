@@ -526,7 +526,7 @@ class OhHellVector(RawVectorEnv):
         seat = int(self._state[first, TO_ACT])
         legal = self.legal_actions(first)
         a = int(actions[first])
-        describe = self.game.describe_action
+        describe = self.game.action_text
         what = describe(a) if 0 <= a < self.num_actions else f"action {a} (outside 0..{self.num_actions - 1})"
         phase = "bidding: bid with actions 52 + bid" if self._state[first, PHASE] == PHASE_BIDDING else "play"
         return IllegalActionError(
