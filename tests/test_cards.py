@@ -11,6 +11,7 @@ from whist_env.cards import (
     card_pretty,
     card_str,
     cards_of,
+    format_cards,
     format_hand,
     highest,
     lowest,
@@ -62,6 +63,10 @@ def test_masks() -> None:
     assert cards_of(m) == sorted(cards)
     assert cards_of(FULL_DECK) == list(range(52))
     assert format_hand(m) == "♠ A  ♥ -  ♦ 10  ♣ 2"
+    # For people a set of cards reads as a hand does (spades first, highest first); ids and lists keep their order.
+    assert format_cards(mask_of(parse_cards("2C AS TD KS")), pretty=True) == "A♠ K♠ 10♦ 2♣"
+    assert format_cards(mask_of(parse_cards("2C AS TD KS"))) == "2C TD KS AS"
+    assert format_cards(parse_cards("2C AS TD"), pretty=True) == "2♣ A♠ 10♦"
 
 
 def test_bits_of_lists_set_bits_beyond_the_deck_too() -> None:

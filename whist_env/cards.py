@@ -146,8 +146,11 @@ def count(mask: int) -> int:
 
 
 def format_cards(cards: Iterable[int] | int, pretty: bool = False) -> str:
-    """Space-separated names of cards (a mask or an iterable of ids)."""
+    """Space-separated names of cards: an iterable of ids in its order, or a mask, which for people (``pretty``)
+    reads as hands do everywhere (spades first, highest first: ``A♠ 10♠ K♥ 9♣``) and otherwise by id (``9C TS AS``)."""
     ids = cards_of(cards) if isinstance(cards, int) else list(cards)
+    if pretty and isinstance(cards, int):
+        ids.sort(key=lambda c: (-suit(c), -rank(c)))
     fmt = card_pretty if pretty else card_str
     return " ".join(fmt(c) for c in ids)
 
