@@ -4,6 +4,7 @@ its ``main`` with a short size, the very code its doc page shows."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -16,5 +17,6 @@ def load_recipe(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"{name}_recipe", path)
     assert spec is not None and spec.loader is not None, f"no recipe at {path}"
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
