@@ -1,7 +1,7 @@
 """Recipe: a CleanRL-style single-file masked PPO on whist_env's batched learner env, then 500 duplicate deals.
 
     python docs/recipes/cleanrl_recipe.py --steps 300000 --deals 500   # the documented run (docs/recipes/cleanrl.md)
-    python docs/recipes/cleanrl_recipe.py --steps 4096 --deals 20      # the test's run (tests/recipes/test_cleanrl.py)
+    python docs/recipes/cleanrl_recipe.py --steps 4096 --deals 10      # the test's run (tests/recipes/test_cleanrl.py)
 
 The structure of CleanRL's ``ppo.py`` (one file, an ``Agent`` with an actor and a critic, rollouts of ``num_steps``
 steps of ``num_envs`` environments, GAE, clipped surrogate, value loss, entropy bonus), with two changes for a card

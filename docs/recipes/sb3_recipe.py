@@ -1,7 +1,7 @@
 """Recipe: sb3-contrib's MaskablePPO on whist_env's single-agent German Whist env, then 500 duplicate deals.
 
     python docs/recipes/sb3_recipe.py --steps 100000 --deals 500   # the documented run (docs/recipes/sb3.md)
-    python docs/recipes/sb3_recipe.py --steps 2048 --deals 20      # the test's run (tests/recipes/test_sb3.py)
+    python docs/recipes/sb3_recipe.py --steps 2048 --deals 10      # the test's run (tests/recipes/test_sb3.py)
 
 Only Stable-Baselines3's and sb3-contrib's documented API and whist_env's public one: ``gymnasium.make`` builds the
 single-agent env (the other seat plays inside it), ``MaskablePPO`` reads the legal actions from the env's

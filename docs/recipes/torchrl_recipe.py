@@ -2,7 +2,7 @@
 500 duplicate deals.
 
     python docs/recipes/torchrl_recipe.py --steps 100000 --deals 500   # the documented run (docs/recipes/torchrl.md)
-    python docs/recipes/torchrl_recipe.py --steps 4096 --deals 20      # the test's run (tests/recipes/test_torchrl.py)
+    python docs/recipes/torchrl_recipe.py --steps 4096 --deals 10      # the test's run (tests/recipes/test_torchrl.py)
 
 Training follows TorchRL's PPO tutorial: ``GymWrapper`` around ``gymnasium.make_vec("whist_env/german_whist-v0")``
 (the other seat plays inside a batched engine; TorchRL wants same-step autoreset, ``autoreset_mode="SameStep"``, and
