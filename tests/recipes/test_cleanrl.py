@@ -8,6 +8,7 @@ import pytest
 from recipe_helpers import load_recipe
 
 pytest.importorskip("torch")
+pytest.importorskip("numba")  # the batched engine behind gymnasium.make_vec
 
 
 @pytest.mark.slow
