@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from recipe_helpers import load_recipe
 
-pytest.importorskip("agilerl")
+pytest.importorskip("agilerl.algorithms")
 
 
 @pytest.mark.slow
