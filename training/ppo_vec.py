@@ -3,6 +3,7 @@
     python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml
     python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml --seed 1 --set n_envs=512
     python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml --resume     # after an interruption
+    python training/ppo_vec.py --config configs/ppo_vec_german_whist_warm.yaml         # warm start, vs the heuristic
 
 The twin of ``training/train.py`` (sb3-contrib's ``MaskablePPO`` on one single-agent env per process slot) on
 :func:`whist_env.vector.make_learner_env`, where the other seats play inside the engine, batched. What is the same:
@@ -18,9 +19,18 @@ heuristic, whose decisions are the Python agent's) to draw weights; with ``self_
 learner (greedy numpy copies of its actor, batched callables ``(obs, mask) -> actions``) take ``self_play_weight``
 of the draws. Each opponent seat draws its player at the start of every rollout.
 
+Warm start (``pretrain:``, as ``train.py``'s; ``training/vec_pretrain.py``): before PPO, the game's heuristic is
+played batched on the engine and cloned into the actor and the critic, with DAgger rounds in which the cloned network
+plays on the engine and the heuristic labels its states; the teacher's dataset is cached in
+:mod:`whist_env.pretrain`'s format (``pretrain.cache_dir``). ``canonical_suits``: the learner sees trump as spades
+(:class:`LearnerView`), as in ``train.py``; the exported policy's metadata says so.
+
 At the end the actor is exported to the numpy format of the shipped agents (``runs/<run>/policy.npz``, played by
-``make_agent("pretrained(path=...)", game)``) and evaluated with :func:`whist_env.evaluation.evaluate` on
-``final_eval_deals`` duplicate deals against each of ``eval_opponents``; the table is ``runs/<run>/eval.json``.
+``make_agent("pretrained(path=...)", game)``) and evaluated on ``final_eval_deals`` duplicate deals against each of
+``eval_opponents``: on the batched engine's arena (:func:`whist_env.vector.arena.evaluate_batched`; the same deals,
+and the same results for deterministic agents, as :func:`whist_env.evaluation.evaluate`'s) when every agent has a
+batched form, else on the AEC arena; the table, with the wall time of each phase (set-up, warm start, PPO, final
+evaluation; also ``runs/<run>/phases.json``, kept across ``--resume``), is ``runs/<run>/eval.json``.
 """
 
 from __future__ import annotations
@@ -461,9 +471,7 @@ def numpy_actor(model: Any) -> Any:
     return NumpyPolicy(arrays[:-1], ["tanh"] * (len(arrays) - 1), arrays[-1])
 
 
-def export_actor(
-    model: Any, path: Path, game: str, options: dict[str, Any], canonical_suits: bool = False
-) -> Path:
+def export_actor(model: Any, path: Path, game: str, options: dict[str, Any], canonical_suits: bool = False) -> Path:
     """Write the actor as a ``.npz`` in the shipped agents' format, with the game's metadata (the file that
     ``make_agent("pretrained(path=...)", game, **options)`` plays; ``canonical_suits``: it renames the suits as the
     learner did)."""

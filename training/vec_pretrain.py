@@ -51,53 +51,56 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def teacher_env(game: str, options: dict[str, Any], deals: int, seed: int, num_envs: int = DATA_ENVS) -> Any:
+    """The learner env the teacher's data is played in: ``min(deals, num_envs)`` environments, the learner's seat drawn
+    per episode, the heuristic in the other seats, same-step autoreset; the engine seeded with ``seed``."""
+    from gymnasium.vector import AutoresetMode
+
+    from whist_env.vector import make_learner_env
+
+    return make_learner_env(game, min(deals, num_envs), opponents="heuristic", learner_seat="random", seed=seed,
+                            autoreset_mode=AutoresetMode.SAME_STEP, **options)  # fmt: skip
+
+
 def play_teacher(
-    game: str,
-    options: dict[str, Any],
+    env: Any,
     deals: int,
-    seed: int,
     learner: Batched | None = None,
-    num_envs: int = DATA_ENVS,
     progress: bool = False,
     label: str = "",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Play ``deals`` episodes on the engine, one learner seat each (drawn per episode), the heuristic in the other
-    seats, and record every decision of the learner seat with the heuristic's action there.
+    """Play ``deals`` episodes in the learner env ``env`` (:func:`teacher_env`), from its reset, and record every
+    decision of the learner seat with the heuristic's action there (:class:`whist_env.vector.heuristics.
+    BatchedHeuristic` on the engine's state: whenever the learner is asked, the seat to act is the learner's).
 
     Args:
-        game: a game whose heuristic has a batched port.
-        options: its options.
-        deals: episodes recorded (environment ``i`` of ``B = min(deals, num_envs)`` records ``deals // B`` of them,
-            one more when ``i < deals % B``).
-        seed: the engine's seed (its deals) and the seats' draws.
+        env: a same-step learner env of the game (its opponents are its own: the heuristic in :func:`teacher_env`).
+        deals: episodes recorded (environment ``i`` of the ``B`` records ``deals // B`` of them, one more when
+            ``i < deals % B``).
         learner: who moves in the learner seat: None, the teacher itself (the heuristic's self-play); else a batched
-            policy ``(obs (k, D), mask (k, A) bool) -> actions (k,)`` of the real game (DAgger).
-        num_envs: environments stepped as one batch.
+            policy ``(obs (B, D), mask (B, A) bool) -> actions (B,)`` of the real game (DAgger).
         progress: a progress bar on stderr, per finished episode.
         label: the progress bar's label.
 
     Returns:
         ``obs`` (n, D) in the engine's dtype, ``mask`` (n, A) int8, the teacher's ``action`` (n,) int64, ``outcome``
         (n,) float32 (the learner seat's rewards from the decision to the end of its episode) and ``seat`` (n,) int8,
-        in the order played.
+        step by step, environment by environment within a step.
     """
-    from gymnasium.vector import AutoresetMode
+    import dataclasses
 
     from whist_env.evaluation.arena import Progress
-    from whist_env.vector import make_learner_env
     from whist_env.vector.heuristics import BatchedHeuristic
 
-    b = min(deals, num_envs)
-    env = make_learner_env(game, b, opponents="heuristic", learner_seat="random", seed=seed,
-                           autoreset_mode=AutoresetMode.SAME_STEP, **options)  # fmt: skip
-    teacher = BatchedHeuristic(game, **options)
+    b = env.num_envs
+    teacher = BatchedHeuristic(env.game_id, **dataclasses.asdict(env.venv.game.config))
     every = np.arange(b)
     quota = np.full(b, deals // b, np.int64)
     quota[: deals % b] += 1
     finished = np.zeros(b, np.int64)
-    bar = Progress(deals, label or f"{game} heuristic on the engine", enabled=progress)
+    bar = Progress(deals, label or f"{env.game_id} heuristic on the engine", enabled=progress)
     steps: list[tuple[np.ndarray, ...]] = []  # per step: obs, mask, label, seat, reward, done, kept
-    obs, infos = env.reset(seed=seed)
+    obs, infos = env.reset()
     while (finished < quota).any():
         mask = env.action_masks()
         labels = teacher.act_state(env.venv, every)
@@ -150,7 +153,8 @@ def teacher_dataset(
         data = load_dataset(path, game, options, recipe)
         log(f"dataset: {len(data):,} decisions from {path}")
         return data
-    arrays = play_teacher(game, options, deals, seed, progress=progress, label=f"{game} heuristic self-play")
+    env = teacher_env(game, options, deals, seed)
+    arrays = play_teacher(env, deals, progress=progress, label=f"{game} heuristic self-play")
     data = Dataset(*arrays, metadata=ModelMetadata.for_game(game, options), recipe=recipe)
     if path is not None:
         save_dataset(data, path)
@@ -344,8 +348,8 @@ def warm_start(model: Any, config: Any, view: Any, run_dir: Path | None = None) 
     for r in range(p.relabel_rounds):
         seed = RELABEL_SEED + 1000 * r + config.seed
         learner = SamplingLearner(model, view, seed)
-        arrays = play_teacher(config.game, options, p.relabel_deals, seed, learner, progress=True,
-                              label=f"{config.game} DAgger round {r + 1}")  # fmt: skip
+        env = teacher_env(config.game, options, p.relabel_deals, seed)
+        arrays = play_teacher(env, p.relabel_deals, learner, progress=True, label=f"{config.game} DAgger round {r + 1}")
         from whist_env.pretrain import Dataset
 
         recipe = {"teacher": "heuristic", "deals": p.relabel_deals, "seed": seed, "source": RECIPE_SOURCE}
@@ -378,6 +382,7 @@ __all__ = [
     "agreement",
     "clone",
     "play_teacher",
+    "teacher_env",
     "renamed",
     "sparse_rows",
     "teacher_dataset",
