@@ -340,7 +340,7 @@ def test_one_config_per_game_and_all_load() -> None:
 
 def test_heuristic_opponents_train_and_evaluate(tmp_path: Path) -> None:
     """``opponents: {heuristic: 1}`` trains against the numba heuristic inside the engine, and the final evaluation
-    plays the Python heuristic; both ends report every decision legal."""
+    plays it on the batched arena; both ends report every decision legal."""
     extra = [
         "--set",
         "opponents={heuristic: 1.0}",
