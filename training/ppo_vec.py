@@ -30,7 +30,8 @@ At the end the actor is exported to the numpy format of the shipped agents (``ru
 ``eval_opponents``: on the batched engine's arena (:func:`whist_env.vector.arena.evaluate_batched`; the same deals,
 and the same results for deterministic agents, as :func:`whist_env.evaluation.evaluate`'s) when every agent has a
 batched form, else on the AEC arena; the table, with the wall time of each phase (set-up, warm start, PPO, final
-evaluation; also ``runs/<run>/phases.json``, kept across ``--resume``), is ``runs/<run>/eval.json``.
+evaluation; also ``runs/<run>/phases.json``, kept across ``--resume``) and this session's CPU time per phase, is
+``runs/<run>/eval.json``.
 """
 
 from __future__ import annotations
@@ -1044,7 +1045,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
-    t_start = time.perf_counter()
+    t_start, cpu_mark = time.perf_counter(), time.process_time()
+    cpu: dict[str, float] = {}  # this session's CPU seconds per phase (the wall times are the clock's)
+
+    def lap(phase: str) -> None:
+        nonlocal cpu_mark
+        clock.lap(phase)
+        cpu[phase], cpu_mark = time.process_time() - cpu_mark, time.process_time()
+
     config, run_dir, found = resolve(args)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
@@ -1065,18 +1073,19 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
         log(f"resuming from {found[0].name} ({trainer.num_timesteps:,} steps)")
     else:
         log(f"{config.game} on {trainer.device}: {config.total_timesteps:,} steps -> {run_dir}")
-    clock.lap("set-up")
+    lap("set-up")
     if found is None and config.pretrain is not None:  # warm start: the cloned weights are what PPO fine-tunes
         from training.vec_pretrain import warm_start
 
         warm_start(trainer.model, config, trainer.view, run_dir)
-        clock.lap("warm start")
+        lap("warm start")
     w0, c0 = now()
     trainer.train()
     if trainer.saved_step != trainer.num_timesteps:  # the end of the run is checkpointed too
         trainer.save_checkpoint()
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     clock.set("PPO", trainer.ppo_wall_s)
+    cpu["PPO"], cpu_mark = time.process_time() - cpu_mark, time.process_time()
     policy = export_actor(
         trainer.model, run_dir / "policy.npz", config.game, config.game_options, config.canonical_suits
     )
@@ -1090,8 +1099,9 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     if config.final_eval_deals:
         log(f"final evaluation: {config.final_eval_deals} duplicate deals vs {', '.join(config.eval_opponents)}")
         summary["eval"] = evaluate_policy(config, policy, progress=True)
-        clock.lap("final evaluation")
+        lap("final evaluation")
     summary["phases_s"] = dict(clock.seconds)
+    summary["phases_cpu_s"] = cpu
     (run_dir / "eval.json").write_text(json.dumps(summary, indent=2))
     if trainer.writer is not None:
         trainer.writer.close()

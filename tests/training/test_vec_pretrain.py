@@ -143,6 +143,7 @@ def test_tiny_warm_run_writes_its_artefacts_and_phases(tmp_path: Path) -> None:
     assert record["rows"] == (40 + 20 + 20) * 26
     summary = json.loads((run / "eval.json").read_text())
     assert summary["phases_s"] == phases
+    assert list(summary["phases_cpu_s"]) == list(phases)
     assert [r["opponent"] for r in summary["eval"]] == ["random", "heuristic"]
     assert all(r["engine"] == "batched" and r["deals"] == 6 and r["illegal_actions"] == 0 for r in summary["eval"])
     agent = make_agent(f"pretrained(path={run / 'policy.npz'})", GAME)
