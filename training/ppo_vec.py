@@ -1046,12 +1046,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     t_start, cpu_mark = time.perf_counter(), time.process_time()
-    cpu: dict[str, float] = {}  # this session's CPU seconds per phase (the wall times are the clock's)
+    phase_cpu: dict[str, float] = {}  # this session's CPU seconds per phase (the wall times are the clock's)
 
     def lap(phase: str) -> None:
         nonlocal cpu_mark
         clock.lap(phase)
-        cpu[phase], cpu_mark = time.process_time() - cpu_mark, time.process_time()
+        phase_cpu[phase], cpu_mark = time.process_time() - cpu_mark, time.process_time()
 
     config, run_dir, found = resolve(args)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -1085,7 +1085,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
         trainer.save_checkpoint()
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     clock.set("PPO", trainer.ppo_wall_s)
-    cpu["PPO"], cpu_mark = time.process_time() - cpu_mark, time.process_time()
+    phase_cpu["PPO"], cpu_mark = time.process_time() - cpu_mark, time.process_time()
     policy = export_actor(
         trainer.model, run_dir / "policy.npz", config.game, config.game_options, config.canonical_suits
     )
@@ -1101,7 +1101,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
         summary["eval"] = evaluate_policy(config, policy, progress=True)
         lap("final evaluation")
     summary["phases_s"] = dict(clock.seconds)
-    summary["phases_cpu_s"] = cpu
+    summary["phases_cpu_s"] = phase_cpu
     (run_dir / "eval.json").write_text(json.dumps(summary, indent=2))
     if trainer.writer is not None:
         trainer.writer.close()
