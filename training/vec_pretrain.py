@@ -29,11 +29,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from training.pretrain import RELABEL_SEED
+
+if TYPE_CHECKING:
+    from whist_env.pretrain import Dataset
 
 TEACHER_SEED = 3_000_017
 """The teacher's deals of a run with seed ``s`` are the engine's of seed ``TEACHER_SEED + s``."""
@@ -136,7 +139,7 @@ def teacher_dataset(
     cache_dir: str = "",
     progress: bool = False,
     log: Callable[[str], None] = _log,
-) -> Any:
+) -> Dataset:
     """The heuristic's decisions in the learner seat over ``deals`` engine episodes (:func:`play_teacher`) as a
     :class:`~whist_env.pretrain.Dataset`, read from ``cache_dir`` when it holds them (checked: the game, the options,
     the layout's fingerprint and the recipe; a mismatch raises
@@ -162,7 +165,7 @@ def teacher_dataset(
     return data
 
 
-def renamed(data: Any, chunk: int = 16384) -> Any:
+def renamed(data: Dataset, chunk: int = 16384) -> Dataset:
     """:func:`whist_env.pretrain.canonical_rows` of ``data``, a chunk of rows at a time (the renaming's index arrays
     are 8 bytes per observation entry)."""
     from whist_env.pretrain import canonical_rows
@@ -174,7 +177,7 @@ def renamed(data: Any, chunk: int = 16384) -> Any:
     return out
 
 
-def _rows(data: Any, index: slice) -> Any:
+def _rows(data: Dataset, index: slice) -> Dataset:
     from whist_env.pretrain import Dataset
 
     return Dataset(data.obs[index], data.mask[index], data.action[index], data.outcome[index], data.seat[index],
@@ -193,7 +196,7 @@ def sparse_rows(obs: np.ndarray, chunk: int = 16384) -> Any:
 
 def clone(
     model: Any,
-    data: Any,
+    data: Dataset,
     *,
     epochs: int,
     batch_size: int,
@@ -257,7 +260,7 @@ def clone(
     return history
 
 
-def agreement(model: Any, data: Any, batch_size: int = 8192) -> float:
+def agreement(model: Any, data: Dataset, batch_size: int = 8192) -> float:
     """Share of ``data``'s rows where the masked argmax of ``model``'s logits is the teacher's action."""
     import torch
 

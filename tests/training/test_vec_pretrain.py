@@ -129,7 +129,6 @@ TINY = [
 ]  # fmt: skip
 
 
-@pytest.mark.slow
 def test_tiny_warm_run_writes_its_artefacts_and_phases(tmp_path: Path) -> None:
     """ppo_vec with the shipped recipe's config, tiny: warm start, PPO against the heuristic, the batched arena's final
     evaluation; every artefact and phase is written, and the exported policy renames its suits."""
