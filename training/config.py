@@ -115,10 +115,36 @@ class PretrainConfig:
     relabel_epochs: int = 4
     """Passes over the grown dataset after each DAgger round."""
     workers: int = 2
-    """Processes generating the data."""
+    """Processes generating the data (``train.py``; ``ppo_vec.py`` plays the teacher batched on the engine, in one
+    process)."""
     cache_dir: str = ""
     """Where the teacher's dataset is cached (``.npz`` with the layout's fingerprint; a cached file whose layout,
     options or recipe differ is refused); empty: no cache, the data is generated every run."""
+
+    def validate(self, game: str, game_options: dict[str, Any]) -> None:
+        """Checks of the section for a run of ``game`` with ``game_options`` (the teacher is built once).
+
+        Raises:
+            ConfigError: naming the key (``pretrain.<key>``), the bad value and what is allowed.
+        """
+        from whist_env.agents import make_agent
+        from whist_env.errors import OptionError
+
+        for name in ("deals", "epochs", "batch_size", "relabel_deals", "workers"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"pretrain.{name} must be positive, got {getattr(self, name)}")
+        for name in ("relabel_rounds", "relabel_epochs"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"pretrain.{name} must be 0 or more, got {getattr(self, name)}")
+        if self.learning_rate <= 0 or self.value_coef < 0:
+            raise ConfigError(
+                f"pretrain.learning_rate must be positive and pretrain.value_coef 0 or more, got "
+                f"{self.learning_rate} and {self.value_coef}"
+            )
+        try:
+            make_agent(self.teacher, game, **game_options)
+        except OptionError as err:
+            raise ConfigError(f"pretrain.teacher: {err}") from err
 
 
 @dataclasses.dataclass
@@ -262,7 +288,7 @@ class TrainConfig:
             check_range(name, getattr(self, name), 0)
         self._validate_game_and_agents()
         if self.pretrain is not None:
-            self._validate_pretrain(self.pretrain)
+            self.pretrain.validate(self.game, self.game_options)
         if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
             raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
 
@@ -292,26 +318,6 @@ class TrainConfig:
                 make_agent(name, self.game, **self.game_options)
             except OptionError as err:
                 raise ConfigError(f"{key}: {err}") from err
-
-    def _validate_pretrain(self, p: PretrainConfig) -> None:
-        from whist_env.agents import make_agent
-        from whist_env.errors import OptionError
-
-        for name in ("deals", "epochs", "batch_size", "relabel_deals", "workers"):
-            if getattr(p, name) <= 0:
-                raise ConfigError(f"pretrain.{name} must be positive, got {getattr(p, name)}")
-        for name in ("relabel_rounds", "relabel_epochs"):
-            if getattr(p, name) < 0:
-                raise ConfigError(f"pretrain.{name} must be 0 or more, got {getattr(p, name)}")
-        if p.learning_rate <= 0 or p.value_coef < 0:
-            raise ConfigError(
-                f"pretrain.learning_rate must be positive and pretrain.value_coef 0 or more, got "
-                f"{p.learning_rate} and {p.value_coef}"
-            )
-        try:
-            make_agent(p.teacher, self.game, **self.game_options)
-        except OptionError as err:
-            raise ConfigError(f"pretrain.teacher: {err}") from err
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values, for ``config.yaml``."""

@@ -49,26 +49,31 @@ def evaluate_learner(
     seed: int,
     workers: int = 1,
     progress: bool = False,
+    batched: bool = False,
 ) -> dict[str, Any]:
     """The learner against ``opponent`` (a name) over ``num_deals`` duplicate deals (``progress``: a progress
     bar with an ETA on stderr).
 
+    ``batched``: on the batched engine's arena (:func:`whist_env.vector.arena.evaluate_batched`: the same deals, and
+    for deterministic agents the same results; :func:`batched_ok` says when it can), in one process.
+
     Returns:
         ``mean``/``ci95`` (the learner's reward per deal), ``diff``/``diff_ci95`` (learner − opponent,
-        paired), ``win_rate`` (share of tables won), ``illegal_actions``, ``deals`` and ``unit``.
+        paired), ``win_rate`` (share of tables won), ``illegal_actions``, ``deals``, ``unit`` and ``engine``
+        (``aec`` or ``batched``).
     """
-    report = arena_evaluate(
-        game_id,
-        [learner, opponent],
-        num_deals,
-        seed,
-        game_options,
-        workers=workers,
-        single_deal=single_deal_ok(game_id, game_options),
-        lineup=lineup_for(game_id, game_options),
-        names=(LEARNER, opponent),
-        progress=progress,
-    )
+    common: dict[str, Any] = {
+        "single_deal": single_deal_ok(game_id, game_options),
+        "lineup": lineup_for(game_id, game_options),
+        "names": (LEARNER, opponent),
+        "progress": progress,
+    }
+    if batched:
+        from whist_env.vector.arena import evaluate_batched
+
+        report = evaluate_batched(game_id, [learner, opponent], num_deals, seed, game_options, **common)
+    else:
+        report = arena_evaluate(game_id, [learner, opponent], num_deals, seed, game_options, workers=workers, **common)
     me = report.agent(LEARNER)
     diff = report.pairs[0].diff
     return {
@@ -80,4 +85,20 @@ def evaluate_learner(
         "illegal_actions": me.illegal,
         "deals": report.num_deals,
         "unit": report.unit,
+        "engine": "batched" if batched else "aec",
     }
+
+
+def batched_ok(game_id: str, game_options: dict[str, Any], agents: list[str]) -> bool:
+    """Whether the batched arena can play these evaluations: one-deal units (:func:`single_deal_ok`), a game with a
+    batched engine, and agents that all have a batched form (``random``, ``pretrained``, ``heuristic`` where its port
+    exists)."""
+    from whist_env.agents.agent_spec import parse_agent_spec
+    from whist_env.vector import vector_game_ids
+    from whist_env.vector.arena import BATCHED_NAMES
+    from whist_env.vector.heuristics import ported_games
+
+    if game_id not in vector_game_ids() or not single_deal_ok(game_id, game_options):
+        return False
+    names = [parse_agent_spec(a).name for a in agents]
+    return all(n in BATCHED_NAMES and (n != "heuristic" or game_id in ported_games()) for n in names)

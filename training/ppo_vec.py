@@ -3,6 +3,7 @@
     python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml
     python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml --seed 1 --set n_envs=512
     python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml --resume     # after an interruption
+    python training/ppo_vec.py --config configs/ppo_vec_german_whist_warm.yaml         # warm start, vs the heuristic
 
 The twin of ``training/train.py`` (sb3-contrib's ``MaskablePPO`` on one single-agent env per process slot) on
 :func:`whist_env.vector.make_learner_env`, where the other seats play inside the engine, batched. What is the same:
@@ -18,9 +19,19 @@ heuristic, whose decisions are the Python agent's) to draw weights; with ``self_
 learner (greedy numpy copies of its actor, batched callables ``(obs, mask) -> actions``) take ``self_play_weight``
 of the draws. Each opponent seat draws its player at the start of every rollout.
 
+Warm start (``pretrain:``, as ``train.py``'s; ``training/vec_pretrain.py``): before PPO, the game's heuristic is
+played batched on the engine and cloned into the actor and the critic, with DAgger rounds in which the cloned network
+plays on the engine and the heuristic labels its states; the teacher's dataset is cached in
+:mod:`whist_env.pretrain`'s format (``pretrain.cache_dir``). ``canonical_suits``: the learner sees trump as spades
+(:class:`LearnerView`), as in ``train.py``; the exported policy's metadata says so.
+
 At the end the actor is exported to the numpy format of the shipped agents (``runs/<run>/policy.npz``, played by
-``make_agent("pretrained(path=...)", game)``) and evaluated with :func:`whist_env.evaluation.evaluate` on
-``final_eval_deals`` duplicate deals against each of ``eval_opponents``; the table is ``runs/<run>/eval.json``.
+``make_agent("pretrained(path=...)", game)``) and evaluated on ``final_eval_deals`` duplicate deals against each of
+``eval_opponents``: on the batched engine's arena (:func:`whist_env.vector.arena.evaluate_batched`; the same deals,
+and the same results for deterministic agents, as :func:`whist_env.evaluation.evaluate`'s) when every agent has a
+batched form, else on the AEC arena; the table, with the wall time of each phase (set-up, warm start, PPO, final
+evaluation; also ``runs/<run>/phases.json``, kept across ``--resume``) and this session's CPU time per phase, is
+``runs/<run>/eval.json``.
 """
 
 from __future__ import annotations
@@ -43,7 +54,14 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # run as a script: make the `training` package importable
     sys.path.insert(0, str(REPO))
 
-from training.config import ConfigError, field_docs, load_config_as, parse_set, save_config  # noqa: E402
+from training.config import (  # noqa: E402
+    ConfigError,
+    PretrainConfig,
+    field_docs,
+    load_config_as,
+    parse_set,
+    save_config,
+)
 
 CHECKPOINT_FILE = "state.pt"
 """The one file of a checkpoint directory ``checkpoints/step_<n>/``."""
@@ -127,6 +145,13 @@ class PPOVecConfig:
     """torch device: ``auto`` (cuda when available, else cpu), ``cpu``, ``cuda``, ``cuda:1``, ..."""
     torch_threads: int = 1
     """``torch.set_num_threads`` (on cpu); 1 as in the sb3 path."""
+    canonical_suits: bool = False
+    """The learner sees its game with the suits renamed so that trump is spades (``whist_env.canonical``; the env's
+    observation is not changed): observations, masks and cloned labels are renamed, its actions renamed back; the
+    exported policy's metadata records it, so every agent that plays it renames too."""
+    pretrain: PretrainConfig | None = None
+    """Warm start before PPO (keys: ``pretrain.*``; the teacher is the game's heuristic, played batched on the
+    engine: ``training/vec_pretrain.py``); absent or null: PPO starts from random weights."""
 
     def validate(self) -> None:
         """Cross-field checks.
@@ -190,6 +215,25 @@ class PPOVecConfig:
         if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
             raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
         self._validate_env()
+        if self.pretrain is not None:
+            self._validate_pretrain(self.pretrain)
+
+    def _validate_pretrain(self, p: PretrainConfig) -> None:
+        """The section's own checks, and a teacher with a batched form for this game."""
+        from training.vec_pretrain import ENGINE_TEACHERS
+        from whist_env.errors import OptionError
+        from whist_env.vector.heuristics import BatchedHeuristic
+
+        p.validate(self.game, self.game_options)
+        if p.teacher not in ENGINE_TEACHERS:
+            raise ConfigError(
+                f"pretrain.teacher: ppo_vec plays the teacher batched on the engine, which only "
+                f"{', '.join(ENGINE_TEACHERS)} can, got {p.teacher!r} (train.py's warm start takes any agent)"
+            )
+        try:
+            BatchedHeuristic(self.game, **self.game_options)
+        except OptionError as err:
+            raise ConfigError(f"pretrain.teacher: {err}") from err
 
     def _validate_env(self) -> None:
         """The game options, seat and opponents, checked by building the env (one environment) and the agents."""
@@ -428,29 +472,67 @@ def numpy_actor(model: Any) -> Any:
     return NumpyPolicy(arrays[:-1], ["tanh"] * (len(arrays) - 1), arrays[-1])
 
 
-def export_actor(model: Any, path: Path, game: str, options: dict[str, Any]) -> Path:
+def export_actor(model: Any, path: Path, game: str, options: dict[str, Any], canonical_suits: bool = False) -> Path:
     """Write the actor as a ``.npz`` in the shipped agents' format, with the game's metadata (the file that
-    ``make_agent("pretrained(path=...)", game, **options)`` plays)."""
+    ``make_agent("pretrained(path=...)", game, **options)`` plays; ``canonical_suits``: it renames the suits as the
+    learner did)."""
     from whist_env.fingerprint import ModelMetadata, write_metadata
 
     tmp = path.with_name(path.stem + ".tmp.npz")
     np.savez(tmp, **numpy_actor(model).arrays())  # type: ignore[arg-type]
-    write_metadata(tmp, ModelMetadata.for_game(game, options))
+    write_metadata(tmp, ModelMetadata.for_game(game, options, canonical_suits=canonical_suits))
     os.replace(tmp, path)
     return path
 
 
+class LearnerView:
+    """What the learner sees of the env: the observations and masks with the suits renamed so that trump is spades
+    (``canonical_suits``: :class:`whist_env.canonical.CanonicalSuits`), or as they are; its actions renamed back.
+
+    Args:
+        game: the game id.
+        options: its options.
+        canonical_suits: rename, or not (then every method passes its arguments through).
+    """
+
+    def __init__(self, game: str, options: dict[str, Any], canonical_suits: bool) -> None:
+        self.canonical: Any = None
+        if canonical_suits:
+            from whist_env.canonical import CanonicalSuits
+            from whist_env.registry import get_spec
+
+            spec = get_spec(game)
+            self.canonical = CanonicalSuits(spec.make_encoder(spec.make_rules(**options)).layout)
+
+    def forward(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``(obs', mask', perm)`` of a batch ``(k, D)``, ``(k, A)`` (``perm`` None without renaming)."""
+        if self.canonical is None:
+            return obs, mask, None
+        return self.canonical.forward(obs, mask)  # type: ignore[no-any-return]
+
+    def back(self, actions: np.ndarray, perm: np.ndarray | None) -> np.ndarray:
+        """The learner's ``actions`` (k,) as the real game's."""
+        return actions if perm is None else self.canonical.action_back(actions, perm)
+
+
 class Snapshot:
     """A frozen copy of the learner's actor as a batched opponent ``(obs (k, D), mask (k, A)) -> actions (k,)``:
-    the argmax of the legal actions' logits (numpy; picklable, so checkpoints keep the pool)."""
+    the argmax of the legal actions' logits, in the learner's view (``view``: its suits renamed, or not; numpy;
+    picklable, so checkpoints keep the pool)."""
 
-    def __init__(self, policy: Any, step: int) -> None:
+    def __init__(self, policy: Any, step: int, view: LearnerView | None = None) -> None:
         self.policy = policy
         self.step = step
+        self.view = view
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        view = getattr(self, "view", None)  # a snapshot pickled before views existed
+        perm = None
+        if view is not None:
+            obs, mask, perm = view.forward(obs, mask)
         logits = self.policy.logits(obs)
-        return np.where(mask, logits, -np.inf).argmax(axis=1).astype(np.int64)
+        actions = np.where(mask, logits, -np.inf).argmax(axis=1).astype(np.int64)
+        return actions if view is None else np.asarray(view.back(actions, perm), np.int64)
 
     def __repr__(self) -> str:
         return f"Snapshot(step={self.step})"
@@ -538,6 +620,7 @@ class PPOVec:
         self.obs_size = int(self.env.venv.observation_size)
         self.num_actions = int(self.env.venv.num_actions)
         self.model = build_actor_critic(self.obs_size, self.num_actions, list(config.net_arch)).to(self.device)
+        self.view = LearnerView(config.game, dict(config.game_options), config.canonical_suits)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate, eps=1e-5)
         self.rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(7,)))
         self.num_timesteps = 0
@@ -549,6 +632,7 @@ class PPOVec:
         # the learner's return and decisions so far in each environment's episode (the env leaves them to the caller)
         self.episode_progress = (np.zeros(config.n_envs, np.float64), np.zeros(config.n_envs, np.int64))
         self.timers = Timers()
+        self.ppo_wall_s = 0.0  # PPO's wall time over every session of the run (a checkpoint carries it)
         self.saved_step = -1  # the step of the newest checkpoint this trainer wrote or resumed from
         self.writer: Any = None
         self._obs: np.ndarray | None = None
@@ -584,9 +668,10 @@ class PPOVec:
         obs_np, mask_np = self._obs, self.env.action_masks()
         for t in range(t_steps):
             w0, c0 = now()
+            seen, legal, perm = self.view.forward(obs_np, mask_np)
             with torch.no_grad():
-                rows = SparseRows.of(torch.as_tensor(obs_np, device=dev))
-                mask = torch.as_tensor(mask_np, device=dev)
+                rows = SparseRows.of(torch.as_tensor(seen, device=dev))
+                mask = torch.as_tensor(legal, device=dev)
                 logits, value = self.model(rows, mask)
                 log_probs = torch.log_softmax(logits, -1)
                 action = torch.multinomial(log_probs.exp(), 1).squeeze(1)
@@ -594,7 +679,7 @@ class PPOVec:
                 mask_buf[t], act_buf[t] = mask, action
                 logp_buf[t] = log_probs.gather(1, action[:, None]).squeeze(1)
                 val_buf[t] = value
-                actions = action.cpu().numpy()
+                actions = self.view.back(action.cpu().numpy(), perm)
             self.timers.add("forward", w0, c0)
             w0, c0 = now()
             obs_np, reward, terminated, truncated, infos = self.env.step(actions)
@@ -605,7 +690,7 @@ class PPOVec:
             self._count_episodes(reward, done[t] > 0)
         w0, c0 = now()
         with torch.no_grad():
-            last = SparseRows.of(torch.as_tensor(obs_np, device=dev))
+            last = SparseRows.of(torch.as_tensor(self.view.forward(obs_np, mask_np)[0], device=dev))
             val_buf[t_steps] = self.model(last, torch.ones((b, self.num_actions), dtype=torch.bool, device=dev))[1]
             obs = SparseRows.cat(obs_parts, self.obs_size)
         self.timers.add("forward", w0, c0)
@@ -688,8 +773,10 @@ class PPOVec:
             stats = self.update(batch)
             self.timers.add("update", u0, uc0)
             self._report(stats, time.perf_counter() - w0)
+            self.ppo_wall_s += time.perf_counter() - w0
             if c.self_play and self.num_timesteps >= self.next_snapshot:
-                self.snapshots = [*self.snapshots, Snapshot(numpy_actor(self.model), self.num_timesteps)]
+                snapshot = Snapshot(numpy_actor(self.model), self.num_timesteps, self.view)
+                self.snapshots = [*self.snapshots, snapshot]
                 self.snapshots = self.snapshots[-c.self_play_pool :]
                 self.next_snapshot += c.self_play_refresh
             if self.run_dir is not None and (self.num_timesteps >= self.next_checkpoint):
@@ -739,6 +826,7 @@ class PPOVec:
             "next_checkpoint": self.next_checkpoint,
             "episodes": (self.episode_returns, self.episode_lengths),
             "episode_progress": tuple(a.copy() for a in self.episode_progress),
+            "ppo_wall_s": self.ppo_wall_s,
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -765,6 +853,7 @@ class PPOVec:
         else:  # a checkpoint from when the env counted them
             ret, length = state["env"]["_return"], state["env"]["_length"]
         self.episode_progress = (ret.copy(), length.copy())
+        self.ppo_wall_s = float(state.get("ppo_wall_s", 0.0))
         self.saved_step = self.num_timesteps
 
     def save_checkpoint(self) -> Path:
@@ -842,13 +931,16 @@ def find_checkpoint(run_dir: Path) -> tuple[Path, dict[str, Any]] | None:
 
 
 # ---------------------------------------------------------------------------------------------- evaluation
-def evaluate_policy(config: PPOVecConfig, policy_path: Path) -> list[dict[str, Any]]:
+def evaluate_policy(config: PPOVecConfig, policy_path: Path, progress: bool = False) -> list[dict[str, Any]]:
     """The exported actor against each of ``eval_opponents`` on ``final_eval_deals`` duplicate deals (the arena's
     one-deal unit when the training options allow it with the same observation layout, else whole episodes:
-    :func:`training.evaluation.single_deal_ok`)."""
-    from training.evaluation import evaluate_learner
+    :func:`training.evaluation.single_deal_ok`), on the batched engine's arena when every agent has a batched form
+    (:func:`training.evaluation.batched_ok`: the same deals and, for the network and the heuristic, the same cards as
+    the AEC arena's), else on the AEC arena in ``eval_workers`` processes."""
+    from training.evaluation import batched_ok, evaluate_learner
 
     learner = f"pretrained(path={policy_path})"
+    batched = batched_ok(config.game, dict(config.game_options), [learner, *config.eval_opponents])
     return [
         {
             "opponent": opponent,
@@ -860,6 +952,8 @@ def evaluate_policy(config: PPOVecConfig, policy_path: Path) -> list[dict[str, A
                 config.final_eval_deals,
                 1_000_003 + config.seed,
                 workers=config.eval_workers,
+                progress=progress,
+                batched=batched,
             ),
         }
         for opponent in config.eval_opponents
@@ -951,6 +1045,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
+    t_start, cpu_mark = time.perf_counter(), time.process_time()
+    phase_cpu: dict[str, float] = {}  # this session's CPU seconds per phase (the wall times are the clock's)
+
+    def lap(phase: str) -> None:
+        nonlocal cpu_mark
+        clock.lap(phase)
+        phase_cpu[phase], cpu_mark = time.process_time() - cpu_mark, time.process_time()
+
     config, run_dir, found = resolve(args)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
@@ -958,6 +1060,9 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     if not command.exists():
         given = argv if argv is not None else sys.argv[1:]
         command.write_text("python training/ppo_vec.py " + " ".join(shlex.quote(a) for a in given) + "\n")
+    from training.train import PhaseClock
+
+    clock = PhaseClock(run_dir / "phases.json", start=t_start)
 
     def log(line: str) -> None:
         print(f"[{config.run_name}] {line}", flush=True)
@@ -968,12 +1073,22 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
         log(f"resuming from {found[0].name} ({trainer.num_timesteps:,} steps)")
     else:
         log(f"{config.game} on {trainer.device}: {config.total_timesteps:,} steps -> {run_dir}")
+    lap("set-up")
+    if found is None and config.pretrain is not None:  # warm start: the cloned weights are what PPO fine-tunes
+        from training.vec_pretrain import warm_start
+
+        warm_start(trainer.model, config, trainer.view, run_dir)
+        lap("warm start")
     w0, c0 = now()
     trainer.train()
     if trainer.saved_step != trainer.num_timesteps:  # the end of the run is checkpointed too
         trainer.save_checkpoint()
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    policy = export_actor(trainer.model, run_dir / "policy.npz", config.game, config.game_options)
+    clock.set("PPO", trainer.ppo_wall_s)
+    phase_cpu["PPO"], cpu_mark = time.process_time() - cpu_mark, time.process_time()
+    policy = export_actor(
+        trainer.model, run_dir / "policy.npz", config.game, config.game_options, config.canonical_suits
+    )
     summary: dict[str, Any] = {
         "timesteps": trainer.num_timesteps,
         "wall_s": wall,
@@ -983,15 +1098,21 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     }
     if config.final_eval_deals:
         log(f"final evaluation: {config.final_eval_deals} duplicate deals vs {', '.join(config.eval_opponents)}")
-        summary["eval"] = evaluate_policy(config, policy)
-        for row in summary["eval"]:
-            log(
-                f"vs {row['opponent']}: learner - opponent {row['diff']:+.3f} ± {row['diff_ci95']:.3f} per "
-                f"{row['unit']} ({row['deals']} duplicate deals), illegal actions {row['illegal_actions']}"
-            )
+        summary["eval"] = evaluate_policy(config, policy, progress=True)
+        lap("final evaluation")
+    summary["phases_s"] = dict(clock.seconds)
+    summary["phases_cpu_s"] = phase_cpu
     (run_dir / "eval.json").write_text(json.dumps(summary, indent=2))
     if trainer.writer is not None:
         trainer.writer.close()
+    print(f"\n{config.run_name}: {config.game}, {trainer.num_timesteps:,} steps; {clock.summary()}", flush=True)
+    for row in summary.get("eval", []):
+        print(
+            f"  vs {row['opponent']:<10} learner {row['mean']:+.3f} ± {row['ci95']:.3f} per {row['unit']}, learner − "
+            f"opponent {row['diff']:+.3f} ± {row['diff_ci95']:.3f} ({row['deals']} duplicate deals, "
+            f"{row['engine']} arena, tables won {row['win_rate']:.1%}, illegal actions {row['illegal_actions']})",
+            flush=True,
+        )
     return 0
 
 

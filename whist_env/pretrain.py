@@ -68,7 +68,8 @@ class Dataset:
     """Decisions of a teacher (or states the learner visited, labelled by the teacher).
 
     Attributes:
-        obs: ``(n, obs_size)`` float32 observations.
+        obs: ``(n, obs_size)`` observations: float32 from the AEC encoders (:func:`generate_dataset`), the engine's
+            ``uint8`` from ``training/vec_pretrain.py`` (the same 0/1 values, a quarter of the bytes).
         mask: ``(n, num_actions)`` int8 legal-action masks.
         action: ``(n,)`` the teacher's action.
         outcome: ``(n,)`` float32, the deciding seat's rewards from this decision to the end of the episode

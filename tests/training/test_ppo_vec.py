@@ -331,13 +331,16 @@ def test_one_config_per_game_and_all_load() -> None:
     from whist_env.vector import vector_game_ids
 
     paths = sorted(CONFIG.parent.glob("ppo_vec_*.yaml"))
-    games = {load_config_as(ppo_vec.PPOVecConfig, p).game for p in paths}
-    assert games == set(vector_game_ids()) and len(paths) == len(games)
+    configs = {p.stem: load_config_as(ppo_vec.PPOVecConfig, p) for p in paths}  # every one loads
+    # one plain config per game (from random weights); ``_warm``: a game's warm-start recipe besides it
+    plain = [c.game for name, c in configs.items() if not name.endswith("_warm")]
+    assert set(plain) == set(vector_game_ids()) and len(plain) == len(set(plain))
+    assert all(c.pretrain is not None for name, c in configs.items() if name.endswith("_warm"))
 
 
 def test_heuristic_opponents_train_and_evaluate(tmp_path: Path) -> None:
     """``opponents: {heuristic: 1}`` trains against the numba heuristic inside the engine, and the final evaluation
-    plays the Python heuristic; both ends report every decision legal."""
+    plays it on the batched arena; both ends report every decision legal."""
     extra = [
         "--set",
         "opponents={heuristic: 1.0}",
