@@ -18,6 +18,8 @@ import whist_env
 from whist_env.registry import get_spec
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "docs" / "hooks"))  # the hook's own functions rebuild what a page shows
+import game_pages  # noqa: E402
 
 pytestmark = pytest.mark.slow  # about 15-20 s on two shared cores
 
@@ -51,6 +53,11 @@ def test_every_game_has_a_page_with_its_options_layout_and_render(site: Path) ->
         layout = whist_env.make(game_id, raw=True).encoder.layout
         assert f"<code>{layout.pieces[-1].name}</code>" in page, game_id  # the layout table reaches the last piece
         assert "player_0" in page and "trick" in page  # the text render
+        assert f'src="../{game_id}.svg"' in page, game_id  # and its picture, drawn from the same state
+        picture = (site / "games" / f"{game_id}.svg").read_text(encoding="utf-8")
+        state = game_pages._table(game_id).unwrapped.game_state
+        cards = sum(hand.bit_count() for hand in state.hands) + len(state.trick)
+        assert picture.startswith("<svg") and picture.count('rx="4"') == cards, game_id  # every card drawn once
 
 
 def test_the_api_reference_documents_make(site: Path) -> None:

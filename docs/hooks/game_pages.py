@@ -2,7 +2,8 @@
 
 Nothing here is checked in as generated text: every build reads ``whist_env.game_ids()`` and each game's
 ``GameSpec``, module docstring (its spec page), option declarations, observation layout, spaces, a seeded text
-render and its section of ``docs/rules.md``, so that a page cannot drift from the code. A game added to the
+render and its picture (an SVG of the same table, :func:`table_svg`) and its section of ``docs/rules.md``, so that
+a page cannot drift from the code. A game added to the
 registry gets a page and a place in the navigation (under "Games") without an edit here.
 """
 
@@ -18,6 +19,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
 import whist_env
+from whist_env.cards import RANKS, SUIT_SYMBOLS, cards_of, rank, suit
 from whist_env.registry import get_spec
 
 GAMES_DIR = "games"
@@ -46,6 +48,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     files.append(File.generated(config, f"{GAMES_DIR}/index.md", content=games_index()))
     for game_id in _game_ids():
         files.append(File.generated(config, f"{GAMES_DIR}/{game_id}.md", content=game_page(game_id, rules)))
+        files.append(File.generated(config, f"{GAMES_DIR}/{game_id}.svg", content=table_svg(game_id)))
     return files
 
 
@@ -137,8 +140,8 @@ def spaces_section(game_id: str) -> str:
     return "\n".join(lines)
 
 
-def render_text(game_id: str) -> str:
-    """A seeded game's table after a few random legal actions, as ``render_mode="ansi"`` prints it."""
+def _table(game_id: str) -> Any:
+    """A seeded game's environment after :data:`RENDER_STEPS` random legal actions (a trick on the table)."""
     env = whist_env.make(game_id, render_mode="ansi")
     env.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -147,8 +150,61 @@ def render_text(game_id: str) -> str:
             break
         obs, _, termination, truncation, _ = env.last()
         env.step(None if termination or truncation else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    text: Any = env.render()
+    return env
+
+
+def render_text(game_id: str) -> str:
+    """The seeded table of :func:`_table`, as ``render_mode="ansi"`` prints it."""
+    text: Any = _table(game_id).render()
     return str(text)
+
+
+CARD_W, CARD_H, GAP = 30, 42, 4
+
+
+def _card(x: int, y: int, card: int) -> str:
+    """One card as SVG: a rounded white rectangle with its rank and suit (hearts and diamonds red)."""
+    colour = "#c0142a" if suit(card) in (1, 2) else "#111"
+    label = RANKS[rank(card)].replace("T", "10")
+    return (
+        f'<rect x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="4" fill="#fff" stroke="#888"/>'
+        f'<text x="{x + CARD_W / 2}" y="{y + 17}" fill="{colour}" font-size="13" text-anchor="middle">{label}</text>'
+        f'<text x="{x + CARD_W / 2}" y="{y + 35}" fill="{colour}" font-size="15" text-anchor="middle">'
+        f"{SUIT_SYMBOLS[suit(card)]}</text>"
+    )
+
+
+def table_svg(game_id: str) -> str:
+    """The table of :func:`render_text` drawn as an SVG picture: each seat's hand (spades first, highest first, as
+    every screen shows hands), its tricks, the seat to act, the trump suit and the cards of the current trick."""
+    env = _table(game_id)
+    state = env.unwrapped.game_state
+    names = env.unwrapped.possible_agents
+    most = max(max(hand.bit_count() for hand in state.hands), 2 * len(state.trick), 8)
+    width = 140 + most * (CARD_W + GAP)
+    height = 44 + (len(state.hands) + 1) * (CARD_H + 14)
+    trump = "none" if state.trump is None else SUIT_SYMBOLS[state.trump]
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif">',
+        f'<rect width="{width}" height="{height}" rx="8" fill="#0b6b3a"/>',
+        f'<text x="12" y="22" fill="#fff" font-size="14">{game_id} · trump {trump} · seeded deal, '
+        f"{RENDER_STEPS} random actions in</text>",
+    ]
+    y = 36
+    for seat, hand in enumerate(state.hands):
+        marker = "▶ " if seat == state.to_act else ""
+        parts.append(f'<text x="12" y="{y + 18}" fill="#fff" font-size="13">{marker}{names[seat]}</text>')
+        parts.append(f'<text x="12" y="{y + 34}" fill="#cde" font-size="11">tricks {state.tricks_won[seat]}</text>')
+        cards = sorted(cards_of(hand), key=lambda c: (-suit(c), -rank(c)))
+        parts += [_card(130 + i * (CARD_W + GAP), y, c) for i, c in enumerate(cards)]
+        y += CARD_H + 14
+    parts.append(f'<text x="12" y="{y + 24}" fill="#fff" font-size="13">trick</text>')
+    for i, (seat, card) in enumerate(state.trick):
+        x = 130 + i * (CARD_W + 40)
+        parts.append(_card(x, y, card))
+        parts.append(f'<text x="{x + CARD_W + 3}" y="{y + 24}" fill="#cde" font-size="10">{names[seat]}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
 
 
 def rules_section(game_id: str, rules: str) -> str:
@@ -218,10 +274,13 @@ def game_page(game_id: str, rules: str) -> str:
         "",
         "## A table, rendered",
         "",
-        f"The environments render text only (`render_mode='ansi'` returns it, `'human'` prints it; there is no "
-        f"image mode): `whist_env.make({game_id!r}, render_mode='ansi')` after `reset(seed=0)` and "
-        f"{RENDER_STEPS} random legal actions. This render shows every hand; `render_seat=s` shows what seat "
-        "`s` may see. The browser table of `whist-serve` is in [Play in the browser](../tutorials/play.md).",
+        f"`whist_env.make({game_id!r}, render_mode='ansi')` after `reset(seed=0)` and {RENDER_STEPS} random legal "
+        "actions, drawn (this page's build draws it from the same state) and as the environment renders it. The "
+        "environments render text (`render_mode='ansi'` returns it, `'human'` prints it); this render shows every "
+        "hand, `render_seat=s` what seat `s` may see. The browser table of `whist-serve` is in "
+        "[Play in the browser](../tutorials/play.md).",
+        "",
+        f"![{game_id}: a seeded table, every hand shown]({game_id}.svg)",
         "",
         "```text",
         render_text(game_id),
