@@ -1,14 +1,15 @@
-"""Recipe: TorchRL's PPO (masked) on whist_env's batched learner env, its PettingZooWrapper on the AEC env, then
-500 duplicate deals.
+"""Recipe: TorchRL's PPO (masked) on Gymnasium's vector env of whist_env's single-agent envs, its PettingZooWrapper
+on the AEC env, then 500 duplicate deals.
 
     python docs/recipes/torchrl_recipe.py --steps 100000 --deals 500   # the documented run (docs/recipes/torchrl.md)
     python docs/recipes/torchrl_recipe.py --steps 4096 --deals 10      # the test's run (tests/recipes/test_torchrl.py)
 
-Training follows TorchRL's PPO tutorial: ``GymWrapper`` around ``gymnasium.make_vec("whist_env/german_whist-v0")``
-(the other seat plays inside a batched engine; TorchRL wants same-step autoreset, ``autoreset_mode="SameStep"``, and
-reads ``info["action_mask"]`` into the tensordict), a ``ProbabilisticActor`` with a ``MaskedCategorical``
-distribution over the legal actions, a ``ValueOperator``, a ``SyncDataCollector``, ``GAE`` and ``ClipPPOLoss``. The
-learner env raises ``IllegalActionError`` on an illegal action: a run that finishes sent none.
+Training follows TorchRL's PPO tutorial: ``GymWrapper`` around ``gymnasium.make_vec("whist_env/german_whist-v0",
+vectorization_mode="sync")`` (the other seat plays inside each single-agent env; TorchRL wants same-step autoreset,
+and reads ``info["action_mask"]`` into the tensordict), a ``ProbabilisticActor`` with a ``MaskedCategorical``
+distribution over the legal actions, a ``ValueOperator``, a ``SyncDataCollector``, ``GAE`` and ``ClipPPOLoss``. An
+illegal action ends its episode and is counted in ``info["illegal_actions"]``: the training returns that count.
+(Not the batched learner env: ``GymWrapper`` sends it one unmasked action while it is built, and it raises.)
 
 Then the trained actor plays both seats of the AEC env through ``PettingZooWrapper(env, use_mask=True)``: the
 wrapper's ``mask`` says which seat is to act, its ``action_mask`` which cards it may play. The env is the raw one
