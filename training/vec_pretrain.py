@@ -218,46 +218,19 @@ def clone(
     import torch
 
     from whist_env.errors import OptionError
+    from whist_env.pretrain import fit_actor_critic
 
-    n = len(data)
-    if n == 0:
+    if len(data) == 0:  # before the rows are made
         raise OptionError("the dataset is empty: nothing to clone")
     device = next(model.parameters()).device
     rows = sparse_rows(data.obs)
     rows = type(rows)(rows.cols.to(device), None if rows.vals is None else rows.vals.to(device))
     legal = torch.as_tensor(data.mask, device=device).bool()
-    action = torch.as_tensor(data.action, device=device)
-    target = torch.as_tensor(data.outcome * value_scale, device=device, dtype=torch.float32)
-    optimiser = torch.optim.Adam(model.parameters(), lr=learning_rate)
-    generator = torch.Generator().manual_seed(seed)
-    history: list[dict[str, float]] = []
-    for epoch in range(epochs):
-        t0 = time.perf_counter()
-        order = torch.randperm(n, generator=generator).to(device)
-        sums = {"policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
-        for start in range(0, n, batch_size):
-            idx = order[start : start + batch_size]
-            logits, values = model(rows[idx], legal[idx])
-            policy_loss = torch.nn.functional.cross_entropy(logits, action[idx])
-            value_loss = torch.nn.functional.mse_loss(values, target[idx])
-            loss = policy_loss + value_coef * value_loss
-            optimiser.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimiser.step()
-            k = len(idx)
-            sums["policy_loss"] += float(policy_loss.detach()) * k
-            sums["value_loss"] += float(value_loss.detach()) * k
-            sums["accuracy"] += float((logits.detach().argmax(1) == action[idx]).sum())
-        row = {k: v / n for k, v in sums.items()}
-        history.append(row)
-        if log is not None:
-            rate = n / max(time.perf_counter() - t0, 1e-9)
-            log(
-                f"epoch {epoch + 1}/{epochs}: policy loss {row['policy_loss']:.3f}, value loss "
-                f"{row['value_loss']:.3f}, matches the teacher on {row['accuracy']:.1%} ({rate:,.0f} rows/s)"
-            )
-    return history
+    return fit_actor_critic(
+        list(model.parameters()), lambda idx: model(rows[idx], legal[idx]), data, epochs=epochs,
+        batch_size=batch_size, learning_rate=learning_rate, value_coef=value_coef, value_scale=value_scale,
+        seed=seed, device=device, log=log,
+    )  # fmt: skip
 
 
 def agreement(model: Any, data: Dataset, batch_size: int = 8192) -> float:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -462,26 +463,60 @@ def behaviour_clone(
     """
     import torch
 
-    if len(data) == 0:
-        raise OptionError("the dataset is empty: nothing to clone")
     device = policy.device
     obs = torch.as_tensor(data.obs, device=device)
     legal = torch.as_tensor(data.mask, device=device).bool()
+
+    def forward(idx: Any) -> tuple[Any, Any]:
+        logits, values = _forward(policy, obs[idx])
+        return logits.masked_fill(~legal[idx], -1e8), values
+
+    policy.set_training_mode(True)
+    history = fit_actor_critic(
+        list(policy.parameters()), forward, data, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
+        value_coef=value_coef, value_scale=value_scale, seed=seed, device=device,
+        log=None if log is None else (lambda line: log(f"behaviour cloning {line}")),
+    )  # fmt: skip
+    policy.set_training_mode(False)
+    return history
+
+
+def fit_actor_critic(
+    params: list[Any],
+    forward: Callable[[Any], tuple[Any, Any]],
+    data: Dataset,
+    *,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    value_coef: float,
+    value_scale: float,
+    seed: int,
+    device: Any,
+    log: Callable[[str], None] | None = None,
+) -> list[dict[str, float]]:
+    """The cloning loop of both trainers (:func:`behaviour_clone` for sb3's policy, ``training/vec_pretrain.py``'s
+    ``clone`` for ppo_vec's network): ``forward(idx)`` gives the masked logits and the values of the rows ``idx`` (a
+    tensor on ``device``); the loss, optimiser, clipping, order and per-epoch figures are those of
+    :func:`behaviour_clone`.
+    """
+    import torch
+
+    n = len(data)
+    if n == 0:
+        raise OptionError("the dataset is empty: nothing to clone")
     action = torch.as_tensor(data.action, device=device)
     target = torch.as_tensor(data.outcome * value_scale, device=device, dtype=torch.float32)
-    params = list(policy.parameters())
     optimiser = torch.optim.Adam(params, lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
     history: list[dict[str, float]] = []
-    policy.set_training_mode(True)
-    n = len(data)
     for epoch in range(epochs):
+        t0 = time.perf_counter()
         order = torch.randperm(n, generator=generator).to(device)
         sums = {"policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
-            logits, values = _forward(policy, obs[idx])
-            logits = logits.masked_fill(~legal[idx], -1e8)
+            logits, values = forward(idx)
             policy_loss = torch.nn.functional.cross_entropy(logits, action[idx])
             value_loss = torch.nn.functional.mse_loss(values, target[idx])
             loss = policy_loss + value_coef * value_loss
@@ -492,15 +527,15 @@ def behaviour_clone(
             k = len(idx)
             sums["policy_loss"] += float(policy_loss.detach()) * k
             sums["value_loss"] += float(value_loss.detach()) * k
-            sums["accuracy"] += float((logits.argmax(1) == action[idx]).float().sum())
+            sums["accuracy"] += float((logits.detach().argmax(1) == action[idx]).sum())
         row = {k: v / n for k, v in sums.items()}
         history.append(row)
         if log is not None:
+            rate = n / max(time.perf_counter() - t0, 1e-9)
             log(
-                f"behaviour cloning epoch {epoch + 1}/{epochs}: policy loss {row['policy_loss']:.3f}, "
-                f"value loss {row['value_loss']:.3f}, matches the teacher on {row['accuracy']:.1%}"
+                f"epoch {epoch + 1}/{epochs}: policy loss {row['policy_loss']:.3f}, value loss "
+                f"{row['value_loss']:.3f}, matches the teacher on {row['accuracy']:.1%} ({rate:,.0f} rows/s)"
             )
-    policy.set_training_mode(False)
     return history
 
 
