@@ -847,7 +847,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     if not command.exists():
         given = argv if argv is not None else sys.argv[1:]
         command.write_text("python training/ppo_vec.py " + " ".join(shlex.quote(a) for a in given) + "\n")
-    from training.train import PhaseClock
+    from training.report import PhaseClock
 
     clock = PhaseClock(run_dir / "phases.json", start=t_start)
 

@@ -1,8 +1,11 @@
-"""What a run writes for people: the evaluation CSV, the learning curve and the markdown report."""
+"""What a run writes for people: the evaluation CSV, the learning curve, the markdown report and each phase's time
+(:class:`PhaseClock`, shared by `train.py` and `ppo_vec.py`)."""
 
 from __future__ import annotations
 
 import csv
+import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -79,7 +82,7 @@ def write_report(
     timesteps: int,
 ) -> None:
     """A short markdown report: what was trained, the time of every phase, the final evaluation, how to
-    reproduce it (``times``: :meth:`training.train.PhaseClock.summary`)."""
+    reproduce it (``times``: :meth:`PhaseClock.summary`)."""
     self_play = ""
     if config["self_play"]:
         self_play = f", self-play (pool {config['self_play_pool']}, weight {config['self_play_weight']})"
@@ -121,3 +124,32 @@ def write_report(
         "",
     ]
     path.write_text("\n".join(lines))
+
+
+class PhaseClock:
+    """Wall time of each phase of a run, over all its sessions, kept in ``run_dir/phases.json``.
+
+    A resumed run adds its own set-up to the earlier sessions' and keeps their warm start; PPO's time (periodic
+    evaluations included) is the callback's, which a checkpoint carries across sessions.
+    """
+
+    def __init__(self, path: Path, start: float) -> None:
+        self.path = path
+        self.seconds: dict[str, float] = json.loads(path.read_text()) if path.exists() else {}
+        self._t = start  # a ``time.perf_counter()`` reading: the next lap counts from it
+
+    def lap(self, phase: str) -> None:
+        """Add the time since the last lap to ``phase``."""
+        now = time.perf_counter()
+        self.set(phase, self.seconds.get(phase, 0.0) + now - self._t)
+
+    def set(self, phase: str, seconds: float) -> None:
+        """Set ``phase``'s time (and restart the lap clock)."""
+        self.seconds[phase] = seconds
+        self._t = time.perf_counter()
+        self.path.write_text(json.dumps(self.seconds, indent=1))
+
+    def summary(self) -> str:
+        """``set-up 0.2 min, warm start 2.6 min, ...; total 8.4 min``."""
+        parts = ", ".join(f"{phase} {s / 60:.1f} min" for phase, s in self.seconds.items())
+        return f"{parts}; total {sum(self.seconds.values()) / 60:.1f} min"

@@ -237,39 +237,6 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-class PhaseClock:
-    """Wall time of each phase of a run, over all its sessions, kept in ``run_dir/phases.json``.
-
-    A resumed run adds its own set-up to the earlier sessions' and keeps their warm start; PPO's time (periodic
-    evaluations included) is the callback's, which a checkpoint carries across sessions.
-    """
-
-    def __init__(self, path: Path, start: float) -> None:
-        import json
-
-        self.path = path
-        self.seconds: dict[str, float] = json.loads(path.read_text()) if path.exists() else {}
-        self._t = start  # a ``time.perf_counter()`` reading: the next lap counts from it
-
-    def lap(self, phase: str) -> None:
-        """Add the time since the last lap to ``phase``."""
-        now = time.perf_counter()
-        self.set(phase, self.seconds.get(phase, 0.0) + now - self._t)
-
-    def set(self, phase: str, seconds: float) -> None:
-        """Set ``phase``'s time (and restart the lap clock)."""
-        import json
-
-        self.seconds[phase] = seconds
-        self._t = time.perf_counter()
-        self.path.write_text(json.dumps(self.seconds, indent=1))
-
-    def summary(self) -> str:
-        """``set-up 0.2 min, warm start 2.6 min, ...; total 8.4 min``."""
-        parts = ", ".join(f"{phase} {s / 60:.1f} min" for phase, s in self.seconds.items())
-        return f"{parts}; total {sum(self.seconds.values()) / 60:.1f} min"
-
-
 def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]) -> int:
     t_start = time.perf_counter()
     config, run_dir, found = resolve_config(args)
@@ -280,7 +247,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]
     from training.callbacks import TrainingCallback
     from training.checkpoint import restore_model_state, restore_rng
     from training.envs import build_vec_env, probe_encoder
-    from training.report import plot_learning_curve, write_eval_csv, write_report
+    from training.report import PhaseClock, plot_learning_curve, write_eval_csv, write_report
     from whist_env.learn import make_ppo, run_ppo
 
     torch.set_num_threads(config.torch_threads)
