@@ -129,6 +129,8 @@ def test_lobby_opens_a_humbug_table_played_to_the_end(live_server: tuple[str, An
 def test_the_lobby_form_sets_a_pretrained_seats_options_and_shares_the_human_links(
     live_server: tuple[str, Any], browser: Any, shots: Path
 ) -> None:
+    from playwright.sync_api import expect
+
     base, _ = live_server
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
@@ -155,7 +157,8 @@ def test_the_lobby_form_sets_a_pretrained_seats_options_and_shares_the_human_lin
     page.select_option("[data-lobby=seat-2]", "other")  # an agent spec of your own, checked by the server
     page.fill("[data-lobby=seat-2-spec]", "wizard")
     page.click("[data-lobby=create]")
-    assert "seat 2: unknown agent 'wizard'" in page.locator("[data-lobby=error]").inner_text()
+    # the refusal comes back from the server: wait for it (expect retries) rather than read the box at once
+    expect(page.locator("[data-lobby=error]")).to_contain_text("seat 2: unknown agent 'wizard'")
     assert not page.locator("[data-lobby=open]").count()
     page.select_option("[data-lobby=seat-2]", "random")
     page.select_option("[data-lobby=seat-3]", "human")
@@ -166,6 +169,7 @@ def test_the_lobby_form_sets_a_pretrained_seats_options_and_shares_the_human_lin
     links = {int(s): page.locator(f"[data-share='{s}']").input_value() for s in ("0", "3")}
     assert page.locator("[data-share]").count() == 2 and page.locator("a[data-seat-link]").count() == 2
     page.click("[data-copy='3']")
+    expect(page.locator("[data-copy='3']")).to_have_text("Copied ✓")  # the copy is asynchronous too
     assert page.evaluate("navigator.clipboard.readText()") == links[3]
     view = _view(base, links[0])
     assert view["table"]["seats"] == ["human", "pretrained", "random", "human"]
