@@ -206,3 +206,82 @@ def test_the_learner_envs_errors_name_cards_as_the_screens_show_them() -> None:
         env.step(actions)
     assert f"cannot play {card_pretty(int(actions[1]))};" in str(err.value)
     assert str(err.value).endswith(" ".join(card_pretty(c) for c in err.value.legal))
+
+
+# ---------------------------------------------------------------------- 7. illegal_reward: an illegal action ends
+# its episode, for wrappers that step unmasked (TorchRL's GymWrapper takes one random step while it is built)
+def illegal_of(mask: np.ndarray) -> int:
+    return int(np.argmin(mask))
+
+
+@pytest.mark.parametrize("mode", [NEXT, SAME])
+def test_an_illegal_action_ends_only_its_episode(mode: AutoresetMode) -> None:
+    """Env ``cut`` (``illegal_reward=-0.5``) and env ``twin`` (raises) play the same deals with the same legal
+    actions, except that ``cut`` plays an illegal card in environment 2 at step 3: only that environment differs.
+    There the episode ends with the reward -0.5 and the observation the learner acted on; the next episode starts on
+    a new deal (next-step: at the next step, reward 0; same-step: at once, the end in ``final_*``)."""
+    kwargs = {"opponents": "heuristic", "learner_seat": 0, "autoreset_mode": mode}
+    cut = make_learner_env("german_whist_v0", B, seed=8, illegal_reward=-0.5, **kwargs)
+    twin = make_learner_env("german_whist_v0", B, seed=8, **kwargs)
+    (obs, infos), (_, twin_infos) = cut.reset(), twin.reset()
+    rng = np.random.default_rng(8)
+    others = np.arange(B) != 2  # environment 2's deal differs from the twin's after the illegal card
+    for t in range(30):
+        actions = random_actions(masks_of(infos), rng)
+        deck = cut.venv.decks()[2]
+        if t == 3:
+            actions[2] = illegal_of(infos["action_mask"][2])
+        before = obs
+        obs, reward, terminated, _, infos = cut.step(actions)
+        if t >= 3:  # the twin plays a legal card there, then goes on with its own episode
+            actions[2] = int(np.argmax(twin_infos["action_mask"][2]))
+        twin_obs, twin_reward, twin_terminated, _, twin_infos = twin.step(actions)
+        np.testing.assert_array_equal(obs[others], twin_obs[others])
+        np.testing.assert_array_equal(reward[others], twin_reward[others])
+        np.testing.assert_array_equal(terminated[others], twin_terminated[others])
+        assert infos["illegal_actions"][others].sum() == 0
+        if t < 3:
+            np.testing.assert_array_equal(obs, twin_obs)
+        if t == 3:
+            assert terminated[2] and reward[2] == np.float32(-0.5)
+            if mode == NEXT:
+                np.testing.assert_array_equal(obs[2], before[2])  # the observation it acted on, nothing legal
+                assert infos["illegal_actions"][2] == 1 and not infos["action_mask"][2].any()
+                assert (cut.venv.decks()[2] == deck).all()  # the deal starts anew at the next step
+            else:
+                np.testing.assert_array_equal(infos["final_obs"][2], before[2])
+                assert infos["_final_info"].tolist() == (terminated & True).tolist()
+                assert infos["final_info"]["illegal_actions"][2] == 1 and infos["illegal_actions"][2] == 0
+                assert infos["action_mask"][2].any() and (cut.venv.decks()[2] != deck).any()  # a new deal at once
+        if t == 4 and mode == NEXT:
+            assert not terminated[2] and reward[2] == 0 and infos["action_mask"][2].any()
+            assert infos["illegal_actions"][2] == 0 and (cut.venv.decks()[2] != deck).any()
+    with pytest.raises(OptionError, match="illegal_reward"):
+        make_learner_env("german_whist_v0", B, illegal_reward=float("nan"))
+
+
+@pytest.mark.parametrize("mode", [NEXT, SAME])
+@pytest.mark.parametrize("game_id", game_ids())
+def test_unmasked_random_actions_run_on_and_are_counted(game_id: str, mode: AutoresetMode) -> None:
+    """A third of the actions drawn from the whole action space: every illegal one ends its episode with the
+    penalty, is counted once, and the autoreset conventions hold as with legal play."""
+    env = make_learner_env(game_id, B, seed=9, learner_seat="random", opponents="random", autoreset_mode=mode,
+                           illegal_reward=-1.0, **SHORT[game_id])  # fmt: skip
+    rng = np.random.default_rng(9)
+    _, infos = env.reset(seed=9)
+    steps, refused = [], 0
+    for _ in range(80):
+        mask = infos["action_mask"].astype(bool)
+        actions = random_actions(masks_of(infos), rng)
+        wild = rng.random(B) < 1 / 3
+        actions[wild] = rng.integers(env.single_action_space.n, size=int(wild.sum()))
+        live = mask.any(axis=1)  # next-step: an ended episode's action is ignored
+        illegal = live & ~mask[np.arange(B), actions]
+        obs, reward, terminated, truncated, infos = env.step(actions)
+        counted = infos["illegal_actions"] if mode == NEXT else infos.get("final_info", infos)["illegal_actions"]
+        assert counted.tolist() == illegal.astype(int).tolist()
+        assert terminated[illegal].all()
+        refused += int(illegal.sum())
+        steps.append((obs, reward, terminated, infos))
+    assert refused > 10
+    check_autoreset(steps, mode)

@@ -403,6 +403,36 @@ def test_step_envs_moves_only_the_envs_given() -> None:
         part.step_envs(np.array([1, 1]), np.array([0, 0]))
 
 
+@pytest.mark.parametrize("game_id", ["oh_hell_v0", "humbug_whist_v0"])
+def test_reset_envs_starts_an_episode_as_step_does_where_one_ended(game_id: str) -> None:
+    """``RawVectorEnv.reset_envs`` on environments whose episode ended equals the step that would start their next
+    one (same state, same generators), and moves no other environment; on an unfinished episode it starts anew too."""
+    stepped, reset = make(game_id, B, seed=6, episode="deal"), make(game_id, B, seed=6, episode="deal")
+    ts, _ = stepped.reset(), reset.reset()
+    rng = np.random.default_rng(6)
+    checked = 0
+    for _ in range(200):
+        actions = random_actions(ts.action_mask.astype(bool) | ts.terminated[:, None], rng)
+        ended = np.flatnonzero(ts.terminated)
+        if len(ended):
+            others = reset._state[~ts.terminated].copy()
+            ts_reset = reset.reset_envs(ended)
+            assert np.array_equal(reset._state[~ts.terminated], others)
+            live = np.flatnonzero(~ts.terminated)
+            reset.step_envs(live, actions[live])
+            ts = stepped.step(actions)
+            assert np.array_equal(reset._state, stepped._state) and np.array_equal(reset._rng, stepped._rng)
+            for name in ("current_player", "observation", "action_mask"):
+                assert np.array_equal(getattr(ts_reset, name), getattr(ts, name)[ended]), name
+            checked += len(ended)
+        else:
+            ts, _ = stepped.step(actions), reset.step(actions)
+    assert checked >= 10
+    deck = reset.decks()[3]
+    ts_cut = reset.reset_envs(np.array([3]))
+    assert (reset.decks()[3] != deck).any() and ts_cut.action_mask.any() and not ts_cut.terminated.any()
+
+
 def test_maskable_ppo_trains_on_the_sb3_adapter() -> None:
     """A tiny MaskablePPO run on the SB3 adapter: every action it takes is legal (the env raises on any other)."""
     import sb3_contrib

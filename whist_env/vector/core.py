@@ -938,6 +938,33 @@ class RawVectorEnv:
         self._rng[rows] = rng
         return TimeStep(current, *self._trim(obs, mask), rewards, term, np.zeros(k, np.bool_))
 
+    def reset_envs(self, envs: Any) -> TimeStep:
+        """Start a new episode in the environments ``envs`` only, whether or not theirs ended, as :meth:`step` starts
+        one where an episode ended (a deck shuffled with that environment's generator, a dealer drawn); the others
+        do not move. The learner env ends an episode early with it (an illegal action, when it is told to end
+        episodes on one).
+
+        Returns:
+            A :class:`TimeStep` of ``len(envs)`` rows, in the order of ``envs``.
+
+        Raises:
+            ValueError: for bad ``envs``.
+            CallOrderError: before :meth:`reset`.
+        """
+        if not self._started:
+            raise CallOrderError(f"{self.game_id}: call reset() before reset_envs(): no episode has started")
+        rows = self._env_rows(envs)
+        k = len(rows)
+        state, rng = self._state[rows], self._rng[rows]
+        current, obs, mask, rewards = self._outputs(k)
+        type(self).reset_kernel(
+            state, rng, self.config, *self._tables, False, np.zeros((1, NUM_CARDS), np.int64),
+            np.full(k, -1, np.int64), current, obs.view(np.uint64), mask.view(np.uint64), rewards,
+        )  # fmt: skip
+        self._state[rows] = state
+        self._rng[rows] = rng
+        return TimeStep(current, *self._trim(obs, mask), rewards, np.zeros(k, np.bool_), np.zeros(k, np.bool_))
+
     def observe_envs(self, envs: Any, seats: Any) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`observe` for the environments ``envs`` only: the observation and mask of ``seats[j]`` in
         environment ``envs[j]``.  # (k, D), (k, A)"""

@@ -29,10 +29,16 @@ Autoreset (``autoreset_mode``, also in ``metadata["autoreset_mode"]``), either o
 
 ``truncated`` is always False.
 
+An illegal learner action raises ``IllegalActionError`` (nothing changes), unless the env has an ``illegal_reward``
+(:func:`make_learner_env`): then it ends that environment's episode with that reward, the way the single-agent env
+does, for libraries that step unmasked (TorchRL's ``GymWrapper`` takes one random step while it is built).
+
 Infos (Gymnasium's vector convention: arrays with one row per environment, each key with its ``_key`` mask; the
 same keys at every step, besides same-step's ``final_*``): ``learner_seat`` (the seat of the episode each
-observation belongs to), ``action_mask`` (int8 (B, A): :meth:`LearnerVectorEnv.action_masks`) and ``returns``
-(float32 (B, n): every seat's return so far in the episode of the observation, absolute seats). Episode returns and
+observation belongs to), ``action_mask`` (int8 (B, A): :meth:`LearnerVectorEnv.action_masks`), ``returns``
+(float32 (B, n): every seat's return so far in the episode of the observation, absolute seats) and
+``illegal_actions`` (int8 (B,): 1 where this step's learner action was illegal and ended the episode; always 0
+without an ``illegal_reward``). Episode returns and
 lengths are left to Gymnasium's ``RecordEpisodeStatistics`` (next-step) or SB3's ``VecMonitor``, which own
 ``info["episode"]``.
 
@@ -51,7 +57,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
-from whist_env.options import reset_options
+from whist_env.options import finite_number, reset_options
 from whist_env.vector.core import RawVectorEnv, TimeStep, env_list
 from whist_env.vector.engines import make
 
@@ -105,9 +111,11 @@ class LearnerVectorEnv(VectorEnv):
         learner_seat: int | str = 0,
         seed: Any = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        illegal_reward: float | None = None,
     ) -> None:
         gid = venv.game_id
         n = venv.num_players
+        self.illegal_reward = None if illegal_reward is None else finite_number("illegal_reward", illegal_reward, gid)
         self.autoreset_mode = autoreset_mode_of(autoreset_mode, gid)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self._same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
@@ -136,6 +144,8 @@ class LearnerVectorEnv(VectorEnv):
         self._mask = np.zeros((b, venv.num_actions), np.bool_)  # its legal actions
         self._pending = np.zeros(b, np.float64)  # the learner's reward earned before its first decision
         self._autoreset = np.zeros(b, np.bool_)  # next-step: the episode ended in the last step; it starts anew next
+        self._cut = np.zeros(b, np.bool_)  # next-step: ...ended by an illegal action, its engine episode still open
+        self._illegal = np.zeros(b, np.int8)  # the learner's illegal actions of the last step (0 or 1)
         self._ready = False  # False before reset() and after a failed step (an opponent's bad action)
 
     # ------------------------------------------------------------------ configuration
@@ -229,6 +239,8 @@ class LearnerVectorEnv(VectorEnv):
         self._draw_seats(every)
         self._pending[:] = 0.0
         self._autoreset[:] = False
+        self._cut[:] = False
+        self._illegal[:] = 0
         reward = np.zeros(self.num_envs, np.float64)
         self._ready = False
         fresh = np.ones(self.num_envs, np.bool_)  # rewards before the first decision are paid with it (none so far)
@@ -248,7 +260,9 @@ class LearnerVectorEnv(VectorEnv):
 
         Raises:
             ValueError: for actions of the wrong shape or dtype.
-            IllegalActionError: when some learner actions are illegal; it names the environments, and none changed.
+            IllegalActionError: when some learner actions are illegal and the env has no ``illegal_reward``; it names
+                the environments, and none changed. With an ``illegal_reward``, an illegal action ends its
+                episode instead (see :func:`make_learner_env`).
             CallOrderError: before :meth:`reset`, or after an opponent policy returned bad actions.
         """
         if not self._ready:
@@ -265,17 +279,31 @@ class LearnerVectorEnv(VectorEnv):
             )
         restart = self._autoreset.copy()  # next-step: these start anew, their actions ignored
         live = np.flatnonzero(~restart)
-        self._check_legal(acts[live], live, LEARNER)
+        bad = self._refused(acts[live], live)
+        cut = restart & self._cut  # next-step: ended by an illegal action, so the engine starts them anew here
         if restart.any():
             acts = np.where(restart, 0, acts)  # the engine starts an ended episode whatever the action
             self._draw_seats(np.flatnonzero(restart))
             self._autoreset[:] = False
+            self._cut[:] = False
         reward = self._pending.copy()
         self._pending[:] = 0.0
-        ts = self.venv.step(acts)
         ended = np.zeros(b, np.bool_)
+        self._illegal[:] = 0
         self._ready = False
-        infos = self._advance(np.arange(b), ts, reward, ended, restart, {})
+        infos: dict[str, Any] = {}
+        if not len(bad) and not cut.any():
+            infos = self._advance(np.arange(b), self.venv.step(acts), reward, ended, restart, infos)
+        else:
+            if len(bad):
+                self._end_illegal(bad, reward, ended, restart, infos)
+            if cut.any():
+                rows = np.flatnonzero(cut)
+                self._take(rows, self.venv.reset_envs(rows), reward, ended, restart, infos)
+            skip = cut.copy()
+            skip[bad] = True
+            rows = np.flatnonzero(~skip)
+            infos = self._advance(rows, self.venv.step_envs(rows, acts[rows]), reward, ended, restart, infos)
         self._ready = True
         return self._obs.copy(), reward.astype(np.float32), ended, np.zeros(b, np.bool_), infos
 
@@ -288,6 +316,38 @@ class LearnerVectorEnv(VectorEnv):
         """Nothing to release (the engine holds arrays only)."""
 
     # ------------------------------------------------------------------ internals
+    def _refused(self, acts: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The environments among ``rows`` whose learner action ``acts[j]`` is illegal, when the env ends episodes
+        on an illegal action; without an ``illegal_reward`` it raises for them (:meth:`_check_legal`)."""
+        if self.illegal_reward is None:
+            self._check_legal(acts, rows, LEARNER)
+            return rows[:0]
+        a = self.venv.num_actions
+        ok = (acts >= 0) & (acts < a)
+        ok[ok] = self._mask[rows[ok], acts[ok]]
+        return rows[~ok]
+
+    def _end_illegal(
+        self, bad: np.ndarray, reward: np.ndarray, ended: np.ndarray, fresh: np.ndarray, infos: dict
+    ) -> None:
+        """End the episodes of ``bad`` on the learner's illegal action: ``illegal_reward`` on top of what it earned
+        since its last decision, the last observation the one it acted on, nothing legal any more. Same-step: the
+        next episode starts at once (its engine episode begins anew); next-step: at the next step."""
+        assert self.illegal_reward is not None
+        reward[bad] += self.illegal_reward
+        ended[bad] = True
+        self._illegal[bad] = 1
+        self._mask[bad] = False
+        if not self._same_step:
+            self._autoreset[bad] = True
+            self._cut[bad] = True
+            return
+        self._final(bad, self._obs[bad], infos)
+        self._illegal[bad] = 0  # the step's infos are the next episode's there; the count is in final_info
+        fresh[bad] = True
+        self._draw_seats(bad)
+        self._take(bad, self.venv.reset_envs(bad), reward, ended, fresh, infos)
+
     def _check_legal(self, acts: np.ndarray, rows: np.ndarray, who: str) -> None:
         """Raise, naming the environments, where ``acts[j]`` is not legal for the seat to act in ``rows[j]``."""
         a = self.venv.num_actions
@@ -332,6 +392,12 @@ class LearnerVectorEnv(VectorEnv):
             self._obs[done] = final_obs
             self._autoreset[done] = True
             return
+        self._final(done, final_obs, infos)
+        fresh[done] = True  # what these earn from now on belongs to the next episode
+        self._draw_seats(done)
+
+    def _final(self, done: np.ndarray, final_obs: np.ndarray, infos: dict) -> None:
+        """Same-step: the ended episodes ``done``'s last observations and infos into ``infos["final_*"]``."""
         if "final_obs" not in infos:
             b = self.num_envs
             infos["final_obs"] = np.zeros_like(self._obs)
@@ -344,11 +410,10 @@ class LearnerVectorEnv(VectorEnv):
         final["learner_seat"][done] = self._seat[done]
         final["action_mask"][done] = 0  # the episode is over: nothing is legal
         final["returns"][done] = self.venv.field("returns")[done, : self.num_players]
-        for key in ("_learner_seat", "_action_mask", "_returns"):
+        final["illegal_actions"][done] = self._illegal[done]
+        for key in ("_learner_seat", "_action_mask", "_returns", "_illegal_actions"):
             final[key][done] = True
         infos["_final_info"][done] = True
-        fresh[done] = True  # what these earn from now on belongs to the next episode
-        self._draw_seats(done)
 
     def _infos(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """The infos as they stand: values in every environment, ``_key`` masks set in ``rows`` (a (B,) bool)."""
@@ -360,6 +425,8 @@ class LearnerVectorEnv(VectorEnv):
             "_action_mask": rows.copy(),
             "returns": self.venv.field("returns")[:, :n].astype(np.float32),
             "_returns": rows.copy(),
+            "illegal_actions": self._illegal.copy(),
+            "_illegal_actions": rows.copy(),
         }
 
     def _advance(
@@ -411,6 +478,7 @@ def make_learner_env(
     seed: Any = None,
     obs_dtype: str | None = None,
     autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+    illegal_reward: float | None = None,
     **options: Any,
 ) -> LearnerVectorEnv:
     """``num_envs`` episodes of ``game_id`` with one learner seat each, the other seats played inside (see the
@@ -429,14 +497,21 @@ def make_learner_env(
         obs_dtype: the observations' dtype, as :func:`whist_env.vector.make` takes it.
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or ``AutoresetMode.SAME_STEP`` (SB3's way,
             which :mod:`whist_env.vector.sb3` needs), or their values ``"NextStep"``, ``"SameStep"``.
+        illegal_reward: None (the default): an illegal learner action raises ``IllegalActionError`` and nothing
+            changes, as a trainer wants. A number: an illegal action ends that environment's episode with this
+            reward (on top of what the learner earned since its previous decision), the observation it acted on as
+            the last one and ``infos["illegal_actions"]`` 1 there (same-step: in ``final_info``); the action is
+            never replaced. For libraries that step unmasked, such as TorchRL's ``GymWrapper`` while it is built.
         **options: the game's options, exactly as its AEC env takes them.
 
     Raises:
-        OptionError: for an unknown game, a bad option, opponent, seat or autoreset mode.
+        OptionError: for an unknown game, a bad option, opponent, seat, autoreset mode or illegal reward.
     """
     mode = autoreset_mode_of(autoreset_mode, game_id)  # checked before the engine is built
+    if illegal_reward is not None:
+        finite_number("illegal_reward", illegal_reward, game_id)
     return LearnerVectorEnv(make(game_id, num_envs, seed=seed, obs_dtype=obs_dtype, **options), opponents,
-                            learner_seat, seed, mode)  # fmt: skip
+                            learner_seat, seed, mode, illegal_reward)  # fmt: skip
 
 
 def vector_entry_point(num_envs: int, game: str, **kwargs: Any) -> LearnerVectorEnv:
