@@ -1,15 +1,16 @@
-"""Recipe: TorchRL's PPO (masked) on Gymnasium's vector env of whist_env's single-agent envs, its PettingZooWrapper
-on the AEC env, then 500 duplicate deals.
+"""Recipe: TorchRL's PPO (masked) on whist_env's batched learner env, its PettingZooWrapper on the AEC env, then 500
+duplicate deals.
 
     python docs/recipes/torchrl_recipe.py --steps 100000 --deals 500   # the documented run (docs/recipes/torchrl.md)
     python docs/recipes/torchrl_recipe.py --steps 4096 --deals 10      # the test's run (tests/recipes/test_torchrl.py)
 
 Training follows TorchRL's PPO tutorial: ``GymWrapper`` around ``gymnasium.make_vec("whist_env/german_whist-v0",
-vectorization_mode="sync")`` (the other seat plays inside each single-agent env; TorchRL wants same-step autoreset,
-and reads ``info["action_mask"]`` into the tensordict), a ``ProbabilisticActor`` with a ``MaskedCategorical``
-distribution over the legal actions, a ``ValueOperator``, a ``SyncDataCollector``, ``GAE`` and ``ClipPPOLoss``. An
-illegal action ends its episode and is counted in ``info["illegal_actions"]``: the training returns that count.
-(Not the batched learner env: ``GymWrapper`` sends it one unmasked action while it is built, and it raises.)
+num_envs=16, ...)``, the batched learner env (the other seat plays inside it, on the numba engine; TorchRL wants
+same-step autoreset, and reads ``info["action_mask"]`` into the tensordict), a ``ProbabilisticActor`` with a
+``MaskedCategorical`` distribution over the legal actions, a ``ValueOperator``, a ``Collector``, ``GAE`` and
+``ClipPPOLoss``. ``GymWrapper`` sends one unmasked random action while it is built, so the env is made with
+``illegal_reward=-1.0``: an illegal action ends its episode and is counted in ``info["illegal_actions"]`` (without it
+the learner env raises). The training returns the count of the collected batches.
 
 Then the trained actor plays both seats of the AEC env through ``PettingZooWrapper(env, use_mask=True)``: the
 wrapper's ``mask`` says which seat is to act, its ``action_mask`` which cards it may play. The env is the raw one
@@ -52,12 +53,15 @@ def train(steps: int, seed: int = 0, num_envs: int = 16) -> tuple[nn.Sequential,
     illegal actions the env saw in training."""
     torch.manual_seed(seed)
     torch.set_num_threads(1)
-    # Gymnasium's vector env of single-agent envs; TorchRL needs same-step autoreset
+    # the batched learner env; TorchRL needs same-step autoreset, and its GymWrapper steps once unmasked when built
     vec = gym.make_vec(
         whist_env.gymnasium_id(GAME),
         num_envs=num_envs,
-        vectorization_mode="sync",
-        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+        autoreset_mode=gym.vector.AutoresetMode.SAME_STEP,
+        illegal_reward=-1.0,  # an illegal action ends its episode (counted in the infos) instead of raising
+        learner_seat="random",  # both seats' decisions
+        obs_dtype="float32",  # the engine's default for German Whist is uint8 bits
+        seed=seed,
     )
     # actions as indices; GymWrapper reads the infos (action_mask, illegal_actions, ...) into the tensordict
     env = GymWrapper(vec, categorical_action_encoding=True)
@@ -82,7 +86,7 @@ def train(steps: int, seed: int = 0, num_envs: int = 16) -> tuple[nn.Sequential,
     optimizer = torch.optim.Adam(loss_module.parameters(), lr=3e-4)
     illegal = 0
     for data in collector:
-        illegal += int(data["next", "illegal_actions"].sum())  # the single-agent env counts them in its infos
+        illegal += int(data["next", "illegal_actions"].sum())  # the learner env counts them in its infos
         with torch.no_grad():
             advantage(data)
         buffer.extend(data.reshape(-1))

@@ -1,6 +1,8 @@
 """docs/recipes/torchrl.md: TorchRL's masked PPO on the learner env and PettingZooWrapper, a few thousand steps.
 
-The recipe's envs raise ``IllegalActionError`` on an illegal action, so a run that finishes sent none to them."""
+The learner env counts the illegal actions that reached it (it is built with ``illegal_reward``, for the random step
+TorchRL's GymWrapper takes while it is built, before the collector starts); the raw AEC env and the arena raise or
+count theirs."""
 
 from __future__ import annotations
 
