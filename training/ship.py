@@ -169,6 +169,7 @@ def _default_options_line(game: str, fingerprint: str) -> str:
 def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval_s: float) -> str:
     """The markdown model card of a shipped agent (the fields of docs/model_card_template.md)."""
     from whist_env.fingerprint import read_metadata
+    from whist_env.registry import get_spec
 
     config = load_config(run / "config.yaml")
     meta = read_metadata(npz)
@@ -179,6 +180,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
     wall = _training_wall_s(run)
     pre = config.pretrain
     opponents = ", ".join(f"{name} {weight:g}" for name, weight in dict(config.opponents).items())
+    hybrid = "; the hybrid: `pimc:fallback=pretrained`" if get_spec(game).search is not None else ""
     lines = [
         f"# Model card: `{game}` pretrained policy",
         "",
@@ -186,7 +188,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         "|---|---|",
         f"| Game | `{game}` |",
         f'| Agent | `make_agent("pretrained", "{game}")`: the network alone (masked argmax, numpy; no search, no '
-        "heuristic, no torch); the hybrid: `pimc:fallback=pretrained` |",
+        f"heuristic, no torch){hybrid} |",
         f"| Network | MaskablePPO `MlpPolicy` actor, hidden layers `{list(config.net_arch)}`, `Tanh`; "
         f"{meta.obs_size} observations → {meta.num_actions} actions"
         + ("; suits renamed so that trump is spades before the network sees them |" if meta.canonical_suits else " |"),

@@ -468,6 +468,7 @@ def test_every_file_an_agent_spec_names_must_lie_in_the_model_folders(kind: str,
         (b'{"game": "german_whist_v0", "seats": "hh"}', "seats"),
         (b'{"game": "german_whist_v0", "seats": ["human", 3]}', "seats"),
         (b'{"game": "german_whist_v0", "seats": ["human", "pimc(samples=0)"]}', "samples"),
+        (b'{"game": "oh_hell_v0", "seats": ["human", "pimc", "random", "random"]}', "oh_hell_v0 has no search agent"),
     ],
 )
 def test_malformed_bodies_get_a_json_error_naming_what_is_wrong(content: bytes, match: str) -> None:

@@ -240,8 +240,8 @@ def test_opponents_given_as_agent_specs_with_commas_inside() -> None:
     from whist_env.search.pimc import PIMCAgent
 
     session = Session(
-        "oh_hell_v0",
-        {"num_players": 4, "episode": "deal", "hand_size": 2},
+        "classic_whist_v0",
+        {"episode": "deal"},
         0,
         ["pimc:samples=2,max_tricks=1", "random", "pimc(samples=3, fallback=random)"],
         0,

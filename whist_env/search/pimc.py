@@ -34,7 +34,7 @@ from whist_env.cards import cards_of as _cards
 from whist_env.errors import OptionError
 from whist_env.registry import GameRef, get_spec, spec_of
 from whist_env.search.sampler import DealSampler, SampledDeal
-from whist_env.search.solver import Position, Solver
+from whist_env.search.solver import Position, Solver, solved_games
 from whist_env.view import PlayerView
 
 if TYPE_CHECKING:
@@ -77,6 +77,23 @@ def position_from_view(
     )
 
 
+def searched_spec(game_id: GameRef) -> GameSpec[Any, Any]:
+    """The spec of ``game_id``, a game the double-dummy solver covers.
+
+    Raises:
+        OptionError: for an unknown game, or one whose spec has no ``search`` (PIMC there would only be its
+            fallback: it is refused rather than stand in silently).
+    """
+    spec = spec_of(game_id)
+    if spec.search is None:
+        raise OptionError(
+            f"pimc: {spec.game_id} has no search agent: the double-dummy solver covers "
+            f"{', '.join(solved_games())} (two sides counting tricks); for {spec.game_id} use heuristic, pretrained "
+            "or a model of your own"
+        )
+    return spec
+
+
 def _fallback_for(spec: GameSpec[Any, Any], options: dict[str, Any]) -> Agent:
     """The game's rule-based agent (every spec names one); a bad option raises OptionError."""
     spec.make_rules(**options)  # validates the options like the environment does
@@ -100,7 +117,9 @@ class PIMCAgent:
             change what the solver counts).
 
     Raises:
-        OptionError: for an unknown game or a bad option (when no ``fallback`` is given).
+        OptionError: for an unknown game, a game the solver does not cover (its spec has no ``search``: PIMC there
+            would only be its fallback, so it is refused rather than stand in silently), or a bad option (when no
+            ``fallback`` is given).
         ValueError: for ``samples`` below 1.
     """
 
@@ -119,20 +138,21 @@ class PIMCAgent:
     ) -> None:
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples}")
-        spec = spec_of(game_id)
+        spec = searched_spec(game_id)
         self.game_id: str = spec.game_id
         self.samples = samples
         self.time_budget = time_budget
         self.horizon = horizon
         self.options = dict(options)
         search = spec.search
-        if max_tricks is None and horizon is None and search is not None:
+        assert search is not None  # searched_spec checked it
+        if max_tricks is None and horizon is None:
             max_tricks = search.max_tricks
         self.max_tricks = max_tricks
         self.fallback = fallback if fallback is not None else _fallback_for(spec, self.options)
         self.search = search
-        self.searches = search is not None
-        self.total_tricks = len(search.rules(self.options)[1]) if search is not None else 0
+        self.searches = True  # whist-serve gives searching seats their own threads
+        self.total_tricks = len(search.rules(self.options)[1])
         self.tt_bits = tt_bits
         self._solver: Solver | None = None
 
@@ -153,7 +173,7 @@ class PIMCAgent:
         legal = view.legal
         if legal.bit_count() == 1:
             return legal.bit_length() - 1, None
-        if not self.searches or view.phase != "play" or view.game != self.game_id:
+        if view.phase != "play" or view.game != self.game_id:
             return self.fallback.act(view, rng), None
         left = self.total_tricks - sum(view.tricks_won)
         if self.max_tricks is not None and left > self.max_tricks:
@@ -235,11 +255,12 @@ def make_pimc(
         **options: the game's options.
 
     Raises:
-        OptionError: for a spec the grammar rejects, naming what is allowed.
+        OptionError: for a spec the grammar rejects, naming what is allowed, or a game without a search agent.
     """
     spec = parse_agent_spec(name) if isinstance(name, str) else name
     if spec.name != "pimc":
         raise OptionError(f"not a PIMC agent spec: {str(spec)!r}; write 'pimc' or 'pimc(samples=10, max_tricks=7)'")
+    searched_spec(game_id)  # before a fallback is built for nothing
     params: dict[str, Any] = spec.kwargs
     fallback = params.pop("fallback", None)
     if fallback is not None:

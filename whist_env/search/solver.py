@@ -816,7 +816,7 @@ def check_standard_tricks(game: TrickGame | type[TrickGame]) -> None:
         raise ValueError(
             f"{game.game_id}: the double-dummy solver assumes the highest trump, else the highest card of the "
             "led suit, wins a trick; this game overrides TrickGame.trick_winner (standard_trick_winner is False), "
-            "so it cannot be solved; play it with another agent (PIMC falls back to its heuristic)"
+            "so it cannot be solved; play it with another agent (PIMC is refused in a game without a search)"
         )
 
 
