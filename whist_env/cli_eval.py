@@ -5,6 +5,12 @@
     whist-eval oh_hell_v0 --option num_players=5 --option trump_mode=drawn_card --json report.json
     whist-eval german_whist_v0 --agents pimc heuristic --deals 200 --records worst/ --worst 5
     whist-eval german_whist_v0 --agents pretrained random --deals 2000 --batched   # the batched engine: seconds
+    whist-eval german_whist_v0 --ladder --agents random heuristic pretrained pimc --deals 1000 --workers 2
+
+``--ladder`` plays a round robin of the agents on the same duplicate deals and rates them on one scale in the game's
+unit (:mod:`whist_env.evaluation.ladder`): a ratings table with 95% intervals, the pairwise table and a PNG plot
+(``ladder_<game>.png`` in the working directory, or ``--plot``); each match is cached, so adding an agent plays
+only its matches.
 
 ``--records DIR`` writes the game records (JSON, :class:`~whist_env.record.GameRecord`) of every table of the
 ``--worst`` deals for the first agent (lowest margin over the best other agent), so a surprising result can be
@@ -79,6 +85,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="play on the batched engine (whist_env.vector.arena; needs the vector extra): the same deals and report, "
         "for agents with a batched form (random, heuristic, pretrained), in one process (not with --workers)",
     )
+    p.add_argument(
+        "--ladder",
+        action="store_true",
+        help="rate the agents on one scale: a round robin on the same duplicate deals, least-squares ratings with "
+        "bootstrap intervals, the pairwise table and a plot (each match on the batched engine where both agents "
+        "have a batched form, else in the AEC arena with --workers)",
+    )
+    p.add_argument("--anchor", help="--ladder: the agent rated 0 (default: random if it plays, else the first)")
+    p.add_argument(
+        "--plot",
+        type=Path,
+        metavar="PATH",
+        help="--ladder: where to write the plot (default ladder_<game>.png in the working directory)",
+    )
+    p.add_argument("--no-plot", action="store_true", help="--ladder: no plot")
+    p.add_argument(
+        "--cache",
+        type=Path,
+        metavar="DIR",
+        help="--ladder: the folder of cached matches (default $XDG_CACHE_HOME/whist_env/ladder or ~/.cache/...)",
+    )
+    p.add_argument("--no-cache", action="store_true", help="--ladder: play every match, read and write no cache")
     p.add_argument("--json", type=Path, help="write the report(s) as JSON to this file")
     p.add_argument("--markdown", type=Path, help="write the report(s) as markdown to this file")
     p.add_argument(
@@ -126,9 +154,19 @@ def _run(argv: Sequence[str]) -> int:
     known = game_ids()
     games = known if args.games == ["all"] else args.games
     options = dict(args.option)
-    reports = []
+    reports: list[Any] = []
     status = 0
     try:
+        ladder_only = [flag for flag, on in (("--anchor", args.anchor is not None), ("--plot", args.plot is not None),
+                       ("--no-plot", args.no_plot), ("--cache", args.cache is not None), ("--no-cache", args.no_cache))
+                       if on]  # fmt: skip
+        if ladder_only and not args.ladder:
+            raise OptionError(f"{' '.join(ladder_only)} apply to --ladder only: add --ladder (or drop them)")
+        if args.ladder and (args.batched or args.records):
+            raise OptionError(
+                "--ladder chooses the engine per match (batched where both agents have a batched form) and writes no "
+                "records: drop --batched and --records"
+            )
         if args.batched and args.records:
             raise OptionError("--records replays deals in the AEC arena; run without --batched to write them")
         if args.batched and args.workers > 1:
@@ -140,6 +178,9 @@ def _run(argv: Sequence[str]) -> int:
             if game_id not in known:
                 raise unknown_game(game_id, [*known, "all"])
             spec = get_spec(game_id)  # the one look-up of the id: the arena, the agents and the workers take the spec
+            if args.ladder:
+                reports.append(_ladder(spec, args, options))
+                continue
             if args.batched:
                 from whist_env.vector.arena import evaluate_batched
 
@@ -165,7 +206,7 @@ def _run(argv: Sequence[str]) -> int:
         if args.debug:
             raise
         return report_error("whist-eval", err)
-    if len(reports) > 1 and len(args.agents) == 2:
+    if len(reports) > 1 and len(args.agents) == 2 and not args.ladder:
         print(summary_table(reports))
     if args.json:
         data = [r.to_dict() for r in reports]
@@ -173,7 +214,7 @@ def _run(argv: Sequence[str]) -> int:
         status |= _write("--json", args.json, text, ".json")
     if args.markdown:
         parts = [r.to_markdown() for r in reports]
-        if len(reports) > 1 and len(args.agents) == 2:
+        if len(reports) > 1 and len(args.agents) == 2 and not args.ladder:
             parts.insert(0, summary_table(reports))
         status |= _write("--markdown", args.markdown, "\n\n".join(parts) + "\n", ".md")
     illegal = sum(r.illegal_actions for r in reports)
@@ -181,6 +222,24 @@ def _run(argv: Sequence[str]) -> int:
         print(f"whist-eval: {illegal} illegal action(s) were played; the comparison is not valid", file=sys.stderr)
         return 2
     return status
+
+
+def _ladder(spec: Any, args: argparse.Namespace, options: dict[str, Any]) -> Any:
+    """``--ladder`` for one game: play (or read from the cache) every match, print the report, draw the plot."""
+    from whist_env.evaluation.ladder import default_cache_dir, ladder
+
+    cache = None if args.no_cache else (args.cache or default_cache_dir())
+    report = ladder(
+        spec, args.agents, args.deals, args.seed, options, workers=args.workers, single_deal=not args.full_episodes,
+        lineup=args.lineup, anchor=args.anchor, cache_dir=cache, progress=not args.quiet,
+    )  # fmt: skip
+    print(report.to_markdown(), end="\n\n", flush=True)
+    if not args.no_plot:
+        plot = args.plot or Path(f"ladder_{spec.game_id}.png")
+        if args.plot is not None and (len(args.games) > 1 or args.games == ["all"]):
+            plot = plot.with_name(f"{plot.stem}_{spec.game_id}{plot.suffix}")  # one plot per game
+        print(f"plot: {report.plot(plot)}", flush=True)
+    return report
 
 
 def _write(flag: str, path: Path, text: str, suffix: str) -> int:

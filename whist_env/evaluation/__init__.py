@@ -18,6 +18,7 @@ from whist_env.evaluation.arena import (
     seat_assignments,
     summarise,
 )
+from whist_env.evaluation.ladder import LadderReport, ladder
 from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult, summary_table
 from whist_env.evaluation.stats import MeanCI, mean_ci, paired_ci, t_quantile_975
 
@@ -27,10 +28,12 @@ __all__ = [
     "ArenaConfig",
     "ArenaReport",
     "DealResult",
+    "LadderReport",
     "MeanCI",
     "PairResult",
     "TableResult",
     "evaluate",
+    "ladder",
     "mean_ci",
     "paired_ci",
     "play_deals",

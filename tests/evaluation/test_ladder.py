@@ -1,0 +1,162 @@
+"""The rating ladder (whist_env.evaluation.ladder, ``whist-eval --ladder``): the fit recovers known strengths, its
+intervals cover them as often as they say, the results do not depend on the order agents are given, the matches are
+the arena's, and the cache plays only what it has not seen."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from whist_env.cli_eval import main
+from whist_env.errors import OptionError
+from whist_env.evaluation import evaluate
+from whist_env.evaluation.ladder import fit_ratings, ladder
+
+
+def halve_first_array(path: Path) -> None:
+    """Rewrite the ``.npz`` at ``path`` with its first array halved, every other member (the metadata) as it was."""
+    with zipfile.ZipFile(path) as zf:
+        members = {name: zf.read(name) for name in zf.namelist()}
+    name = sorted(n for n in members if n.endswith(".npy"))[0]
+    buffer = io.BytesIO()
+    np.save(buffer, np.load(io.BytesIO(members[name])) * 0.5)
+    members[name] = buffer.getvalue()
+    with zipfile.ZipFile(path, "w") as zf:
+        for member, data in members.items():
+            zf.writestr(member, data)
+
+
+def round_robin(k: int) -> list[tuple[int, int]]:
+    return [(a, b) for a in range(k) for b in range(a + 1, k)]
+
+
+def synthetic(strengths: np.ndarray, deals: int, rng: np.random.Generator) -> np.ndarray:
+    """Per-deal differences of a round robin: true gap + what each agent made of the deal + the match's own noise."""
+    pairs = round_robin(len(strengths))
+    form = rng.normal(0.0, 0.8, size=(len(strengths), deals))  # an agent's luck on a deal, shared by its matches
+    return np.stack([strengths[a] - strengths[b] + form[a] - form[b] + rng.normal(0, 0.5, deals) for a, b in pairs])
+
+
+def test_the_fit_recovers_known_strengths() -> None:
+    truth = np.array([0.0, 0.4, 1.1, -0.3, 2.0])
+    pairs = round_robin(5)
+    exact = np.array([[truth[a] - truth[b]] * 3 for a, b in pairs])  # no noise: the fit is the truth
+    ratings, low, high = fit_ratings(5, pairs, exact, anchor=0, bootstrap=200)
+    np.testing.assert_allclose(ratings, truth, atol=1e-12)
+    np.testing.assert_allclose(low, truth, atol=1e-12)
+    np.testing.assert_allclose(high, truth, atol=1e-12)
+    ratings, low, high = fit_ratings(5, pairs, synthetic(truth, 4000, np.random.default_rng(1)), anchor=0)
+    assert np.abs(ratings - truth).max() < 0.08 and (low <= truth).all() and (truth <= high).all()
+    assert low[0] == high[0] == ratings[0] == 0.0  # the anchor
+    shifted, _, _ = fit_ratings(5, pairs, exact, anchor=3, bootstrap=0)  # another anchor: the same gaps
+    np.testing.assert_allclose(shifted, truth - truth[3], atol=1e-12)
+
+
+def test_the_intervals_cover_the_truth_about_95_percent_of_the_time() -> None:
+    truth = np.array([0.0, 0.5, -0.2, 0.9])
+    rng = np.random.default_rng(7)
+    covered = total = 0
+    for trial in range(300):
+        _, low, high = fit_ratings(4, round_robin(4), synthetic(truth, 300, rng), bootstrap=400, seed=trial)
+        covered += int(((low[1:] <= truth[1:]) & (truth[1:] <= high[1:])).sum())
+        total += 3
+    assert 0.92 <= covered / total <= 0.98, covered / total  # 900 intervals: the binomial sd is 0.007
+
+
+def test_matches_that_leave_an_agent_out_are_refused() -> None:
+    with pytest.raises(ValueError, match="not on one scale"):
+        fit_ratings(3, [(0, 1)], np.zeros((1, 5)))
+    with pytest.raises(ValueError, match="diffs must be"):
+        fit_ratings(3, round_robin(3), np.zeros((2, 5)))
+
+
+def test_a_ladder_is_the_arenas_matches_in_any_order(tmp_path: Path) -> None:
+    """Each match is the arena's duplicate comparison (the same deals, seats rotated): its mean is
+    ``evaluate``'s paired difference; batched agents play on the engine, the others in the AEC arena; and the
+    ratings do not depend on the order the agents are given."""
+    agents = ["heuristic", "pimc:samples=2", "random"]
+    first = ladder("humbug_v0", agents, num_deals=12, seed=3, bootstrap=300)
+    again = ladder("humbug_v0", list(reversed(agents)), num_deals=12, seed=3, bootstrap=300)
+    assert [(r.name, r.rating, r.low, r.high) for r in first.ratings] == [
+        (r.name, r.rating, r.low, r.high) for r in again.ratings
+    ]
+    assert first.anchor == "random" and first.rating("random").rating == 0.0
+    assert {(m.a, m.b): m.engine for m in first.matches} == {
+        ("heuristic", "pimc:samples=2"): "aec",
+        ("heuristic", "random"): "batched",
+        ("pimc:samples=2", "random"): "aec",
+    }
+    arena = evaluate("humbug_v0", ["heuristic", "pimc:samples=2"], num_deals=12, seed=3)
+    assert first.match("heuristic", "pimc:samples=2").observed.mean == pytest.approx(arena.pairs[0].diff.mean)
+    assert first.match("pimc:samples=2", "heuristic").observed.mean == pytest.approx(-arena.pairs[0].diff.mean)
+    assert first.illegal_actions == 0
+    gaps = {(m.a, m.b): m.observed.mean - m.residual for m in first.matches}  # the fit's r_a - r_b
+    assert gaps[("heuristic", "random")] == pytest.approx(
+        gaps[("heuristic", "pimc:samples=2")] + gaps[("pimc:samples=2", "random")]
+    )
+
+
+def test_the_cache_plays_only_new_matches(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    model = tmp_path / "net.npz"
+    shutil.copyfile(Path(__file__).parents[2] / "whist_env" / "games" / "german_whist" / "pretrained.npz", model)
+    agents = ["random", "heuristic", f"pretrained(path={model})"]
+    first = ladder("german_whist_v0", agents, num_deals=30, seed=1, cache_dir=cache, bootstrap=100)
+    assert [m.cached for m in first.matches] == [False] * 3
+    assert len(list((cache / "german_whist_v0").glob("*.json"))) == 3
+    again = ladder("german_whist_v0", agents, num_deals=30, seed=1, cache_dir=cache, bootstrap=100)
+    assert [m.cached for m in again.matches] == [True] * 3 and again.ratings == first.ratings
+    more = ladder("german_whist_v0", [*agents, "pimc:samples=2"], num_deals=30, seed=1, cache_dir=cache, bootstrap=100)
+    played = {(m.a, m.b) for m in more.matches if not m.cached}
+    assert len(played) == 3 and all("pimc:samples=2" in pair for pair in played)  # only the new agent's matches
+    other_seed = ladder("german_whist_v0", agents[:2], num_deals=30, seed=2, cache_dir=cache, bootstrap=100)
+    assert not other_seed.matches[0].cached
+    halve_first_array(model)  # the same path, other weights: a new match
+    changed = ladder("german_whist_v0", agents, num_deals=30, seed=1, cache_dir=cache, bootstrap=100)
+    assert {(m.a, m.b) for m in changed.matches if not m.cached} == {
+        (a, b) for a, b in ((m.a, m.b) for m in changed.matches) if "pretrained" in a + b
+    }
+    for entry in (cache / "german_whist_v0").glob("*.json"):
+        entry.write_text("{not json", encoding="utf-8")  # a damaged entry is played again
+    damaged = ladder("german_whist_v0", agents, num_deals=30, seed=1, cache_dir=cache, bootstrap=100)
+    assert [m.cached for m in damaged.matches] == [False] * 3 and damaged.ratings == changed.ratings
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"agents": ["random"]}, "two or more agents"),
+        ({"agents": ["random", "random"]}, "each agent once"),
+        ({"anchor": "pimc"}, "anchor 'pimc' is not one of"),
+        ({"engine": "gpu"}, "engine must be"),
+        ({"num_deals": 0}, "num_deals must be"),
+        ({"agents": ["random", "pimc:samples=2"], "engine": "batched"}, "no batched form"),
+        ({"agents": ["random", "wizard"]}, "unknown agent 'wizard'"),
+    ],
+)
+def test_bad_ladders_are_refused(kwargs: dict, message: str) -> None:
+    args = {"agents": ["random", "heuristic"], "num_deals": 4, **kwargs}
+    with pytest.raises(OptionError, match=message):
+        ladder("german_whist_v0", **args)
+
+
+def test_whist_eval_ladder_prints_writes_and_plots(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plot, out = tmp_path / "l.png", tmp_path / "l.json"
+    argv = ["german_whist_v0", "--ladder", "--agents", "random", "heuristic", "--deals", "20", "--quiet"]
+    assert main([*argv, "--cache", str(tmp_path / "c"), "--plot", str(plot), "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| 1 | heuristic |" in text and "| 2 | random | +0.000 anchor |" in text and f"plot: {plot}" in text
+    assert plot.stat().st_size > 5_000
+    data = json.loads(out.read_text())
+    assert data["anchor"] == "random" and [r["name"] for r in data["ratings"]] == ["heuristic", "random"]
+    assert main([*argv, "--no-cache", "--no-plot"]) == 0 and "plot:" not in capsys.readouterr().out
+    assert main(["german_whist_v0", "--agents", "random", "heuristic", "--no-plot"]) == 2
+    assert "--no-plot apply to --ladder only" in capsys.readouterr().err
+    assert main([*argv, "--batched", "--no-plot", "--no-cache"]) == 2
+    assert "drop --batched" in capsys.readouterr().err

@@ -1,0 +1,458 @@
+"""A rating ladder: every pair of agents plays the same duplicate deals, and one least-squares fit puts them all on
+one scale in the game's own unit (issue #27).
+
+    >>> from whist_env.evaluation.ladder import ladder
+    >>> report = ladder("german_whist_v0", ["random", "heuristic", "pretrained"], num_deals=2000, seed=0)
+    >>> print(report.to_markdown())
+    >>> report.plot("ladder_german_whist_v0.png")
+
+or ``whist-eval german_whist_v0 --ladder --agents random heuristic pretrained pimc --deals 1000``.
+
+**Matches.** Each pair of agents plays a two-agent match of the arena (:mod:`whist_env.evaluation.arena`: deal ``i``
+of the seed is the same in every match, each deal replayed with the seats rotated), on the batched engine where both
+agents have a batched form (``random``, ``heuristic``, ``pretrained``: :mod:`whist_env.vector.arena`), in the AEC
+arena otherwise (with ``workers`` processes). A match keeps its per-deal score differences ``d_ab[i]`` (agent a's
+score on deal ``i`` minus b's, each the mean return over the seats the agent held and the replays).
+
+**Ratings.** ``r_a − r_b`` models the mean of ``d_ab``; the ratings are the least-squares fit of every pair's mean
+(a full round robin of equal matches: ``r_a`` is the mean of a's pair means against the others, less the anchor's).
+They are in the game's unit per deal (``GameSpec.unit``: a German Whist deal is worth ±1, a Humbug deal its points):
+``r_a − r_b`` is what a gains on b per deal on average, directly or through the others. The anchor (``random``
+where it plays, else the first agent) is 0. Intervals (95%) come from a bootstrap over deals: the same resampled
+deals in every match (their results on one deal are correlated), the fit redone on each resample, percentiles of
+each rating. The pairwise table shows every match's observed mean with its paired 95% interval, and the fit's
+residual (observed − ``r_a + r_b``): large residuals mean the agents are not on one scale (rock-paper-scissors).
+
+**Cache.** Each match's per-deal differences are written to ``cache_dir`` (a JSON file per match, named by a hash
+of the game, its options, the two agent specs in a fixed order, the deals, the seed, the engine, the whist_env
+version and the contents of any file a spec names), so adding an agent to a ladder plays only its matches. A match's
+agents are always seated in sorted order of their specs, so the results do not depend on the order agents are given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from whist_env.errors import OptionError
+from whist_env.evaluation.arena import Arena, ArenaConfig, build_agent, play_deals, unit_text
+from whist_env.evaluation.stats import MeanCI, mean_ci
+from whist_env.registry import GameRef, spec_of
+
+BOOTSTRAP = 2000  # resamples of the deals for the ratings' intervals
+CACHE_FORMAT = 1
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/whist_env/ladder`` (``~/.cache/whist_env/ladder`` without it)."""
+    import os
+
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root) / "whist_env" / "ladder"
+
+
+# ---------------------------------------------------------------------------------------------------- the fit
+def fit_ratings(
+    num_agents: int,
+    pairs: Sequence[tuple[int, int]],
+    diffs: np.ndarray,
+    anchor: int = 0,
+    bootstrap: int = BOOTSTRAP,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Least-squares ratings from paired per-deal differences, with bootstrap intervals over the deals.
+
+    Args:
+        num_agents: ``k``.
+        pairs: the ``P`` matches ``(a, b)``, agent indices; every agent must be joined to the anchor through them.
+        diffs: ``(P, N)``: ``diffs[p, i]`` is a's score minus b's on deal ``i`` in match ``p`` (the same deals in
+            every match).
+        anchor: the agent rated 0.
+        bootstrap: resamples of the deals (0: no intervals, they are NaN).
+        seed: the resampling's seed.
+
+    Returns:
+        ``(ratings (k,), low (k,), high (k,))``: the fit and its 95% percentile interval (the anchor's is [0, 0]).
+
+    Raises:
+        ValueError: for mismatched shapes, or agents the matches do not connect to the anchor.
+    """
+    diffs = np.asarray(diffs, np.float64)
+    if diffs.ndim != 2 or diffs.shape[0] != len(pairs) or diffs.shape[1] < 1:
+        raise ValueError(f"diffs must be (pairs, deals) = ({len(pairs)}, N >= 1), got shape {diffs.shape}")
+    design = np.zeros((len(pairs), num_agents))
+    for p, (a, b) in enumerate(pairs):
+        design[p, a], design[p, b] = 1.0, -1.0
+    free = [j for j in range(num_agents) if j != anchor]
+    x = design[:, free]
+    if np.linalg.matrix_rank(x) < len(free):
+        raise ValueError("the matches do not join every agent to the anchor: their ratings are not on one scale")
+    solve = np.linalg.pinv(x)  # (k - 1, P): ratings of the free agents from the pair means
+
+    def ratings_of(means: np.ndarray) -> np.ndarray:  # (..., P) -> (..., k)
+        out = np.zeros((*means.shape[:-1], num_agents))
+        out[..., free] = means @ solve.T
+        return out
+
+    ratings = ratings_of(diffs.mean(axis=1))
+    if bootstrap < 1:
+        nan = np.full(num_agents, np.nan)
+        return ratings, nan, nan.copy()
+    n = diffs.shape[1]
+    rng = np.random.default_rng([seed, 27])
+    draws = np.empty((bootstrap, num_agents))
+    for first in range(0, bootstrap, 250):  # (250, N) counts at a time: memory stays small for 10,000 deals
+        size = min(250, bootstrap - first)
+        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)
+        draws[first : first + size] = ratings_of(counts @ diffs.T / n)
+    low, high = np.percentile(draws, [2.5, 97.5], axis=0)
+    return ratings, low, high
+
+
+# ---------------------------------------------------------------------------------------------------- the report
+@dataclass(frozen=True)
+class Rating:
+    """One agent's place on the ladder: ``rating`` per deal in the game's unit, the anchor 0, with its 95%
+    bootstrap interval ``[low, high]``."""
+
+    name: str
+    rating: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Match:
+    """One pair's match: ``diffs[i]`` is a's score minus b's on deal ``i``; ``observed`` their paired mean and
+    95% interval; ``residual`` the observed mean minus the fit's ``r_a - r_b``."""
+
+    a: str
+    b: str
+    engine: str
+    diffs: np.ndarray = field(repr=False)
+    illegal: tuple[int, int]
+    cached: bool
+    wall_s: float
+    observed: MeanCI = field(init=False)
+    residual: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "observed", mean_ci(self.diffs.tolist()))
+
+
+@dataclass
+class LadderReport:
+    """A ladder's ratings (best first), its matches, and how it was played."""
+
+    game_id: str
+    options: dict[str, Any]
+    unit: str
+    seed: int
+    num_deals: int
+    anchor: str
+    ratings: list[Rating]
+    matches: list[Match]
+    bootstrap: int
+    wall_s: float
+
+    @property
+    def illegal_actions(self) -> int:
+        """Illegal actions over every match (must be 0)."""
+        return sum(sum(m.illegal) for m in self.matches)
+
+    def rating(self, name: str) -> Rating:
+        """The rating of the agent ``name``."""
+        for r in self.ratings:
+            if r.name == name:
+                return r
+        raise KeyError(f"no agent {name!r} on this ladder; agents: {[r.name for r in self.ratings]}")
+
+    def to_markdown(self) -> str:
+        """The ratings table, then the pairwise table (row − column, observed, with the fit's residual)."""
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items()) or "defaults"
+        played = sum(not m.cached for m in self.matches)
+        lines = [
+            f"**{self.game_id}** ladder ({opts}); {self.num_deals} duplicate deals per match, seed {self.seed}; "
+            f"unit: {self.unit}. Rating: mean gain per deal over {self.anchor} (= 0), least squares over every "
+            f"match; 95% intervals from {self.bootstrap} bootstrap resamples of the deals.",
+            "",
+            "| rank | agent | rating (95% CI) |",
+            "|---|---|---|",
+        ]
+        for rank, r in enumerate(self.ratings, 1):
+            interval = "anchor" if r.name == self.anchor else f"[{r.low:+.3f}, {r.high:+.3f}]"
+            lines.append(f"| {rank} | {r.name} | {r.rating:+.3f} {interval} |")
+        names = [r.name for r in self.ratings]
+        lines += ["", "| row − column | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+        for a in names:
+            cells = []
+            for b in names:
+                m = self.match(a, b) if a != b else None
+                cells.append("" if m is None else m.observed.text())
+            lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+        worst = max(self.matches, key=lambda m: abs(m.residual))
+        engines = sorted({m.engine for m in self.matches})
+        lines += [
+            "",
+            f"- largest residual of the fit: {worst.residual:+.3f} ({worst.a} − {worst.b}); "
+            f"{len(self.matches)} matches ({played} played, {len(self.matches) - played} from the cache; "
+            f"engine: {', '.join(engines)}), {self.wall_s:.1f} s",
+        ]
+        return "\n".join(lines)
+
+    def match(self, a: str, b: str) -> Match:
+        """The match of ``a`` and ``b``, oriented as ``a − b``."""
+        for m in self.matches:
+            if (m.a, m.b) == (a, b):
+                return m
+            if (m.a, m.b) == (b, a):
+                flipped = Match(a, b, m.engine, -m.diffs, (m.illegal[1], m.illegal[0]), m.cached, m.wall_s)
+                object.__setattr__(flipped, "residual", -m.residual)
+                return flipped
+        raise KeyError(f"no match {a!r} − {b!r} on this ladder")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the per-deal differences left out)."""
+
+        def num(x: float) -> float | None:
+            return None if not np.isfinite(x) else round(float(x), 6)
+
+        return {
+            "game": self.game_id,
+            "options": self.options,
+            "unit": self.unit,
+            "seed": self.seed,
+            "num_deals": self.num_deals,
+            "anchor": self.anchor,
+            "method": (
+                "round robin on the same duplicate deals; ratings: least squares of every pair's mean per-deal "
+                f"difference, anchor 0; 95% percentile intervals from {self.bootstrap} bootstrap resamples of the deals"
+            ),
+            "ratings": [
+                {"name": r.name, "rating": num(r.rating), "low": num(r.low), "high": num(r.high)} for r in self.ratings
+            ],
+            "matches": [
+                {
+                    "a": m.a,
+                    "b": m.b,
+                    "engine": m.engine,
+                    "mean": num(m.observed.mean),
+                    "ci95": num(m.observed.half_width),
+                    "residual": num(m.residual),
+                    "illegal_actions": list(m.illegal),
+                    "cached": m.cached,
+                }
+                for m in self.matches
+            ],
+            "illegal_actions": self.illegal_actions,
+        }
+
+    def plot(self, path: str | Path) -> Path:
+        """Draw the ratings with their intervals to a PNG at ``path`` (needs matplotlib: the ``train`` extra)."""
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError as err:
+            raise OptionError(
+                "the ladder's plot needs matplotlib: pip install 'whist_env[train]' (or pass --no-plot)"
+            ) from err
+        out = Path(path)
+        rows = list(reversed(self.ratings))  # the best at the top
+        y = np.arange(len(rows))
+        fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.6))
+        values = np.array([r.rating for r in rows])
+        spread = np.array([[r.rating - r.low, r.high - r.rating] for r in rows]).T
+        ax.errorbar(values, y, xerr=np.nan_to_num(spread), fmt="o", capsize=4, color="tab:blue")
+        ax.axvline(0.0, color="grey", linewidth=0.8)
+        ax.set_yticks(y, [r.name for r in rows])
+        ax.set_xlabel(f"rating: mean gain per deal over {self.anchor} ({self.unit})", wrap=True)
+        ax.set_title(f"{self.game_id}: {self.num_deals} duplicate deals per match, seed {self.seed}", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(out, dpi=110)
+        plt.close(fig)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------------- playing
+def _has_batched_form(spec: str, game_id: str) -> bool:
+    """Whether the agent spec ``spec`` has a batched form in ``game_id`` (and the batched engine is installed)."""
+    try:
+        from whist_env.vector import vector_game_ids
+        from whist_env.vector.arena import BATCHED_NAMES
+        from whist_env.vector.heuristics import ported_games
+    except ImportError:  # no numba: the AEC arena plays everything
+        return False
+    from whist_env.agents.agent_spec import parse_agent_spec
+
+    name = parse_agent_spec(spec).name
+    if game_id not in vector_game_ids() or name not in BATCHED_NAMES:
+        return False
+    return name != "heuristic" or game_id in ported_games()
+
+
+def _files_named(spec: str) -> list[str]:
+    """The sha256 of every existing file a spec names (a model's path), so that a changed file is a new match."""
+    import re
+
+    out = []
+    for token in re.split(r"[\s(),=:]+", spec):
+        path = Path(token)
+        if token and path.is_file():
+            out.append(f"{token}:{hashlib.sha256(path.read_bytes()).hexdigest()}")
+    return out
+
+
+def _match_key(config: ArenaConfig, engine: str) -> dict[str, Any]:
+    from whist_env import __version__
+
+    return {
+        "format": CACHE_FORMAT,
+        "game": config.game_id,
+        "options": {k: repr(v) for k, v in sorted(config.game_options().items())},
+        "single_deal": config.single_deal,
+        "lineup": config.lineup,
+        "agents": [str(a) for a in config.agents],
+        "num_deals": config.num_deals,
+        "seed": config.seed,
+        "engine": engine,
+        "whist_env": __version__,
+        "files": [f for a in config.agents for f in _files_named(str(a))],
+    }
+
+
+def play_match(
+    config: ArenaConfig, batched: bool, workers: int, cache_dir: Path | None, progress: bool
+) -> tuple[np.ndarray, tuple[int, int], bool, float]:
+    """The two agents of ``config`` over its deals: ``(per-deal a − b, illegal actions of each, from the cache,
+    wall seconds)``; read from ``cache_dir`` when it holds this match, written there otherwise."""
+    engine = "batched" if batched else "aec"
+    key = _match_key(config, engine)
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
+    path = None if cache_dir is None else cache_dir / config.game_id / f"{digest}.json"
+    if path is not None and path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = None  # a damaged entry is played again
+        if data is not None and data.get("key") == key and len(data.get("diffs", ())) == config.num_deals:
+            return np.asarray(data["diffs"], np.float64), tuple(data["illegal"]), True, 0.0  # type: ignore[return-value]
+    start = time.perf_counter()
+    if batched:
+        from whist_env.vector.arena import batched_agent, play_batched
+
+        options = config.game_options()
+        built = [batched_agent(str(s), config.spec, options, np.random.default_rng([config.seed, 3, j]))
+                 for j, s in enumerate(config.agents)]  # fmt: skip
+        results, _ = play_batched(config, built, progress=progress)
+    else:
+        results, _ = play_deals(config, workers=workers, progress=progress)
+    wall = time.perf_counter() - start
+    scores = np.array([r.scores(2) for r in results], np.float64)
+    diffs = scores[:, 0] - scores[:, 1]
+    illegal = (sum(r.illegal[0] for r in results), sum(r.illegal[1] for r in results))
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"key": key, "diffs": diffs.tolist(), "illegal": list(illegal), "wall_s": round(wall, 3)})
+        spare = path.with_suffix(f".{time.time_ns()}.tmp")
+        spare.write_text(text, encoding="utf-8")
+        spare.replace(path)  # atomic: a ladder stopped half-way leaves no half-written entry
+    return diffs, illegal, False, wall
+
+
+def ladder(
+    game_id: GameRef,
+    agents: Sequence[str],
+    num_deals: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    *,
+    workers: int = 1,
+    single_deal: bool = True,
+    lineup: str = "alternate",
+    anchor: str | None = None,
+    cache_dir: str | Path | None = None,
+    engine: str = "auto",
+    bootstrap: int = BOOTSTRAP,
+    progress: bool = False,
+) -> LadderReport:
+    """Play a round robin of ``agents`` on the same duplicate deals and rate them on one scale (module docstring).
+
+    Args:
+        game_id: the environment id, or the game's spec.
+        agents: two or more distinct agent specs (``random``, ``heuristic``, ``pimc:samples=40``, ``pretrained``,
+            ``model:<path>``, ...).
+        num_deals: deals per match (the same deals in every match).
+        seed: the deals' seed (and the bootstrap's).
+        options: the game's options.
+        workers: processes for the matches played in the AEC arena.
+        single_deal: each episode one deal (the game's ``GameSpec.single_deal``); False: whole episodes (AEC arena).
+        lineup: ``"alternate"`` or ``"one_vs_rest"``, as the arena takes it.
+        anchor: the agent rated 0 (default: ``random`` if it plays, else the first agent).
+        cache_dir: where matches are cached (None: no cache; :func:`default_cache_dir` is ``whist-eval``'s).
+        engine: ``"auto"`` (the batched engine where both agents have a batched form), ``"aec"`` (always the AEC
+            arena) or ``"batched"`` (always the batched engine: an agent without a batched form is an error).
+        bootstrap: resamples of the deals for the intervals.
+        progress: one line per match on stderr, and the arena's progress bars.
+
+    Raises:
+        OptionError: for fewer than two agents, a repeated one, an unknown anchor or engine, or what the arena
+            raises (a bad agent spec, option or count).
+    """
+    specs = [str(a) for a in agents]
+    if len(specs) < 2:
+        raise OptionError(f"a ladder needs two or more agents, got {specs}")
+    if len(set(specs)) != len(specs):
+        raise OptionError(f"each agent once on a ladder, got {specs}")
+    if isinstance(num_deals, bool) or not isinstance(num_deals, int) or num_deals < 1:
+        raise OptionError(f"num_deals must be an int >= 1, got {num_deals!r}")
+    if engine not in ("auto", "aec", "batched"):
+        raise OptionError(f"engine must be 'auto', 'aec' or 'batched', got {engine!r}")
+    anchor = anchor if anchor is not None else ("random" if "random" in specs else specs[0])
+    if anchor not in specs:
+        raise OptionError(f"the anchor {anchor!r} is not one of the agents {specs}")
+    spec = spec_of(game_id)
+    cache = None if cache_dir is None else Path(cache_dir)
+    start = time.perf_counter()
+    pairs = [(a, b) for i, a in enumerate(sorted(specs)) for b in sorted(specs)[i + 1 :]]
+    first = ArenaConfig(spec.game_id, pairs[0], num_deals, seed, dict(options or {}), single_deal, lineup, (), spec)
+    Arena(first)  # a bad option, lineup or count fails here, before any match
+    for agent in specs:  # and a bad agent spec: before an hour of other matches, not after
+        build_agent(agent, spec, first.game_options())
+    matches = []
+    for number, (a, b) in enumerate(pairs, 1):
+        config = ArenaConfig(spec.game_id, (a, b), num_deals, seed, dict(options or {}), single_deal, lineup, (), spec)
+        batched = single_deal and _has_batched_form(a, spec.game_id) and _has_batched_form(b, spec.game_id)
+        if engine == "batched" and not batched:
+            raise OptionError(
+                f"engine='batched': {a} − {b} has no batched form in {spec.game_id} (random, heuristic and "
+                "pretrained have one, single deals only); use engine='auto'"
+            )
+        batched = batched and engine != "aec"
+        diffs, illegal, cached, wall = play_match(config, batched, workers, cache, progress)
+        if progress:
+            how = "from the cache" if cached else f"{wall:.1f} s"
+            print(f"ladder {spec.game_id}: match {number}/{len(pairs)} {a} − {b}: {diffs.mean():+.3f} "
+                  f"({'batched' if batched else 'aec'}, {how})", file=sys.stderr, flush=True)  # fmt: skip
+        matches.append(Match(a, b, "batched" if batched else "aec", diffs, illegal, cached, wall))
+    index = {name: j for j, name in enumerate(sorted(specs))}  # the fit in a fixed order: the same to the last bit
+    ratings, low, high = fit_ratings(
+        len(specs), [(index[m.a], index[m.b]) for m in matches], np.stack([m.diffs for m in matches]),
+        anchor=index[anchor], bootstrap=bootstrap, seed=seed,
+    )  # fmt: skip
+    for m in matches:
+        object.__setattr__(m, "residual", float(m.diffs.mean() - (ratings[index[m.a]] - ratings[index[m.b]])))
+    rated = sorted((Rating(s, float(ratings[j]), float(low[j]), float(high[j])) for s, j in index.items()),
+                   key=lambda r: (-r.rating, r.name))  # fmt: skip
+    return LadderReport(spec.game_id, first.game_options(), unit_text(first), seed, num_deals, anchor, rated, matches,
+                        bootstrap, time.perf_counter() - start)  # fmt: skip
