@@ -166,10 +166,10 @@ def test_make_agent_builds_a_nested_fallback_through_the_grammar() -> None:
     assert (agent.samples, agent.max_tricks) == (3, 2)
     assert isinstance(agent.fallback, RandomAgent)
     # the legacy spelling, the nested model last; the model is built (not loaded) with the game's options
-    agent = make_agent("pimc:samples=4,fallback=model:/nowhere/m.zip", "oh_hell_v0", num_players=3)
+    agent = make_agent("pimc:samples=4,fallback=model:/nowhere/m.zip", "classic_whist_v0", episode="deal")
     assert isinstance(agent, PIMCAgent) and agent.samples == 4
     assert isinstance(agent.fallback, ModelAgent)
-    assert agent.fallback.path == "/nowhere/m.zip" and agent.fallback.options == {"num_players": 3}
+    assert agent.fallback.path == "/nowhere/m.zip" and agent.fallback.options == {"episode": "deal"}
     inner = make_agent("pimc(fallback=pimc(samples=2, fallback=random))", "german_whist_v0")
     assert isinstance(inner, PIMCAgent) and isinstance(inner.fallback, PIMCAgent)
     assert isinstance(inner.fallback.fallback, RandomAgent)

@@ -11,6 +11,7 @@ from pettingzoo.test import api_test, seed_test
 
 from whist_env.agents.base import RandomAgent
 from whist_env.cards import cards_of
+from whist_env.errors import OptionError
 from whist_env.search.pimc import PIMCAgent
 from whist_env.testing import play_random_episode
 
@@ -72,10 +73,8 @@ def test_state_render_and_illegal_action() -> None:
         env.step(illegal)
 
 
-@pytest.mark.parametrize("make_agent", [RandomAgent, LowWhistHeuristic, lambda: PIMCAgent("low_whist_v0", samples=2)])
+@pytest.mark.parametrize("make_agent", [RandomAgent, LowWhistHeuristic])
 def test_agents_play_legal_cards_to_the_end(make_agent: Any, low_whist_spec: Any) -> None:
-    """PIMC reads the game through the registry (the fixture registers the toy): it has no search, so it plays
-    its fallback, the toy's heuristic."""
     game = LowWhist()
     rng = np.random.default_rng(3)
     agent = make_agent()
@@ -87,17 +86,11 @@ def test_agents_play_legal_cards_to_the_end(make_agent: Any, low_whist_spec: Any
         game.step(state, action, rng)
 
 
-def test_pimc_falls_back_for_a_game_the_solver_refuses() -> None:
-    fallback = LowWhistHeuristic()
-    pimc = PIMCAgent("low_whist_v0", samples=2, fallback=fallback)
-    assert not pimc.searches
-    game = LowWhist()
-    rng = np.random.default_rng(4)
-    state = game.new_episode(rng)
-    for _ in range(20):
-        view = game.view(state, state.to_act)
-        assert pimc.act(view, rng) == fallback.act(view, rng)
-        game.step(state, fallback.act(view, rng), rng)
+def test_pimc_is_refused_in_a_game_the_solver_does_not_cover(low_whist_spec: Any) -> None:
+    """PIMC reads the game through the registry (the fixture registers the toy): the toy has no search (its low cards
+    win), so PIMC is an error that says so, never its fallback standing in."""
+    with pytest.raises(OptionError, match="pimc: low_whist_v0 has no search agent"):
+        PIMCAgent("low_whist_v0", samples=2, fallback=LowWhistHeuristic())
 
 
 def test_heuristic_takes_more_tricks_than_random_players() -> None:
