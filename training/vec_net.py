@@ -6,7 +6,6 @@ observation's non-zero columns, forward and backward), its numpy copy (the shipp
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -226,11 +225,7 @@ def numpy_actor(model: Any) -> Any:
 def export_actor(model: Any, path: Path, game: str, options: dict[str, Any], canonical_suits: bool = False) -> Path:
     """Write the actor as a ``.npz`` in the shipped agents' format, with the game's metadata (the file that
     ``make_agent("pretrained(path=...)", game, **options)`` plays; ``canonical_suits``: it renames the suits as the
-    learner did)."""
-    from whist_env.fingerprint import ModelMetadata, write_metadata
+    learner did), through the one exporter both trainers use, :func:`whist_env.agents.pretrained.export_policy`."""
+    from whist_env.agents.pretrained import export_policy
 
-    tmp = path.with_name(path.stem + ".tmp.npz")
-    np.savez(tmp, **numpy_actor(model).arrays())  # type: ignore[arg-type]
-    write_metadata(tmp, ModelMetadata.for_game(game, options, canonical_suits=canonical_suits))
-    os.replace(tmp, path)
-    return path
+    return export_policy(numpy_actor(model), path, game, options, canonical_suits=canonical_suits)

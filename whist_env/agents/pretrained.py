@@ -29,6 +29,7 @@ Only :func:`export_policy` needs torch (it reads a trained model); playing needs
 from __future__ import annotations
 
 import importlib.resources
+import os
 import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -267,10 +268,12 @@ def export_policy(
     options: Mapping[str, Any] | None = None,
     canonical_suits: bool | None = None,
 ) -> Path:
-    """Write the actor of a trained MaskablePPO model as a ``.npz`` with its metadata (torch needed here only).
+    """Write the actor of a trained model as a ``.npz`` with its metadata: the one writer of the shipped format, for
+    both trainers (torch needed here only, for an SB3 model). The file appears whole or not at all.
 
     Args:
-        model_or_policy: a ``MaskablePPO`` model, its ``.policy``, or the path of a saved model ``.zip``.
+        model_or_policy: a ``MaskablePPO`` model, its ``.policy``, the path of a saved model ``.zip``, or a
+            :class:`NumpyPolicy` (what ``training/ppo_vec.py``'s network gives as ``vec_net.numpy_actor``).
         path: the file to write (``.npz`` is appended when the name does not end with it).
         game_id: the game the model was trained on.
         options: that game's options as trained (defaults filled in from the rules).
@@ -286,10 +289,11 @@ def export_policy(
         ModelMismatchError: when a saved model's own metadata is for another game or other options, or says
             another ``canonical_suits`` than the one given.
     """
-    try:
-        import torch  # noqa: F401  (reading the model's parameters needs it)
-    except ImportError as err:
-        raise ImportError(f"export_policy reads a torch model and needs torch: {_TRAIN_EXTRA}") from err
+    if not isinstance(model_or_policy, NumpyPolicy):
+        try:
+            import torch  # noqa: F401  (reading the model's parameters needs it)
+        except ImportError as err:
+            raise ImportError(f"export_policy reads a torch model and needs torch: {_TRAIN_EXTRA}") from err
     model: Any = model_or_policy
     if isinstance(model_or_policy, (str, Path)):
         saved = check_model(model_or_policy, game_id, options)
@@ -306,7 +310,7 @@ def export_policy(
             raise ImportError(f"export_policy loads a saved model with sb3-contrib: {_TRAIN_EXTRA}") from err
         model = MaskablePPO.load(str(model_or_policy), device="cpu")
     policy = getattr(model, "policy", model)
-    numpy_policy = NumpyPolicy.from_sb3(policy)
+    numpy_policy = model if isinstance(model, NumpyPolicy) else NumpyPolicy.from_sb3(policy)
     metadata = ModelMetadata.for_game(game_id, options, canonical_suits=bool(canonical_suits))
     if (numpy_policy.obs_size, numpy_policy.num_actions) != (metadata.obs_size, metadata.num_actions):
         raise OptionError(
@@ -318,8 +322,10 @@ def export_policy(
     if out.suffix != ".npz":
         out = out.with_name(out.name + ".npz")  # np.savez would append it anyway; say so in the return value
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(out, **numpy_policy.arrays())  # type: ignore[arg-type]
-    write_metadata(out, metadata)
+    tmp = out.with_name(out.stem + ".tmp.npz")
+    np.savez(tmp, **numpy_policy.arrays())  # type: ignore[arg-type]
+    write_metadata(tmp, metadata)
+    os.replace(tmp, out)  # a run killed while exporting leaves the previous file, not half of a new one
     return out
 
 
