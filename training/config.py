@@ -30,6 +30,29 @@ CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 """The repository's configs: ``<game>.yaml`` for ``training/train.py``, ``ppo_vec_<game>.yaml`` and
 ``rllib_<game>.yaml`` for the other two trainers (a config class names its prefix in ``config_prefix``)."""
 OTHER_TRAINERS = ("ppo_vec_", "rllib_")
+TRAINERS = {
+    "sb3": "training/train.py (sb3-contrib's MaskablePPO on single-agent envs)",
+    "ppo": "training/ppo_vec.py (masked PPO on the batched engine)",
+    "rllib": "training/rllib_selfplay.py (league self-play on Ray RLlib)",
+}
+"""The ``trainer:`` key of a config: which trainer runs it. ``python training/train.py --config <file>`` hands a
+config to its trainer, so it is the one command for all three."""
+
+
+def check_trainer(value: Any, mine: str) -> None:
+    """The ``trainer`` field of a config class whose trainer is ``mine``.
+
+    Raises:
+        ConfigError: for another trainer's name (naming the script that runs it) or an unknown one.
+    """
+    if value == mine:
+        return
+    if value in TRAINERS:
+        raise ConfigError(
+            f"trainer: {value!r} configs are run by {TRAINERS[value]}, not this one; run "
+            "python training/train.py --config <file>, which hands every config to its trainer"
+        )
+    raise ConfigError(f"trainer must be one of {', '.join(TRAINERS)}, got {value!r}")
 
 
 def available_configs(cls: type[Any]) -> list[str]:
@@ -244,6 +267,9 @@ class TrainConfig:
     (``pimc(fallback=model:...)``). Empty: the game's own reward."""
     pretrain: PretrainConfig | None = None
     """Warm start before PPO (keys: see ``pretrain.*`` below); absent or null: PPO starts from random weights."""
+    trainer: str = "sb3"
+    """The trainer of this config: ``sb3`` (this one). ``training/train.py`` hands ``ppo`` and ``rllib`` configs to
+    ``training/ppo_vec.py`` and ``training/rllib_selfplay.py``."""
 
     # ------------------------------------------------------------------ validation
     def validate(self) -> None:
@@ -254,6 +280,7 @@ class TrainConfig:
         """
         from whist_env.registry import game_ids
 
+        check_trainer(self.trainer, "sb3")
         if self.game not in game_ids():
             raise ConfigError(f"game: unknown game {self.game!r}; available: {', '.join(game_ids())}")
         positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_freq", "checkpoint_freq")

@@ -57,6 +57,7 @@ if str(REPO) not in sys.path:  # run as a script: make the `training` package im
 from training.config import (  # noqa: E402
     ConfigError,
     PretrainConfig,
+    check_trainer,
     field_docs,
     load_config_as,
     parse_set,
@@ -160,6 +161,9 @@ class PPOVecConfig:
     """Warm start before PPO (keys: ``pretrain.*``; the teacher is the game's heuristic, played batched on the
     engine: ``training/vec_pretrain.py``); absent or null: PPO starts from random weights."""
 
+    trainer: str = "ppo"
+    """The trainer of this config: ``ppo`` (this one; ``python training/train.py --config <file>`` hands it here)."""
+
     def validate(self) -> None:
         """Cross-field checks.
 
@@ -169,6 +173,7 @@ class PPOVecConfig:
         from whist_env.registry import unknown_game
         from whist_env.vector import vector_game_ids
 
+        check_trainer(self.trainer, "ppo")
         if self.game not in vector_game_ids():
             raise ConfigError(f"game: {unknown_game(self.game, vector_game_ids(), 'games with a batched engine')}")
         for name in (

@@ -11,7 +11,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
 
-from training.config import ConfigError, config_from_dict, field_docs, load_config_as
+from training.config import ConfigError, check_trainer, config_from_dict, field_docs, load_config_as
 
 
 @dataclasses.dataclass
@@ -82,6 +82,9 @@ class RLlibConfig:
     torch_threads: int = 1
     """Threads of torch in the learner and the driver (1 is fastest for small networks on few cores)."""
 
+    trainer: str = "rllib"
+    """The trainer of this config: ``rllib`` (this one; ``python training/train.py --config <file>`` hands it here)."""
+
     def validate(self) -> None:
         """Cross-field checks.
 
@@ -90,6 +93,7 @@ class RLlibConfig:
         """
         from whist_env.registry import game_ids
 
+        check_trainer(self.trainer, "rllib")
         if self.game not in game_ids():
             raise ConfigError(f"game: unknown game {self.game!r}; available: {', '.join(game_ids())}")
         positive = (

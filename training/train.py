@@ -1,11 +1,15 @@
-"""Train a MaskablePPO agent on one whist_env game, evaluate it on duplicate deals, write a report.
+"""Train an agent on one whist_env game, evaluate it on duplicate deals, write a report: the one command for every
+trainer. A config's ``trainer:`` key says which runs it: ``sb3`` (the default, this script: sb3-contrib's
+MaskablePPO), ``ppo`` (handed to ``training/ppo_vec.py``: masked PPO on the batched engine) or ``rllib`` (handed to
+``training/rllib_selfplay.py``), with the rest of the command line as it is.
 
+    python training/train.py --config configs/ppo_vec_german_whist_warm.yaml   # trainer: ppo (README command 1)
     python training/train.py --config configs/german_whist.yaml
     python training/train.py --config configs/german_whist.yaml --total-timesteps 50000 --seed 1
     python training/train.py --config configs/german_whist.yaml --resume      # after an interruption
     python training/train.py --resume --run-name german_whist_s0              # the same, by the run's name
 
-What it does, in order:
+What it does with an ``sb3`` config, in order:
 
 1. reads ``configs/<name>.yaml`` into a typed :class:`~training.config.TrainConfig` (an unknown key is an
    error naming the allowed ones); flags override it (``--set key=value`` for any key);
@@ -218,9 +222,77 @@ def _resume_hint(run_dir: Path | None, command: str | None) -> str:
     return f"interrupted: --resume will continue from {found} ({step_of(found):,} steps){again}"
 
 
+def trainer_of(argv: list[str]) -> str:
+    """The trainer of the run a command line names: the ``trainer`` key of its ``--config`` (a ``--set trainer=...``
+    wins), or of the saved ``config.yaml`` of ``--resume --run-name``; ``sb3`` where there is none to read (this
+    script's own checks then say what is missing).
+
+    Raises:
+        ConfigError: for an unknown trainer, naming the allowed ones.
+    """
+    import yaml
+
+    from training.config import TRAINERS
+
+    p = argparse.ArgumentParser(add_help=False)
+    for flag in ("--config", "--run-name", "--runs-dir"):
+        p.add_argument(flag)
+    p.add_argument("--resume", action="store_true")
+    p.add_argument("--set", action="append", default=[])
+    known, _ = p.parse_known_args(argv)
+    path = Path(known.config) if known.config else None
+    if path is None and known.resume and known.run_name:
+        path = Path(known.runs_dir or "runs") / known.run_name / "config.yaml"
+    trainer: Any = "sb3"
+    if path is not None and path.is_file():
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            data = None  # the trainer's own loader reports it
+        if isinstance(data, dict):
+            trainer = data.get("trainer", "sb3")
+    for item in known.set:
+        key, _, value = item.partition("=")
+        if key.strip() == "trainer":
+            trainer = value.strip()
+    if trainer not in TRAINERS:
+        allowed = "; ".join(f"{k}: {v}" for k, v in TRAINERS.items())
+        raise ConfigError(f"trainer must be one of {', '.join(TRAINERS)} ({allowed}), got {trainer!r}")
+    return str(trainer)
+
+
+def _flag(argv: list[str], flag: str) -> str | None:
+    """The value of ``flag`` in ``argv`` (``--flag value`` or ``--flag=value``), or None."""
+    for i, item in enumerate(argv):
+        if item == flag and i + 1 < len(argv):
+            return argv[i + 1]
+        if item.startswith(flag + "="):
+            return item.split("=", 1)[1]
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``train.py``; returns the exit status (0 done, 2 a bad config or command or a checkpoint that could not
-    be written, 130 interrupted)."""
+    be written, 130 interrupted). A ``ppo`` or ``rllib`` config is handed to its trainer's ``main`` with the same
+    command line."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if not {"-h", "--help"} & set(given):
+        try:
+            trainer = trainer_of(given)
+        except ConfigError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        if trainer == "ppo":
+            from training.ppo_vec import main as ppo_main
+
+            if "--config" not in given:  # --resume --run-name: ppo_vec reads the run's saved config as its --config
+                runs = _flag(given, "--runs-dir") or "runs"
+                given = ["--config", str(Path(runs) / str(_flag(given, "--run-name")) / "config.yaml"), *given]
+            return ppo_main(given)
+        if trainer == "rllib":
+            from training.rllib_selfplay import main as rllib_main
+
+            return rllib_main(given)
     args = parse_args(argv)
     where: dict[str, Any] = {"run_dir": None, "command": None}
     try:

@@ -145,6 +145,27 @@ def test_resume_refuses_another_config(tmp_path: Path, capsys: pytest.CaptureFix
     assert "does not exist; start the run without --resume" in capsys.readouterr().err
 
 
+def test_train_py_hands_a_ppo_config_to_ppo_vec(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One command for every trainer: ``training/train.py`` runs a config whose ``trainer`` is ``ppo`` through
+    ``ppo_vec.main`` with the same command line, and resumes it by its name alone."""
+    from training import train
+
+    common = ["--config", str(CONFIG), "--runs-dir", str(tmp_path), *TINY, "--set", "final_eval_deals=0"]
+    assert train.main([*common, "--total-timesteps", "256", "--run-name", "t"]) == 0
+    assert (tmp_path / "t" / "policy.npz").is_file() and (tmp_path / "t" / "phases.json").is_file()
+    assert "trainer: ppo" in (tmp_path / "t" / "config.yaml").read_text()
+    assert train.trainer_of(["--resume", "--run-name", "t", "--runs-dir", str(tmp_path)]) == "ppo"
+    assert train.main(["--resume", "--run-name", "t", "--runs-dir", str(tmp_path), "--total-timesteps", "512"]) == 0
+    assert final_state(tmp_path / "t")["num_timesteps"] == 512
+    capsys.readouterr()
+    assert train.main([*common, "--set", "trainer=jax"]) == 2
+    assert "trainer must be one of sb3, ppo, rllib" in capsys.readouterr().err
+    assert train.trainer_of(["--config", str(REPO / "configs" / "german_whist.yaml")]) == "sb3"
+    assert train.trainer_of(["--config", str(REPO / "configs" / "rllib_german_whist.yaml")]) == "rllib"
+    with pytest.raises(ConfigError, match="'sb3' configs are run by training/train.py"):
+        load_config_as(ppo_vec.PPOVecConfig, CONFIG, {"trainer": "sb3"})
+
+
 @pytest.mark.parametrize(
     ("override", "message"),
     [
