@@ -214,9 +214,7 @@ class LadderReport:
             if (m.a, m.b) == (a, b):
                 return m
             if (m.a, m.b) == (b, a):
-                flipped = Match(a, b, m.engine, -m.diffs, (m.illegal[1], m.illegal[0]), m.cached, m.wall_s)
-                object.__setattr__(flipped, "residual", -m.residual)
-                return flipped
+                return Match(a, b, m.engine, -m.diffs, (m.illegal[1], m.illegal[0]), m.cached, m.wall_s, -m.residual)
         raise KeyError(f"no match {a!r} − {b!r} on this ladder")
 
     def to_dict(self) -> dict[str, Any]:
@@ -429,7 +427,7 @@ def ladder(
     Arena(first)  # a bad option, lineup or count fails here, before any match
     for agent in specs:  # and a bad agent spec: before an hour of other matches, not after
         build_agent(agent, spec, first.game_options())
-    matches = []
+    played: list[tuple[str, str, str, np.ndarray, tuple[int, int], bool, float]] = []
     for number, (a, b) in enumerate(pairs, 1):
         config = ArenaConfig(spec.game_id, (a, b), num_deals, seed, dict(options or {}), single_deal, lineup, (), spec)
         batched = single_deal and _has_batched_form(a, spec.game_id) and _has_batched_form(b, spec.game_id)
@@ -444,14 +442,13 @@ def ladder(
             how = "from the cache" if cached else f"{wall:.1f} s"
             print(f"ladder {spec.game_id}: match {number}/{len(pairs)} {a} − {b}: {diffs.mean():+.3f} "
                   f"({'batched' if batched else 'aec'}, {how})", file=sys.stderr, flush=True)  # fmt: skip
-        matches.append(Match(a, b, "batched" if batched else "aec", diffs, illegal, cached, wall))
+        played.append((a, b, "batched" if batched else "aec", diffs, illegal, cached, wall))
     index = {name: j for j, name in enumerate(sorted(specs))}  # the fit in a fixed order: the same to the last bit
     ratings, low, high = fit_ratings(
-        len(specs), [(index[m.a], index[m.b]) for m in matches], np.stack([m.diffs for m in matches]),
+        len(specs), [(index[p[0]], index[p[1]]) for p in played], np.stack([p[3] for p in played]),
         anchor=index[anchor], bootstrap=bootstrap, seed=seed,
     )  # fmt: skip
-    for m in matches:
-        object.__setattr__(m, "residual", float(m.diffs.mean() - (ratings[index[m.a]] - ratings[index[m.b]])))
+    matches = [Match(*p, float(p[3].mean() - (ratings[index[p[0]]] - ratings[index[p[1]]]))) for p in played]
     rated = sorted((Rating(s, float(ratings[j]), float(low[j]), float(high[j])) for s, j in index.items()),
                    key=lambda r: (-r.rating, r.name))  # fmt: skip
     return LadderReport(spec.game_id, first.game_options(), unit_text(first), seed, num_deals, anchor, rated, matches,
