@@ -63,7 +63,7 @@ from training.config import (  # noqa: E402
     parse_set,
     save_config,
 )
-from training.vec_net import (  # noqa: E402  (the network and its kernels; first_layers for the tests' twin checks)
+from whist_env.vector.net import (  # noqa: E402  (the network and its kernels; first_layers for the tests' twin checks)
     SparseRows,
     build_actor_critic,
     export_actor,

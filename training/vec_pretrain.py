@@ -19,7 +19,7 @@ the config section (:class:`training.config.PretrainConfig`). What differs:
   streams than the PPO env's (``seed``) and the evaluation's (the arena's ``1_000_003 + seed``);
 * **DAgger**: the cloned network samples the learner's moves on the engine against the heuristic, and the teacher
   labels each of those states;
-* **cloning** fits ppo_vec's own network (:func:`training.vec_net.build_actor_critic`, sparse first layers).
+* **cloning** fits ppo_vec's own network (:func:`whist_env.vector.net.build_actor_critic`, sparse first layers).
 """
 
 from __future__ import annotations
@@ -185,10 +185,10 @@ def _rows(data: Dataset, index: slice) -> Dataset:
 
 
 def sparse_rows(obs: np.ndarray, chunk: int = 16384) -> Any:
-    """The :class:`training.vec_net.SparseRows` of a dense observation array ``(n, D)``, made a chunk at a time."""
+    """The :class:`whist_env.vector.net.SparseRows` of a dense observation array ``(n, D)``, made a chunk at a time."""
     import torch
 
-    from training.vec_net import SparseRows
+    from whist_env.vector.net import SparseRows
 
     parts = [SparseRows.of(torch.as_tensor(obs[i : i + chunk])) for i in range(0, len(obs), chunk)]
     return SparseRows.cat(parts, obs.shape[1])
@@ -268,7 +268,7 @@ class SamplingLearner:
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         import torch
 
-        from training.vec_net import SparseRows
+        from whist_env.vector.net import SparseRows
 
         device = next(self.model.parameters()).device
         seen, legal, perm = self.view.forward(obs, mask)

@@ -273,7 +273,7 @@ def export_policy(
 
     Args:
         model_or_policy: a ``MaskablePPO`` model, its ``.policy``, the path of a saved model ``.zip``, or a
-            :class:`NumpyPolicy` (what ``training/ppo_vec.py``'s network gives as ``vec_net.numpy_actor``).
+            :class:`NumpyPolicy` (what ``training/ppo_vec.py``'s network gives as ``whist_env.vector.net.numpy_actor``).
         path: the file to write (``.npz`` is appended when the name does not end with it).
         game_id: the game the model was trained on.
         options: that game's options as trained (defaults filled in from the rules).

@@ -1,7 +1,9 @@
-"""The network of ``ppo_vec.py`` and its kernels: the actor-critic with sparse first layers (numba gathers of the
-observation's non-zero columns, forward and backward), its numpy copy (the shipped agents' format) and the exporter.
+"""The learner's network on the engine's observations and its kernels: the actor-critic with sparse first layers
+(numba gathers of the observation's non-zero columns, forward and backward), its numpy copy (the shipped agents'
+format) and the exporter. Needs torch (imported when a function is called).
 
-``training/ppo_vec.py`` (the trainer) and ``training/vec_pretrain.py`` (its warm start) both build on it.
+``training/ppo_vec.py`` (the trainer), ``training/vec_pretrain.py`` (its warm start) and the RLlib module of the
+batched engine (:class:`whist_env.rllib.module.EngineActorCritic`) all build on it.
 """
 
 from __future__ import annotations
