@@ -121,3 +121,9 @@ def draw_table(
 def is_module(role: str) -> bool:
     """Whether a role is played by an RLlib module (main or a snapshot) rather than a scripted agent."""
     return role == MAIN or role.startswith(f"{SNAPSHOT}_")
+
+
+def table_kind(roles: Sequence[str]) -> str:
+    """What main faced at a table: ``self``, or the other roles (snapshots as ``snapshot``) joined by ``+``."""
+    others = sorted({SNAPSHOT if r.startswith(f"{SNAPSHOT}_") else r for r in roles if r != MAIN})
+    return "+".join(others) if others else "self"

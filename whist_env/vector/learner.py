@@ -139,6 +139,7 @@ class LearnerVectorEnv(VectorEnv):
         self._rng = self._generator(seed)
         b = self.num_envs
         self._seat = np.zeros(b, np.int64)
+        self._episodes = np.zeros(b, np.int64)  # episodes started in each environment
         self._player = np.full(b, -1, np.int64)  # the seat to act in each environment (-1: episode over)
         self._obs = np.zeros((b, venv.observation_size), venv.obs_dtype)  # the seat to act's observation
         self._mask = np.zeros((b, venv.num_actions), np.bool_)  # its legal actions
@@ -212,7 +213,8 @@ class LearnerVectorEnv(VectorEnv):
         return np.random.default_rng(np.random.SeedSequence(None if seed is None else int(seed), spawn_key=(1,)))
 
     def _draw_seats(self, rows: np.ndarray) -> None:
-        """The learner's seat of the next episode in environments ``rows``."""
+        """The learner's seat of the next episode in environments ``rows`` (called once as each episode starts)."""
+        self._episodes[rows] += 1
         if self.learner_seat_mode == RANDOM:
             self._seat[rows] = self._rng.integers(self.num_players, size=len(rows))
         else:
@@ -311,6 +313,22 @@ class LearnerVectorEnv(VectorEnv):
         """The learner's legal actions now, one row per environment (for MaskablePPO; all False where an episode
         ended and waits for its next-step reset).  # (B, A) bool"""
         return self._mask.copy()
+
+    @property
+    def episode_counts(self) -> np.ndarray:
+        """Episodes started so far in each environment, the current one included (a read-only view; it grows by one
+        as an episode starts, before its first move, so an opponent's ``act_state`` can tell a new episode).
+        # (B,) int64"""
+        view = self._episodes.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def learner_seats(self) -> np.ndarray:
+        """The learner's seat in each environment's current episode (a read-only view).  # (B,) int64"""
+        view = self._seat.view()
+        view.flags.writeable = False
+        return view
 
     def close(self, **kwargs: Any) -> None:
         """Nothing to release (the engine holds arrays only)."""
