@@ -11,7 +11,18 @@ import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
 
-from training.config import ConfigError, check_trainer, config_from_dict, field_docs, load_config_as
+from training.config import (
+    ConfigError,
+    PretrainConfig,
+    check_trainer,
+    config_from_dict,
+    field_docs,
+    load_config_as,
+)
+
+ENGINES = ("batched", "aec")
+"""Where the env runners play: the batched engine's league (:mod:`whist_env.rllib.engine_env`) or one Python AEC
+game at a time (:mod:`whist_env.rllib.env`)."""
 
 
 @dataclasses.dataclass
@@ -35,8 +46,12 @@ class RLlibConfig:
     """Training iterations in all (``--iterations``; a resumed run continues up to this number)."""
     num_env_runners: int = 2
     """Ray actors that play episodes (``--num-env-runners``; 0: sample in the driver process)."""
+    engine: str = "batched"
+    """Where the env runners play: ``batched`` (each steps ``num_envs_per_env_runner`` tables of the batched engine in
+    one call, the league's other seats played inside; only the learning seat's decisions reach RLlib) or ``aec`` (one
+    Python game per environment, every seat main or a snapshot plays reaching RLlib; any agent spec in the league)."""
     num_envs_per_env_runner: int = 1
-    """Environments each env runner steps (vectorised)."""
+    """Environments each env runner steps (``batched``: tables stepped as one batch)."""
     train_batch_size: int = 4000
     """Env steps sampled per iteration (RLlib's ``train_batch_size_per_learner``)."""
     minibatch_size: int = 512
@@ -58,7 +73,14 @@ class RLlibConfig:
     grad_clip: float = 0.5
     """Gradient clipping (global norm)."""
     net_arch: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy and value networks."""
+    """Hidden layer sizes of the policy and value networks (``batched``: ppo_vec's network, tanh, sparse first
+    layers; ``aec``: ReLU MLPs)."""
+    canonical_suits: bool = False
+    """``batched``: the learner (and the league's policies) see the suits renamed so that trump is spades."""
+    pretrain: PretrainConfig | None = None
+    """``batched``: warm start before RLlib's PPO (keys: ``pretrain.*``, as ppo_vec's: the heuristic's port played
+    on the engine, behaviour cloning of the policy and value networks, DAgger); the cloned network becomes main's
+    first weights. Absent or null: main starts from random weights."""
     opponents: dict[str, float] = dataclasses.field(
         default_factory=lambda: {"main": 0.4, "snapshot": 0.4, "heuristic": 0.1, "random": 0.1}
     )
@@ -94,6 +116,11 @@ class RLlibConfig:
         from whist_env.registry import game_ids
 
         check_trainer(self.trainer, "rllib")
+        if self.engine not in ENGINES:
+            raise ConfigError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.engine == "aec" and (self.canonical_suits or self.pretrain is not None):
+            raise ConfigError("canonical_suits and pretrain need engine: batched (the aec env runners have neither)")
+
         if self.game not in game_ids():
             raise ConfigError(f"game: unknown game {self.game!r}; available: {', '.join(game_ids())}")
         positive = (
@@ -159,6 +186,24 @@ class RLlibConfig:
                 make_agent(name, self.game, **self.game_options)
             except OptionError as err:
                 raise ConfigError(f"{key}: {err}") from err
+        if self.engine == "batched":
+            from whist_env.rllib.engine_env import SCRIPTED
+
+            slow = [k for k in scripted_names(self.opponents) if k not in SCRIPTED]
+            if slow:
+                raise ConfigError(
+                    f"opponents: {slow} has no batched form; engine: batched plays {', '.join(SCRIPTED)}, main and "
+                    "snapshots (engine: aec plays any agent spec)"
+                )
+            if self.pretrain is not None:
+                from training.vec_pretrain import ENGINE_TEACHERS
+
+                self.pretrain.validate(self.game, self.game_options)
+                if self.pretrain.teacher not in ENGINE_TEACHERS:
+                    raise ConfigError(
+                        f"pretrain.teacher: the warm start on the engine plays {', '.join(ENGINE_TEACHERS)}, got "
+                        f"{self.pretrain.teacher!r}"
+                    )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values, for ``config.yaml``."""

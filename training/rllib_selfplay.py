@@ -48,6 +48,17 @@ from training.rllib_config import (  # noqa: E402
 
 LEAGUE_FILE = "league.json"
 """In every checkpoint: the iteration, the filled snapshot slots and the next one to overwrite."""
+POLICIES_DIR = "league_policies"
+"""``engine: batched``: in every checkpoint, the numpy snapshots (``snapshot_<k>.npz``, the shipped format)."""
+
+
+def load_league_policies(checkpoint: Path, config: RLlibConfig) -> dict[str, Any]:
+    """The numpy snapshots a checkpoint of ``engine: batched`` holds, by slot."""
+    from whist_env.agents.pretrained import load_policy
+
+    folder = checkpoint / POLICIES_DIR
+    found = sorted(folder.glob("*.npz")) if folder.is_dir() else []
+    return {p.stem: load_policy(p, config.game, config.game_options) for p in found}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -148,40 +159,24 @@ def env_config(config: RLlibConfig, snapshots: int) -> dict[str, Any]:
     }
 
 
-def build_algorithm(config: RLlibConfig, snapshots: int = 0) -> Any:
-    """RLlib's PPO on the new API stack, one :class:`~whist_env.rllib.module.MaskedActorCritic` per league module."""
+def _ppo(config: RLlibConfig, env_name: str, env_cfg: dict[str, Any], **env_runners: Any) -> Any:
+    """RLlib's PPO config on the new API stack with the run's PPO settings, for either engine."""
     from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.tune.registry import register_env
 
     from whist_env.rllib.callbacks import LeagueMetrics
-    from whist_env.rllib.env import ENV_NAME, WhistMultiAgentEnv
-    from whist_env.rllib.league import MAIN, module_for_agent, module_ids
-    from whist_env.rllib.module import MaskedActorCritic
 
-    register_env(ENV_NAME, lambda cfg: WhistMultiAgentEnv(cfg))
-    env_cfg = env_config(config, snapshots)
-    probe = WhistMultiAgentEnv(env_cfg)
-    first = probe.possible_agents[0]
-    module_spec = RLModuleSpec(
-        module_class=MaskedActorCritic,
-        observation_space=probe.get_observation_space(first),
-        action_space=probe.get_action_space(first),
-        model_config={"hidden": list(config.net_arch)},
-    )
-    ids = module_ids(config.snapshot_pool)
-    ppo = (
+    return (
         PPOConfig()
         # the new API stack (RLModule, Learner, EnvRunner, connectors), said explicitly though it is 2.60's default
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         # RLlib's env check steps random unmasked actions, which a card game rejects (only legal cards can be played)
-        .environment(ENV_NAME, env_config=env_cfg, disable_env_checking=True)
+        .environment(env_name, env_config=env_cfg, disable_env_checking=True)
         .framework("torch")
         .env_runners(
             num_env_runners=config.num_env_runners,
             num_envs_per_env_runner=config.num_envs_per_env_runner,
             num_cpus_per_env_runner=1,
+            **env_runners,
         )
         .learners(num_learners=0)
         .training(
@@ -197,65 +192,219 @@ def build_algorithm(config: RLlibConfig, snapshots: int = 0) -> Any:
             minibatch_size=config.minibatch_size,
             num_epochs=config.num_epochs,
         )
-        .multi_agent(policies=set(ids), policy_mapping_fn=module_for_agent, policies_to_train=[MAIN])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(ids, module_spec)))
         .callbacks(LeagueMetrics)
         .debugging(seed=config.seed)
     )
-    return ppo.build_algo()
 
 
-def set_env_snapshots(algo: Any, count: int) -> None:
-    """Tell every environment on every env runner how many snapshot slots the league may draw from."""
+def build_algorithm(config: RLlibConfig, snapshots: int = 0, runner: str = "engine") -> Any:
+    """RLlib's PPO on the new API stack.
+
+    ``engine: batched``: one module (main, RLlib's default module id,
+    :class:`~whist_env.rllib.module.EngineActorCritic`: ppo_vec's network), the env runners
+    (:class:`~whist_env.rllib.engine_runner.EngineEnvRunner`; ``runner="rllib"``: RLlib's own
+    ``SingleAgentEnvRunner`` through Gymnasium's vector entry point) step
+    :class:`~whist_env.rllib.engine_env.EngineLeagueEnv` through Gymnasium's vector entry point (the env *is* the
+    vector of tables; see ``docs/results_rllib.md`` for why this mechanism). ``engine: aec``: one
+    :class:`~whist_env.rllib.module.MaskedActorCritic` per league member, the multi-agent
+    :class:`~whist_env.rllib.env.WhistMultiAgentEnv`.
+    """
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    from whist_env.rllib.module import EngineActorCritic, MaskedActorCritic
+
+    model_config = {"hidden": list(config.net_arch)}
+    if config.engine == "batched":
+        from whist_env.rllib.engine_env import ENGINE_ENV_NAME, EngineLeagueEnv
+
+        register_env(ENGINE_ENV_NAME, lambda cfg: EngineLeagueEnv(cfg))
+        env_cfg = engine_env_config(config)
+        table = EngineLeagueEnv({**env_cfg, "num_envs": 1})
+        spec = RLModuleSpec(
+            module_class=EngineActorCritic,
+            observation_space=table.single_observation_space,
+            action_space=table.single_action_space,
+            model_config=model_config,
+        )
+        if runner == "rllib":  # RLlib's own runner over the same env (the benchmark's middle row)
+            ppo = _ppo(config, ENGINE_ENV_NAME, env_cfg, gym_env_vectorize_mode="vector_entry_point")
+        else:
+            from whist_env.rllib.engine_runner import EngineEnvRunner
+
+            ppo = _ppo(config, ENGINE_ENV_NAME, env_cfg, env_runner_cls=EngineEnvRunner)
+        return ppo.rl_module(rl_module_spec=spec).build_algo()
+
+    from whist_env.rllib.env import ENV_NAME, WhistMultiAgentEnv
+    from whist_env.rllib.league import MAIN, module_for_agent, module_ids
+
+    register_env(ENV_NAME, lambda cfg: WhistMultiAgentEnv(cfg))
+    env_cfg = env_config(config, snapshots)
+    probe = WhistMultiAgentEnv(env_cfg)
+    first = probe.possible_agents[0]
+    module_spec = RLModuleSpec(
+        module_class=MaskedActorCritic,
+        observation_space=probe.get_observation_space(first),
+        action_space=probe.get_action_space(first),
+        model_config=model_config,
+    )
+    ids = module_ids(config.snapshot_pool)
+    ppo = _ppo(config, ENV_NAME, env_cfg)
+    ppo = ppo.multi_agent(policies=set(ids), policy_mapping_fn=module_for_agent, policies_to_train=[MAIN])
+    return ppo.rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(ids, module_spec))).build_algo()
+
+
+def engine_env_config(config: RLlibConfig) -> dict[str, Any]:
+    """The batched league env's config (:class:`whist_env.rllib.engine_env.EngineLeagueEnv`; RLlib adds
+    ``num_envs``)."""
+    return {
+        "game": config.game,
+        "game_options": dict(config.game_options),
+        "opponents": dict(config.opponents),
+        "snapshot_pool": config.snapshot_pool,
+        "canonical_suits": config.canonical_suits,
+        "seed": config.seed,
+    }
+
+
+def _each_env(algo: Any, fn: Any) -> None:
+    """Call ``fn(env)`` on every environment of every env runner (the driver's local runner too, which holds none
+    when remote ones sample)."""
 
     def apply(runner: Any) -> int:
-        if runner.env is None:  # the driver's local runner holds no environment when remote ones sample
+        if runner.env is None:
             return 0
         envs = getattr(runner.env, "envs", None) or [runner.env]
         for env in envs:
-            env.unwrapped.set_snapshots(count)
+            fn(env.unwrapped)
         return len(envs)
 
     algo.env_runner_group.foreach_env_runner(apply, local_env_runner=True)
 
 
-def main_state(algo: Any) -> Any:
-    """The main module's full state (policy and value networks) from the learner."""
+def set_env_snapshots(algo: Any, count: int) -> None:
+    """Tell every environment on every env runner how many snapshot slots the league may draw from."""
+    _each_env(algo, lambda env: env.set_snapshots(count))
+
+
+def set_env_policy(algo: Any, role: str, policy: Any) -> None:
+    """``engine: batched``: let ``policy`` (numpy) play ``role`` (main, a snapshot) in every env runner's league."""
+    _each_env(algo, lambda env: env.set_policy(role, policy))
+
+
+def main_id(config: RLlibConfig) -> str:
+    """The module id of the learning policy: ``main`` (aec) or RLlib's default module (batched: the only one)."""
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
     from whist_env.rllib.league import MAIN
 
-    state = algo.learner_group.get_state(components=f"learner/rl_module/{MAIN}")
-    return state["learner"]["rl_module"][MAIN]
+    return DEFAULT_MODULE_ID if config.engine == "batched" else MAIN
 
 
-def take_snapshot(algo: Any, league: dict[str, Any], pool: int) -> str:
-    """Copy main's weights into the next snapshot slot (the oldest once all are filled); returns its id."""
+def main_state(algo: Any, config: RLlibConfig) -> Any:
+    """The main module's full state (policy and value networks) from the learner."""
+    mid = main_id(config)
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{mid}")
+    return state["learner"]["rl_module"][mid]
+
+
+def main_module(algo: Any, config: RLlibConfig) -> Any:
+    """A copy of the main module with the learner's weights (whatever the env runners hold now), in eval mode."""
+    import copy
+
+    module = copy.deepcopy(algo.get_module(main_id(config)))
+    module.set_state(main_state(algo, config))
+    module.eval()
+    return module
+
+
+def take_snapshot(algo: Any, config: RLlibConfig, league: dict[str, Any], pool: int) -> str:
+    """Copy main's weights into the next snapshot slot (the oldest once all are filled); returns its id.
+
+    ``engine: batched``: the slot is main's numpy copy, kept in ``league["policies"]`` (written with the checkpoint)
+    and played inside every env runner's league; ``aec``: the slot is an RLlib module."""
     from whist_env.rllib.league import snapshot_id
 
     slot = snapshot_id(league["next_slot"])
-    algo.set_state({"learner_group": {"learner": {"rl_module": {slot: main_state(algo)}}}})
+    if config.engine == "batched":
+        policy = main_module(algo, config).numpy_policy()
+        league.setdefault("policies", {})[slot] = policy
+        set_env_policy(algo, slot, policy)
+    else:
+        algo.set_state({"learner_group": {"learner": {"rl_module": {slot: main_state(algo, config)}}}})
     league["snapshots"] = min(league["snapshots"] + 1, pool)
     league["next_slot"] = (league["next_slot"] + 1) % pool
     set_env_snapshots(algo, league["snapshots"])
     return slot
 
 
-# ----------------------------------------------------------------------------- evaluation and reporting
-def evaluate_main(algo: Any, config: RLlibConfig, iteration: int) -> dict[str, dict[str, Any]]:
-    """Main against every ``eval_opponents`` in the arena (duplicate deals), keyed by opponent."""
-    import copy
-
-    from training.evaluation import evaluate_learner
-    from whist_env.rllib.agent import RLlibAgent
+def refresh_main(algo: Any, config: RLlibConfig) -> Any:
+    """``engine: batched``: main's numpy copy into every league (the opponents' and partners' ``main`` role); returns
+    it."""
     from whist_env.rllib.league import MAIN
 
-    module = copy.deepcopy(algo.get_module(MAIN))
-    module.set_state(main_state(algo))  # the learner's weights, whatever the env runners hold now
-    module.eval()
+    policy = main_module(algo, config).numpy_policy()
+    set_env_policy(algo, MAIN, policy)
+    return policy
+
+
+def warm_start_main(algo: Any, config: RLlibConfig, run_dir: Path) -> None:
+    """``pretrain:``: clone the heuristic on the engine (ppo_vec's warm start, :func:`training.vec_pretrain.warm_start`:
+    teacher data, behaviour cloning of the policy and value networks, DAgger) and make the result main's weights, on
+    the learner and every env runner."""
+    import types
+
+    from training.ppo_vec import LearnerView
+    from training.vec_pretrain import warm_start
+    from whist_env.vector.net import build_actor_critic
+
+    probe = algo.get_module(main_id(config))
+    size = int(probe.observation_space["observation"].shape[0])
+    model = build_actor_critic(size, int(probe.action_space.n), list(config.net_arch))
+    view = LearnerView(config.game, dict(config.game_options), config.canonical_suits)
+    recipe = types.SimpleNamespace(game=config.game, game_options=dict(config.game_options), seed=config.seed,
+                                   run_name=config.run_name, pretrain=config.pretrain, reward_scale=1.0)  # fmt: skip
+    warm_start(model, recipe, view, run_dir)
+    module = main_module(algo, config)
+    module.net.load_state_dict(model.state_dict())  # the same network (EngineActorCritic wraps build_actor_critic)
+    state = module.get_state()
+    algo.set_state({"learner_group": {"learner": {"rl_module": {main_id(config): state}}}})
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+
+
+# ----------------------------------------------------------------------------- evaluation and reporting
+def evaluate_main(algo: Any, config: RLlibConfig, iteration: int, run_dir: Path) -> dict[str, dict[str, Any]]:
+    """Main against every ``eval_opponents`` in the arena (duplicate deals), keyed by opponent.
+
+    ``engine: batched``: main's numpy copy, exported to ``<run>/eval_policy.npz``, plays on the batched arena where
+    every opponent has a batched form (:func:`training.evaluation.batched_ok`), in seconds."""
+    from training.evaluation import batched_ok, evaluate_learner
+    from whist_env.rllib.agent import RLlibAgent
+
+    seed = config.seed + 7919 * iteration
+    module = main_module(algo, config)
+    if config.engine == "batched":
+        from whist_env.agents.pretrained import export_policy
+
+        path = export_policy(module.numpy_policy(), run_dir / "eval_policy.npz", config.game, config.game_options,
+                             canonical_suits=config.canonical_suits)  # fmt: skip
+        learner = f"pretrained(path={path})"
+        return {
+            opponent: evaluate_learner(
+                config.game,
+                config.game_options,
+                learner,
+                opponent,
+                config.eval_deals,
+                seed=seed,
+                batched=batched_ok(config.game, dict(config.game_options), [learner, opponent]),
+            )  # fmt: skip
+            for opponent in config.eval_opponents
+        }
     agent = RLlibAgent(None, config.game, module=module, **config.game_options)
     return {
-        opponent: evaluate_learner(
-            config.game, config.game_options, agent, opponent, config.eval_deals, seed=config.seed + 7919 * iteration
-        )
+        opponent: evaluate_learner(config.game, config.game_options, agent, opponent, config.eval_deals, seed=seed)
         for opponent in config.eval_opponents
     }
 
@@ -301,14 +450,27 @@ def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[
         CheckpointWriteError: it could not be written (disk full, ...); the previous one is intact.
     """
     from training.checkpoint import write_checkpoint_dir
+    from whist_env.agents.pretrained import export_policy
     from whist_env.rllib.agent import META_FILE, checkpoints_of
 
     def write(tmp: Path) -> None:
         algo.save_to_path(str(tmp.resolve()))
         (tmp / META_FILE).write_text(
-            json.dumps({"game": config.game, "game_options": config.game_options, "net_arch": config.net_arch})
+            json.dumps(
+                {
+                    "game": config.game,
+                    "game_options": config.game_options,
+                    "net_arch": config.net_arch,
+                    "engine": config.engine,
+                    "canonical_suits": config.canonical_suits,
+                }
+            )  # fmt: skip
         )
-        (tmp / LEAGUE_FILE).write_text(json.dumps(league))
+        policies = league.get("policies", {})
+        for slot, policy in policies.items():  # engine: batched: the snapshots the env runners' leagues play
+            export_policy(policy, tmp / POLICIES_DIR / f"{slot}.npz", config.game, config.game_options,
+                          canonical_suits=config.canonical_suits)  # fmt: skip
+        (tmp / LEAGUE_FILE).write_text(json.dumps({k: v for k, v in league.items() if k != "policies"}))
 
     path = write_checkpoint_dir(run_dir / "checkpoints" / f"iter_{league['iteration']:06d}", write)
     for old in checkpoints_of(run_dir)[: -config.keep_checkpoints]:
@@ -385,15 +547,56 @@ def _run(args: argparse.Namespace) -> int:
             flush=True,
         )
         algo = build_algorithm(config, snapshots=league["snapshots"])
+        report_placement(algo, config, run_dir)
         if found is not None:
             algo.restore_from_path(str(found.resolve()))
+            if config.engine == "batched":
+                league["policies"] = load_league_policies(found, config)
+                for slot, policy in league["policies"].items():
+                    set_env_policy(algo, slot, policy)
             set_env_snapshots(algo, league["snapshots"])
             print(f"[{config.run_name}] resuming from {found.name} (iteration {league['iteration']})", flush=True)
+        elif config.pretrain is not None:
+            start = time.perf_counter()
+            warm_start_main(algo, config, run_dir)
+            league["warm_start_s"] = round(time.perf_counter() - start, 1)
+            if config.engine == "batched":  # the warm start itself, as a file that plays (the issue's baseline)
+                from whist_env.agents.pretrained import export_policy
+
+                export_policy(main_module(algo, config).numpy_policy(), run_dir / "warm_start.npz", config.game,
+                              config.game_options, canonical_suits=config.canonical_suits)  # fmt: skip
+        if config.engine == "batched":
+            refresh_main(algo, config)
         _train(algo, config, run_dir, league)
         algo.stop()
     finally:
         ray.shutdown()
     return 0
+
+
+def report_placement(algo: Any, config: RLlibConfig, run_dir: Path) -> dict[str, Any]:
+    """Where the env runners run: each one's Ray node id and address, printed and written to ``<run>/placement.json``
+    (how a cluster run, and the multi-node test, see that runners were spread over the nodes)."""
+    import ray
+
+    def where(runner: Any) -> dict[str, Any]:
+        import socket
+
+        context = ray.get_runtime_context()
+        return {"node_id": context.get_node_id(), "host": socket.gethostname(), "pid": os.getpid()}
+
+    runners = algo.env_runner_group.foreach_env_runner(where, local_env_runner=config.num_env_runners == 0)
+    nodes = {n["NodeID"]: n["NodeManagerAddress"] for n in ray.nodes() if n.get("Alive")}
+    for r in runners:
+        r["address"] = nodes.get(r["node_id"], "?")
+    placement = {"runners": runners, "nodes": len({r["node_id"] for r in runners}), "cluster_nodes": len(nodes)}
+    (run_dir / "placement.json").write_text(json.dumps(placement, indent=1) + "\n")
+    print(
+        f"[{config.run_name}] {len(runners)} env runner(s) on {placement['nodes']} of the cluster's {len(nodes)} "
+        f"node(s): " + ", ".join(f"{r['address']}/{r['node_id'][:8]}" for r in runners),
+        flush=True,
+    )
+    return placement
 
 
 def _use_token_auth() -> None:
@@ -409,7 +612,10 @@ def _use_token_auth() -> None:
 
 
 def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]) -> None:
+    from whist_env.rllib.league import MAIN
+
     progress = run_dir / "progress.jsonl"
+    mid = main_id(config)
     while league["iteration"] < config.iterations:
         start = time.perf_counter()
         result = algo.train()
@@ -427,17 +633,19 @@ def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]
             "seat_return": dict(_metric(result, "env_runners", "league", "seat_return", default={}) or {}),
             "episodes": dict(_metric(result, "env_runners", "league", "episodes", default={}) or {}),
             "main_vs": dict(_metric(result, "env_runners", "league", "main_vs", default={}) or {}),
-            "module_steps": {
-                k: int(v)
+            "module_steps": {  # engine: batched: RLlib's default module is main
+                (MAIN if k == mid else k): int(v)
                 for k, v in (_metric(result, "env_runners", "num_module_steps_sampled", default={}) or {}).items()
             },
             "eval": {},
         }
+        if config.engine == "batched":
+            refresh_main(algo, config)
         if config.snapshot_pool and it % config.snapshot_every == 0:
-            row["snapshot"] = take_snapshot(algo, league, config.snapshot_pool)
+            row["snapshot"] = take_snapshot(algo, config, league, config.snapshot_pool)
         row["snapshots"] = league["snapshots"]
         if it % config.eval_every == 0 or it == config.iterations:
-            row["eval"] = evaluate_main(algo, config, it)
+            row["eval"] = evaluate_main(algo, config, it, run_dir)
         if it % config.checkpoint_every == 0 or it == config.iterations:
             row["checkpoint"] = str(save_checkpoint(algo, config, run_dir, league))
         with progress.open("a") as f:

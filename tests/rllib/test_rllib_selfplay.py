@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytestmark = [pytest.mark.rllib, pytest.mark.slow]
@@ -29,6 +30,7 @@ TINY = [
     "--set", "net_arch=[32]",
     "--set", "eval_deals=10",
     "--set", "checkpoint_every=1",
+    "--set", "num_envs_per_env_runner=4",
 ]  # fmt: skip
 
 
@@ -48,6 +50,7 @@ def check_ok(out: subprocess.CompletedProcess[str]) -> None:
 
 
 def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_resume(tmp_path: Path) -> None:
+    """``engine: aec``: the multi-agent league, whose snapshots are RLlib modules."""
     from whist_env.agents import make_agent
     from whist_env.errors import OptionError
     from whist_env.evaluation import evaluate
@@ -55,7 +58,7 @@ def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_res
     run_dir = tmp_path / "gw"
     league = ["--set", "opponents={snapshot: 1.0}", "--set", "snapshot_every=1", "--set", "snapshot_pool=2"]
     common = ["--config", str(REPO / "configs" / "rllib_german_whist.yaml"), "--runs-dir", str(tmp_path)]
-    common += ["--run-name", "gw", *TINY, *league]
+    common += ["--run-name", "gw", *TINY, *league, "--set", "engine=aec", "--set", "num_envs_per_env_runner=1"]
     out = run([*common, "--iterations", "2", "--num-env-runners", "2"])
     check_ok(out)
     assert "local Ray" in out.stdout and "2 env runners" in out.stdout
@@ -117,6 +120,46 @@ def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_res
     # a finished run is not started over by accident
     again = run([*common, "--iterations", "3"])
     assert again.returncode == 2 and "already holds checkpoints" in again.stderr
+
+
+def test_batched_engine_warm_start_league_checkpoint_agent_and_resume(tmp_path: Path) -> None:
+    """``engine: batched`` end to end: the warm start (its clone exported and played), two iterations on two env
+    runners stepping the engine, snapshots as numpy policies in the leagues and the checkpoint, the checkpoint as an
+    agent that plays like the exported file, and a resume that brings the snapshots back."""
+    from whist_env.agents.pretrained import load_policy
+    from whist_env.evaluation import evaluate
+
+    run_dir = tmp_path / "gwb"
+    common = ["--config", str(REPO / "configs" / "rllib_german_whist.yaml"), "--runs-dir", str(tmp_path)]
+    common += ["--run-name", "gwb", *TINY, "--set", "opponents={snapshot: 1.0, heuristic: 1.0}"]
+    common += ["--set", "snapshot_every=1", "--set", "snapshot_pool=2", "--set", "canonical_suits=true"]
+    common += ["--set", "pretrain={deals: 40, epochs: 1, relabel_rounds: 1, relabel_deals: 20, relabel_epochs: 1}"]
+    out = run([*common, "--iterations", "2", "--num-env-runners", "2"])
+    check_ok(out)
+    assert "pretraining done" in out.stderr and (run_dir / "pretrain.json").is_file()
+    first = rows(run_dir)
+    assert [r["iteration"] for r in first] == [1, 2]
+    for r in first:
+        assert r["iteration_env_steps"] >= 400 and r["module_steps"] == {"main": r["iteration_env_steps"]}
+        assert r["episodes"]["main"] > 0 and r["eval"]["heuristic"]["illegal_actions"] == 0
+    assert "snapshot" in " ".join(first[1]["main_vs"])  # the snapshot taken after iteration 1 plays in iteration 2
+    checkpoint = run_dir / "checkpoints" / "iter_000002"
+    assert json.loads((checkpoint / "league.json").read_text())["snapshots"] == 2
+    newest = load_policy(checkpoint / "league_policies" / "snapshot_1.npz", "german_whist_v0")
+    final = load_policy(run_dir / "eval_policy.npz", "german_whist_v0")  # main after iteration 2
+    assert all(np.array_equal(a, b) for a, b in zip(newest.arrays().values(), final.arrays().values(), strict=True))
+    # the checkpoint is an agent that plays as the exported copy of main (suits renamed as it learnt)
+    report = evaluate("german_whist_v0", [f"rllib:{run_dir}", f"pretrained(path={run_dir / 'eval_policy.npz'})"],
+                      num_deals=20, seed=3)  # fmt: skip
+    assert report.illegal_actions == 0 and report.pairs[0].diff.mean == 0.0
+    warm = evaluate("german_whist_v0", [f"pretrained(path={run_dir / 'warm_start.npz'})", "random"], num_deals=4)
+    assert warm.illegal_actions == 0
+
+    out = run([*common, "--iterations", "3", "--num-env-runners", "2", "--resume"])
+    check_ok(out)
+    assert "resuming from iter_000002 (iteration 2)" in out.stdout and "pretraining" not in out.stderr
+    third = rows(run_dir)[-1]
+    assert third["iteration"] == 3 and "snapshot" in " ".join(third["main_vs"])
 
 
 def test_four_player_partnership_game_two_iterations_two_runners(tmp_path: Path) -> None:
@@ -206,7 +249,8 @@ def test_killed_during_a_checkpoint_write_resumes_from_the_newest_whole_checkpoi
     k = random.Random(int(os.environ.get("WHIST_FAULT_SEED", "26"))).choice([2, 3])
     run_dir = tmp_path / "k"
     common = ["--config", str(REPO / "configs" / "rllib_german_whist.yaml"), "--runs-dir", str(tmp_path)]
-    common += ["--run-name", "k", "--iterations", "4", "--num-env-runners", "0", *TINY]
+    common += ["--run-name", "k", "--iterations", "4", "--num-env-runners", "0", *TINY, "--set", "engine=aec"]
+    common += ["--set", "num_envs_per_env_runner=1"]
     common += ["--set", "train_batch_size=200", "--set", "minibatch_size=100", "--set", "net_arch=[16]"]
     common += ["--set", "eval_every=100", "--set", "eval_deals=2", "--set", "eval_opponents=[random]"]
     common += ["--set", "opponents={snapshot: 1.0}", "--set", "snapshot_every=1", "--set", "snapshot_pool=2"]
@@ -250,3 +294,76 @@ def test_killed_during_a_checkpoint_write_resumes_from_the_newest_whole_checkpoi
     assert sorted(p.name for p in root.iterdir()) == ["iter_000003", "iter_000004"]
     last = json.loads((root / "iter_000004" / "league.json").read_text())
     assert last["iteration"] == 4 and last["snapshots"] == 2 and last["env_steps"] == done[-1]["env_steps"]
+
+
+def _ray_start(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """``ray start ... --block`` in a session of its own (SIGTERM to it stops the node it started, as ``ray stop``
+    would on that machine, without touching other Ray instances of this machine)."""
+    ray_cli = Path(sys.executable).with_name("ray")
+    return subprocess.Popen(
+        [str(ray_cli), "start", *args, "--disable-usage-stats", "--block"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True,
+    )  # fmt: skip
+
+
+def _nodes_up(address: str, env: dict[str, str], count: int, limit: float = 90.0) -> None:
+    """Wait until the cluster at ``address`` has ``count`` live nodes."""
+    probe = "import ray, sys; ray.init(address=sys.argv[1]); print(sum(n['Alive'] for n in ray.nodes()))"
+    deadline = time.monotonic() + limit
+    seen = ""
+    while time.monotonic() < deadline:
+        out = subprocess.run([sys.executable, "-c", probe, address], capture_output=True, text=True, env=env,
+                             timeout=60, check=False)  # fmt: skip
+        seen = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-500:]
+        if seen == str(count):
+            return
+        time.sleep(1.0)
+    raise AssertionError(f"the cluster at {address} did not reach {count} nodes: {seen}")
+
+
+def test_env_runners_spread_over_two_ray_nodes(tmp_path: Path) -> None:
+    """A real two-node cluster on this machine, made with the commands docs/guide/rllib.md gives: a head
+    (``ray start --head``, 1 CPU) and a second node joining it (``ray start --address``, 1 CPU); a short run with two
+    env runners of one CPU each, which Ray can only place one per node; the run's ``placement.json`` (each runner's
+    node, as Ray reports it from inside the runner) shows both nodes, and the run trains and checkpoints. Both nodes
+    are stopped whatever happens (the test's stand-in for ``ray stop``, which would stop every Ray of the machine)."""
+    port, client = _free_port(), _free_port()
+    address = f"127.0.0.1:{port}"
+    env = dict(os.environ)
+    nodes: list[subprocess.Popen[bytes]] = []
+    try:
+        nodes.append(_ray_start(["--head", f"--port={port}", f"--ray-client-server-port={client}", "--num-cpus=1",
+                                 "--include-dashboard=false"], env))  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not (Path.home() / ".ray" / "auth_token").is_file() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if (Path.home() / ".ray" / "auth_token").is_file():  # Ray 2.5x: joining needs the head's token
+            env["RAY_AUTH_MODE"] = "token"
+        _nodes_up(address, env, 1)
+        nodes.append(_ray_start([f"--address={address}", "--num-cpus=1"], env))
+        _nodes_up(address, env, 2)
+        out = run(
+            [
+                "--config", str(REPO / "configs" / "rllib_german_whist.yaml"),
+                "--runs-dir", str(tmp_path), "--run-name", "two_nodes",
+                "--iterations", "1", "--num-env-runners", "2", "--address", address, *TINY,
+                "--set", "num_envs_per_env_runner=8", "--set", "eval_opponents=[random]",
+            ],
+            timeout=300,
+        )  # fmt: skip
+        check_ok(out)
+        placement = json.loads((tmp_path / "two_nodes" / "placement.json").read_text())
+        assert len(placement["runners"]) == 2 and placement["cluster_nodes"] == 2
+        assert placement["nodes"] == 2, placement  # one runner on each node
+        assert "2 env runner(s) on 2 of the cluster's 2 node(s)" in out.stdout
+        assert (tmp_path / "two_nodes" / "checkpoints" / "iter_000001").is_dir()
+        assert rows(tmp_path / "two_nodes")[0]["iteration_env_steps"] >= 400
+    finally:
+        for node in reversed(nodes):
+            node.send_signal(signal.SIGTERM)
+        for node in nodes:
+            try:
+                node.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(node.pid, signal.SIGKILL)
+                node.wait(timeout=30)

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 MODULE_PATH = ("learner_group", "learner", "rl_module")
 """Where an RLlib algorithm checkpoint keeps its modules (one directory per module id)."""
+MAIN_IDS = (MAIN, "default_policy")
+"""The learning module's id in a checkpoint: ``main`` (``engine: aec``), RLlib's ``DEFAULT_MODULE_ID`` (``batched``)."""
 META_FILE = "whist_env.json"
 """Written into every checkpoint by the training script: the game and options the policy plays."""
 
@@ -50,7 +52,8 @@ def resolve_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
         if not found:
             raise OptionError(f"rllib: the run directory {p} has no checkpoint yet (looked for {p}/checkpoints/iter_*)")
         p = found[-1]
-    module_dir = p.joinpath(*MODULE_PATH, MAIN)
+    # ``main`` in a run of the aec league; RLlib's default module id (``default_policy``) in a run on the batched engine
+    module_dir = next((d for d in (p.joinpath(*MODULE_PATH, m) for m in MAIN_IDS) if d.is_dir()), p / "missing")
     meta: dict[str, Any] = {}
     if module_dir.is_dir():
         if (p / META_FILE).is_file():
@@ -60,7 +63,7 @@ def resolve_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
         return p, meta  # the module directory itself
     raise OptionError(
         f"rllib: {p} is not an RLlib checkpoint: expected a run directory (with checkpoints/), a checkpoint "
-        f"(with {'/'.join(MODULE_PATH)}/{MAIN}) or a module directory"
+        f"(with {'/'.join(MODULE_PATH)}/{MAIN} or .../default_policy) or a module directory"
     )
 
 
@@ -92,8 +95,13 @@ class RLlibAgent:
         self.encoder = spec.make_encoder(game)
         self.path = None if path is None else str(path)
         self._module_dir: Path | None = None
+        self.canonical: Any = None
         if path is not None:
             self._module_dir, meta = resolve_checkpoint(path)
+            if meta.get("canonical_suits"):  # the policy learnt with trump renamed spades: it plays so too
+                from whist_env.canonical import CanonicalSuits
+
+                self.canonical = CanonicalSuits(self.encoder.layout)
             trained = meta.get("game")
             if trained is not None and trained != self.game_id:
                 raise OptionError(f"rllib: the checkpoint {path} was trained on {trained}, not {self.game_id}")
@@ -126,9 +134,13 @@ class RLlibAgent:
 
         module = self._module if self._module is not None else self.load()
         obs, mask = self.encoder.encode_with_mask(view)
+        perm = None
+        if self.canonical is not None:
+            obs, mask, perm = self.canonical.forward(obs, mask)
         with torch.no_grad():
             logits = module.masked_logits(torch.from_numpy(obs)[None], torch.from_numpy(mask)[None])
-        return int(torch.argmax(logits[0]).item())
+        action = int(torch.argmax(logits[0]).item())
+        return action if perm is None else int(self.canonical.action_back(action, perm))
 
     def __getstate__(self) -> dict[str, Any]:
         # A module loaded from a path is not sent to worker processes: each loads its own copy.

@@ -18,16 +18,10 @@ require("ray.rllib", "whist_env.rllib.callbacks")
 
 from ray.rllib.callbacks.callbacks import RLlibCallback  # noqa: E402
 
-from whist_env.rllib.league import MAIN, SNAPSHOT, module_for_agent  # noqa: E402
+from whist_env.rllib.league import MAIN, module_for_agent, table_kind  # noqa: E402
 
 WINDOW = 200
 """Episodes the running means are taken over."""
-
-
-def table_kind(roles: list[str]) -> str:
-    """What main faced at a table: ``self``, or the other roles (snapshots as ``snapshot``) joined by ``+``."""
-    others = sorted({SNAPSHOT if r.startswith(f"{SNAPSHOT}_") else r for r in roles if r != MAIN})
-    return "+".join(others) if others else "self"
 
 
 class LeagueMetrics(RLlibCallback):
@@ -37,6 +31,9 @@ class LeagueMetrics(RLlibCallback):
         if metrics_logger is None:
             return
         chunks = [*(kwargs.get("prev_episode_chunks") or []), episode]
+        if not hasattr(episode, "agent_episodes"):  # engine: batched: a single-agent episode of main's seat
+            self._main_alone(chunks, metrics_logger)
+            return
         returns: dict[str, float] = defaultdict(float)
         for chunk in chunks:
             for agent, agent_episode in chunk.agent_episodes.items():
@@ -51,6 +48,20 @@ class LeagueMetrics(RLlibCallback):
         if roles and per_module.get(MAIN):
             main = per_module[MAIN]
             metrics_logger.log_value(("league", "main_vs", table_kind(roles)), sum(main) / len(main), window=WINDOW)
+
+    @staticmethod
+    def _main_alone(chunks: list[Any], metrics_logger: Any) -> None:
+        """The metrics of an episode of the batched league (:mod:`whist_env.rllib.engine_env`): only main's seat
+        reaches RLlib, and the env names the table in the last step's infos."""
+        value = sum(float(chunk.get_return()) for chunk in chunks)
+        metrics_logger.log_value(("league", "seat_return", MAIN), value, window=WINDOW)
+        metrics_logger.log_value(("league", "episodes", MAIN), 1, reduce="sum")
+        try:
+            kind = chunks[-1].get_infos(-1).get("table")
+        except (IndexError, KeyError, ValueError, AttributeError):
+            kind = None
+        if kind:
+            metrics_logger.log_value(("league", "main_vs", str(kind)), value, window=WINDOW)
 
 
 def _table(episode: Any) -> list[str]:

@@ -70,3 +70,60 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     def masked_logits(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
         """The policy's logits for a batch of encoded views, illegal actions masked (for play)."""
         return mask_logits(self.pi(observation), action_mask)
+
+
+class EngineActorCritic(TorchRLModule, ValueFunctionAPI):
+    """The RLModule of RLlib on the batched engine (``engine: batched``): ``ppo_vec``'s own network
+    (:func:`whist_env.vector.net.build_actor_critic`: tanh MLPs as SB3's ``MlpPolicy``, the policy's and the value's
+    first layers stored as one matrix and computed from the observation's non-zero columns by numba kernels), so that
+    the warm start's clone loads as it is and main exports to the shipped ``.npz`` (:meth:`numpy_policy`).
+
+    The first layers are the shared encoder (RLlib's ``Columns.EMBEDDINGS``): the learner's value computation reads
+    them from the policy's forward pass instead of computing them again. ``model_config``: ``hidden`` (default
+    ``[256, 256]``).
+    """
+
+    def setup(self) -> None:
+        from whist_env.vector.net import build_actor_critic
+
+        space: Any = self.observation_space
+        config = self.model_config if isinstance(self.model_config, dict) else {}
+        self.hidden = [int(h) for h in config.get("hidden", DEFAULT_HIDDEN)]
+        self.net = build_actor_critic(int(space["observation"].shape[0]), int(self.action_space.n), self.hidden)  # type: ignore[union-attr]
+
+    def _encode(self, observation: torch.Tensor) -> torch.Tensor:
+        """The first layers of both heads, bias added: ``(k, 2 h)``."""
+        from whist_env.vector.net import SparseRows, first_layers
+
+        return first_layers(SparseRows.of(observation), self.net.first_weight) + self.net.first_bias
+
+    def _logits(self, embeddings: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+        from whist_env.vector.net import ILLEGAL_LOGIT
+
+        h = self.hidden[0]
+        return self.net.actor_rest(embeddings[:, :h]).masked_fill(action_mask <= 0, ILLEGAL_LOGIT)
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        embeddings = self._encode(obs["observation"])
+        return {
+            Columns.ACTION_DIST_INPUTS: self._logits(embeddings, obs["action_mask"]),
+            Columns.EMBEDDINGS: embeddings,
+        }
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+        """The value of each observation (from the policy pass's ``embeddings`` when given)."""
+        if embeddings is None:
+            embeddings = self._encode(batch[Columns.OBS]["observation"])
+        return self.net.critic_rest(embeddings[:, self.hidden[0] :]).squeeze(-1)
+
+    def masked_logits(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+        """The policy's logits for a batch of encoded views, illegal actions masked (for play)."""
+        return self._logits(self._encode(observation.float()), action_mask)
+
+    def numpy_policy(self) -> Any:
+        """The policy as the numpy :class:`~whist_env.agents.pretrained.NumpyPolicy` the shipped agents play (and
+        the engine's league plays as ``main`` and snapshots): the same logits, without torch."""
+        from whist_env.vector.net import numpy_actor
+
+        return numpy_actor(self.net)
