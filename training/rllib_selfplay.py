@@ -9,9 +9,12 @@ Needs the extra: ``pip install -e ".[rllib]"``. What it does:
 1. reads ``configs/rllib_<name>.yaml`` into a typed :class:`~training.rllib_config.RLlibConfig` (same
    conventions as ``training/train.py``: an unknown key is an error naming the allowed ones, ``--set key=value``
    overrides any key, the run lives in ``<runs_dir>/<run_name>/``);
-2. starts Ray on this machine (or joins the cluster at ``--address``) and builds RLlib's PPO with one RLModule
-   per league member: ``main`` (learns; every seat it plays feeds its updates) and ``snapshot_<k>`` (frozen
-   copies of main, refreshed every ``snapshot_every`` iterations); scripted agents (``random``, ``heuristic``)
+2. starts Ray on this machine (or joins the cluster at ``--address``) and builds RLlib's PPO. With ``engine:
+   batched`` (every shipped config) each env runner steps many tables of the batched engine at once, the league's
+   other seats played inside (:mod:`whist_env.rllib.engine_env`, :mod:`whist_env.rllib.engine_runner`), main
+   optionally warm-started (``pretrain:``), and main and its snapshots sent to the runners as numpy policies. With
+   ``engine: aec``: one RLModule per league member: ``main`` (learns; every seat it plays feeds its updates) and
+   ``snapshot_<k>`` (frozen copies of main, refreshed every ``snapshot_every`` iterations); scripted agents (``random``, ``heuristic``)
    are league members played inside the environment (:mod:`whist_env.rllib.env`); the policy mapping reads
    the module from the agent id (:mod:`whist_env.rllib.league`), for any seat count and for partnerships;
 3. each iteration prints progress: env steps and their rate, the mean return per seat of every module (not
@@ -203,9 +206,9 @@ def build_algorithm(config: RLlibConfig, snapshots: int = 0, runner: str = "engi
     ``engine: batched``: one module (main, RLlib's default module id,
     :class:`~whist_env.rllib.module.EngineActorCritic`: ppo_vec's network), the env runners
     (:class:`~whist_env.rllib.engine_runner.EngineEnvRunner`; ``runner="rllib"``: RLlib's own
-    ``SingleAgentEnvRunner`` through Gymnasium's vector entry point) step
-    :class:`~whist_env.rllib.engine_env.EngineLeagueEnv` through Gymnasium's vector entry point (the env *is* the
-    vector of tables; see ``docs/results_rllib.md`` for why this mechanism). ``engine: aec``: one
+    ``SingleAgentEnvRunner`` through Gymnasium's vector entry point, the benchmark's comparison) step
+    :class:`~whist_env.rllib.engine_env.EngineLeagueEnv`, the env being the vector of tables (see
+    ``docs/results_rllib.md`` for why this mechanism). ``engine: aec``: one
     :class:`~whist_env.rllib.module.MaskedActorCritic` per league member, the multi-agent
     :class:`~whist_env.rllib.env.WhistMultiAgentEnv`.
     """
