@@ -15,8 +15,9 @@ Needs the extra: ``pip install -e ".[rllib]"``. What it does:
    optionally warm-started (``pretrain:``), and main and its snapshots sent to the runners as numpy policies. With
    ``engine: aec``: one RLModule per league member: ``main`` (learns; every seat it plays feeds its updates) and
    ``snapshot_<k>`` (frozen copies of main, refreshed every ``snapshot_every`` iterations); scripted agents
-   (``random``, ``heuristic``) are league members played inside the environment (:mod:`whist_env.rllib.env`); the policy mapping reads
-   the module from the agent id (:mod:`whist_env.rllib.league`), for any seat count and for partnerships;
+   (``random``, ``heuristic``) are league members played inside the environment (:mod:`whist_env.rllib.env`); the
+   policy mapping reads the module from the agent id (:mod:`whist_env.rllib.league`), for any seat count and for
+   partnerships;
 3. each iteration prints progress: env steps and their rate, the mean return per seat of every module (not
    RLlib's ``episode_return_mean``, which sums all seats of a zero-sum game to 0), main's return per kind of
    opponent, and the arena's evaluation of main against ``eval_opponents`` (duplicate deals, 95% intervals);
