@@ -323,16 +323,17 @@ def main_module(algo: Any, config: RLlibConfig) -> Any:
     return module
 
 
-def take_snapshot(algo: Any, config: RLlibConfig, league: dict[str, Any], pool: int) -> str:
+def take_snapshot(algo: Any, config: RLlibConfig, league: dict[str, Any], pool: int, policy: Any = None) -> str:
     """Copy main's weights into the next snapshot slot (the oldest once all are filled); returns its id.
 
     ``engine: batched``: the slot is main's numpy copy, kept in ``league["policies"]`` (written with the checkpoint)
-    and played inside every env runner's league; ``aec``: the slot is an RLlib module."""
+    and played inside every env runner's league (``policy``: that copy, when the caller has made it already);
+    ``aec``: the slot is an RLlib module."""
     from whist_env.rllib.league import snapshot_id
 
     slot = snapshot_id(league["next_slot"])
     if config.engine == "batched":
-        policy = main_module(algo, config).numpy_policy()
+        policy = policy if policy is not None else main_module(algo, config).numpy_policy()
         league.setdefault("policies", {})[slot] = policy
         set_env_policy(algo, slot, policy)
     else:
@@ -378,7 +379,9 @@ def warm_start_main(algo: Any, config: RLlibConfig, run_dir: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- evaluation and reporting
-def evaluate_main(algo: Any, config: RLlibConfig, iteration: int, run_dir: Path) -> dict[str, dict[str, Any]]:
+def evaluate_main(
+    algo: Any, config: RLlibConfig, iteration: int, run_dir: Path, policy: Any = None
+) -> dict[str, dict[str, Any]]:
     """Main against every ``eval_opponents`` in the arena (duplicate deals), keyed by opponent.
 
     ``engine: batched``: main's numpy copy, exported to ``<run>/eval_policy.npz``, plays on the batched arena where
@@ -387,11 +390,11 @@ def evaluate_main(algo: Any, config: RLlibConfig, iteration: int, run_dir: Path)
     from whist_env.rllib.agent import RLlibAgent
 
     seed = config.seed + 7919 * iteration
-    module = main_module(algo, config)
     if config.engine == "batched":
         from whist_env.agents.pretrained import export_policy
 
-        path = export_policy(module.numpy_policy(), run_dir / "eval_policy.npz", config.game, config.game_options,
+        policy = policy if policy is not None else main_module(algo, config).numpy_policy()
+        path = export_policy(policy, run_dir / "eval_policy.npz", config.game, config.game_options,
                              canonical_suits=config.canonical_suits)  # fmt: skip
         learner = f"pretrained(path={path})"
         return {
@@ -406,7 +409,7 @@ def evaluate_main(algo: Any, config: RLlibConfig, iteration: int, run_dir: Path)
             )  # fmt: skip
             for opponent in config.eval_opponents
         }
-    agent = RLlibAgent(None, config.game, module=module, **config.game_options)
+    agent = RLlibAgent(None, config.game, module=main_module(algo, config), **config.game_options)
     return {
         opponent: evaluate_learner(config.game, config.game_options, agent, opponent, config.eval_deals, seed=seed)
         for opponent in config.eval_opponents
@@ -643,13 +646,12 @@ def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]
             },
             "eval": {},
         }
-        if config.engine == "batched":
-            refresh_main(algo, config)
+        policy = refresh_main(algo, config) if config.engine == "batched" else None  # main's numpy copy, made once
         if config.snapshot_pool and it % config.snapshot_every == 0:
-            row["snapshot"] = take_snapshot(algo, config, league, config.snapshot_pool)
+            row["snapshot"] = take_snapshot(algo, config, league, config.snapshot_pool, policy)
         row["snapshots"] = league["snapshots"]
         if it % config.eval_every == 0 or it == config.iterations:
-            row["eval"] = evaluate_main(algo, config, it, run_dir)
+            row["eval"] = evaluate_main(algo, config, it, run_dir, policy)
         if it % config.checkpoint_every == 0 or it == config.iterations:
             row["checkpoint"] = str(save_checkpoint(algo, config, run_dir, league))
         with progress.open("a") as f:

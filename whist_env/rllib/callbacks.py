@@ -53,15 +53,21 @@ class LeagueMetrics(RLlibCallback):
     def _main_alone(chunks: list[Any], metrics_logger: Any) -> None:
         """The metrics of an episode of the batched league (:mod:`whist_env.rllib.engine_env`): only main's seat
         reaches RLlib, and the env names the table in the last step's infos."""
-        value = sum(float(chunk.get_return()) for chunk in chunks)
-        metrics_logger.log_value(("league", "seat_return", MAIN), value, window=WINDOW)
-        metrics_logger.log_value(("league", "episodes", MAIN), 1, reduce="sum")
         try:
             kind = chunks[-1].get_infos(-1).get("table")
         except (IndexError, KeyError, ValueError, AttributeError):
             kind = None
-        if kind:
-            metrics_logger.log_value(("league", "main_vs", str(kind)), value, window=WINDOW)
+        log_main_episode(metrics_logger, sum(float(chunk.get_return()) for chunk in chunks), kind)
+
+
+def log_main_episode(metrics_logger: Any, ret: float, table: Any) -> None:
+    """Log one finished episode of main's seat in the batched league: its return per seat, the episode, and the
+    return against the kind of table (``table``, when known). Shared by this callback (RLlib's own runner) and
+    :class:`whist_env.rllib.engine_runner.EngineEnvRunner`, which logs without episode callbacks."""
+    metrics_logger.log_value(("league", "seat_return", MAIN), ret, window=WINDOW)
+    metrics_logger.log_value(("league", "episodes", MAIN), 1, reduce="sum")
+    if table:
+        metrics_logger.log_value(("league", "main_vs", str(table)), ret, window=WINDOW)
 
 
 def _table(episode: Any) -> list[str]:

@@ -38,9 +38,8 @@ from ray.rllib.env.single_agent_episode import SingleAgentEpisode  # noqa: E402
 from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer  # noqa: E402
 from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO  # noqa: E402
 
-from whist_env.rllib.callbacks import WINDOW  # noqa: E402
+from whist_env.rllib.callbacks import log_main_episode  # noqa: E402
 from whist_env.rllib.engine_env import EngineLeagueEnv  # noqa: E402
-from whist_env.rllib.league import MAIN  # noqa: E402
 
 
 class EngineEnvRunner(SingleAgentEnvRunner):
@@ -174,10 +173,7 @@ class EngineEnvRunner(SingleAgentEnvRunner):
     def _log_finished(self, length: int, ret: float, table: Any) -> None:
         """RLlib's episode metrics and the league's for a finished episode."""
         self._log_episode_metrics(length, ret, 0.0)
-        self.metrics.log_value(("league", "seat_return", MAIN), ret, window=WINDOW)
-        self.metrics.log_value(("league", "episodes", MAIN), 1, reduce="sum")
-        if table:
-            self.metrics.log_value(("league", "main_vs", str(table)), ret, window=WINDOW)
+        log_main_episode(self.metrics, ret, table)
 
 
 class _Block:

@@ -165,9 +165,7 @@ def _bag_function() -> Any:
         return _kernels["bag"]
     import torch
 
-    from whist_env.vector.core import jit
-
-    row_sums, row_scatter = jit(_row_sums), jit(_row_scatter)
+    row_sums, row_scatter = _kernel("row_sums", _row_sums), _kernel("row_scatter", _row_scatter)
 
     class RowSums(torch.autograd.Function):
         @staticmethod
