@@ -35,7 +35,9 @@ TINY = [
 
 
 def run(args: list[str], timeout: float = 400) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    # PYTHONFAULTHANDLER: a crash of the script (a native library's, in Ray's or torch's teardown) prints where it was
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, PYTHONPATH=path, PYTHONFAULTHANDLER="1")
     return subprocess.run(
         [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout, env=env, check=False
     )
