@@ -124,6 +124,8 @@ class GameSpec(Generic[G, S]):
         unit: what one arena sample is, in words.
         partner_offset: seats this far apart are partners (classic whist: 2); None: no partnerships.
         search: what the solver and PIMC need; None: the solver does not cover the game.
+        search_agent: ``"module:Class"`` of the game's own search agent, which the ``pimc`` agent spec builds where the
+            solver does not cover the game (Oh Hell's playout search); None: ``pimc`` is the solver's PIMC, or none.
         option_grid: option sets the conformance tests run (together they should take every value of
             every option).
     """
@@ -142,6 +144,7 @@ class GameSpec(Generic[G, S]):
     unit: str
     partner_offset: int | None = None
     search: SearchSpec[S] | None = None
+    search_agent: str | None = None
     option_grid: tuple[Mapping[str, Any], ...] = ({},)
 
     def __post_init__(self) -> None:
@@ -150,10 +153,15 @@ class GameSpec(Generic[G, S]):
                 f"GameSpec {self.game_id!r}: its rules class {self.rules_cls.__name__} has game_id "
                 f"{self.rules_cls.game_id!r}; the two must be equal"
             )
-        for name in ("heuristic", "reference", "engine", "engine_heuristic", "pretrained"):
+        for name in ("heuristic", "reference", "engine", "engine_heuristic", "pretrained", "search_agent"):
             ref = getattr(self, name)
             if ref is not None and (not isinstance(ref, str) or ref.count(":") != 1):
                 raise OptionError(f"GameSpec {self.game_id!r}: {name} must be 'module:name', got {ref!r}")
+
+    @property
+    def searchable(self) -> bool:
+        """Whether the ``pimc`` agent spec plays this game: the solver covers it, or it has a search of its own."""
+        return self.search is not None or self.search_agent is not None
 
     def sides(self, num_players: int) -> tuple[int, ...]:
         """The side index of each seat (partners share one; see :func:`sides_of`)."""

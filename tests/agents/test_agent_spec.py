@@ -85,7 +85,7 @@ def test_a_built_tree_formats_and_parses_back() -> None:
     [
         ("", "empty; known agents: random, heuristic, model:<path>"),
         ("pimcx", "unknown agent 'pimcx'.*did you mean 'pimc'.*known: random, heuristic"),
-        ("pimc:k=3", "pimc has no parameter 'k'.*known: samples, time_budget, max_tricks, horizon, tt_bits, fallback"),
+        ("pimc:k=3", "pimc has no parameter 'k'.*known: samples, bid_samples, time_budget, max_tricks, horizon"),
         ("pimc(k=3)", "pimc has no parameter 'k'"),
         ("heuristic(x=1)", "heuristic takes no parameters.*write just 'heuristic'"),
         ("pimc(samples=x)", "samples must be an integer ≥ 1, got 'x'"),

@@ -88,7 +88,7 @@ def test_the_catalogue_gives_the_lobby_form_every_option_and_seat_choice() -> No
             assert o["default"] is not None or o["optional"]
         assert entry["single_deal"] == dict(spec.single_deal)
         assert entry["seat_choices"][:3] == ["human", "random", "heuristic"]
-        assert ("pimc" in entry["seat_choices"]) == (spec.search is not None)
+        assert ("pimc" in entry["seat_choices"]) == spec.searchable
         assert "pretrained" in entry["seat_choices"] and entry["pretrained_options"] is not None
         # the options a pretrained seat needs are the one-deal options, the others at their defaults
         defaults = {name: o["default"] for name, o in info.items()}
@@ -111,7 +111,7 @@ def test_the_catalogue_gives_the_lobby_form_every_option_and_seat_choice() -> No
     offered = {a["name"]: a for a in agents["agents"]}
     assert list(offered) == ["human", "random", "heuristic", "pimc", "pretrained"]
     assert all(a["doc"] for a in offered.values())
-    assert "oh_hell_v0" not in offered["pimc"]["games"] and "german_whist_v0" in offered["pimc"]["games"]
+    assert "oh_hell_v0" in offered["pimc"]["games"] and "german_whist_v0" in offered["pimc"]["games"]
 
 
 @pytest.mark.parametrize("game", game_ids())
@@ -468,7 +468,7 @@ def test_every_file_an_agent_spec_names_must_lie_in_the_model_folders(kind: str,
         (b'{"game": "german_whist_v0", "seats": "hh"}', "seats"),
         (b'{"game": "german_whist_v0", "seats": ["human", 3]}', "seats"),
         (b'{"game": "german_whist_v0", "seats": ["human", "pimc(samples=0)"]}', "samples"),
-        (b'{"game": "oh_hell_v0", "seats": ["human", "pimc", "random", "random"]}', "oh_hell_v0 has no search agent"),
+        (b'{"game": "oh_hell_v0", "seats": ["human", "pimc:bid_samples=0", "random", "random"]}', "bid_samples"),
     ],
 )
 def test_malformed_bodies_get_a_json_error_naming_what_is_wrong(content: bytes, match: str) -> None:

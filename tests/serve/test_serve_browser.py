@@ -143,7 +143,7 @@ def test_the_lobby_form_sets_a_pretrained_seats_options_and_shares_the_human_lin
     assert "players at the table" in page.locator("label", has=players).inner_text()  # the description labels it
     players.fill("3")  # the seats follow the number of players
     assert page.locator("select[data-lobby^=seat-]").count() == 3
-    assert "pimc" not in page.locator("[data-lobby=seat-1] option").all_inner_texts()  # no solver for this game
+    assert "pimc" in page.locator("[data-lobby=seat-1] option").all_inner_texts()  # Oh Hell's playout search
     assert not page.locator("[data-lobby=pretrained-note]").is_visible()
     page.select_option("[data-lobby=seat-1]", "pretrained")  # sets the options its network was trained with
     note = page.locator("[data-lobby=pretrained-note]")

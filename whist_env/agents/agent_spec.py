@@ -126,9 +126,10 @@ AGENT_KINDS: dict[str, AgentKind] = {
         ),
         AgentKind(
             "pimc",
-            "determinized search with the double-dummy solver (numba is imported when it first plays)",
+            "determinized search: the double-dummy solver, in Oh Hell playouts (numba is imported when it first plays)",
             (
                 Param("samples", "int", "deals drawn per decision", minimum=1),
+                Param("bid_samples", "int", "deals drawn per bid (Oh Hell's search)", minimum=1),
                 Param("time_budget", "float", "seconds per decision after which no more deals are drawn", minimum=0),
                 Param("max_tricks", "int", "search only with at most this many tricks left in the deal", minimum=1),
                 Param("horizon", "int", "search this many tricks ahead and estimate the rest", minimum=1),

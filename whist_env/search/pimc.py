@@ -32,9 +32,10 @@ from whist_env.agents.base import Agent
 from whist_env.cards import FULL_DECK
 from whist_env.cards import cards_of as _cards
 from whist_env.errors import OptionError
-from whist_env.registry import GameRef, get_spec, spec_of
+from whist_env.registry import GameRef, game_ids, get_spec, spec_of
 from whist_env.search.sampler import DealSampler, SampledDeal
 from whist_env.search.solver import Position, Solver, solved_games
+from whist_env.spec import load
 from whist_env.view import PlayerView
 
 if TYPE_CHECKING:
@@ -78,20 +79,26 @@ def position_from_view(
 
 
 def searched_spec(game_id: GameRef) -> GameSpec[Any, Any]:
-    """The spec of ``game_id``, a game the double-dummy solver covers.
+    """The spec of ``game_id``, a game with a search agent: the double-dummy solver covers it (its spec's ``search``)
+    or it has a search of its own (``search_agent``).
 
     Raises:
-        OptionError: for an unknown game, or one whose spec has no ``search`` (PIMC there would only be its
-            fallback: it is refused rather than stand in silently).
+        OptionError: for an unknown game, or one without a search agent (PIMC there would only be its fallback: it
+            is refused rather than stand in silently).
     """
     spec = spec_of(game_id)
-    if spec.search is None:
+    if not spec.searchable:
         raise OptionError(
             f"pimc: {spec.game_id} has no search agent: the double-dummy solver covers "
-            f"{', '.join(solved_games())} (two sides counting tricks); for {spec.game_id} use heuristic, pretrained "
-            "or a model of your own"
+            f"{', '.join(solved_games())} (two sides counting tricks), and {', '.join(own_search_games())} have a "
+            f"search of their own; for {spec.game_id} use heuristic, pretrained or a model of your own"
         )
     return spec
+
+
+def own_search_games() -> tuple[str, ...]:
+    """The registered games whose spec names a search agent of their own (``GameSpec.search_agent``)."""
+    return tuple(g for g in game_ids() if get_spec(g).search_agent is not None)
 
 
 def _fallback_for(spec: GameSpec[Any, Any], options: dict[str, Any]) -> Agent:
@@ -244,8 +251,9 @@ def make_pimc(
     game_id: GameRef,
     make_fallback: Callable[[AgentSpec], Agent] | None = None,
     **options: Any,
-) -> PIMCAgent:
-    """The PIMC agent from its agent spec: ``"pimc"``, ``"pimc:samples=10,max_tricks=7"``, ``"pimc(samples=20,
+) -> Agent:
+    """The PIMC agent from its agent spec (in a game with a search of its own, ``GameSpec.search_agent``, that agent
+    with the spec's settings): ``"pimc"``, ``"pimc:samples=10,max_tricks=7"``, ``"pimc(samples=20,
     fallback=model(path=runs/x/model.zip))"`` (the grammar of :mod:`whist_env.agents.agent_spec`).
 
     Args:
@@ -260,13 +268,16 @@ def make_pimc(
     spec = parse_agent_spec(name) if isinstance(name, str) else name
     if spec.name != "pimc":
         raise OptionError(f"not a PIMC agent spec: {str(spec)!r}; write 'pimc' or 'pimc(samples=10, max_tricks=7)'")
-    searched_spec(game_id)  # before a fallback is built for nothing
+    game = searched_spec(game_id)  # before a fallback is built for nothing
     params: dict[str, Any] = spec.kwargs
     fallback = params.pop("fallback", None)
     if fallback is not None:
         if make_fallback is None:
             raise OptionError(f"{str(spec)!r} names a fallback agent: build it with whist_env.agents.make_agent")
         params["fallback"] = make_fallback(fallback)
+    if game.search is None:  # the game's own search (searched_spec checked that it has one)
+        own: Agent = load(str(game.search_agent))(**params, **options)
+        return own
     return PIMCAgent(game_id, **params, **options)
 
 

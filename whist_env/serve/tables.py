@@ -47,7 +47,7 @@ AGENT_DOCS = {
     HUMAN: "a person: send the seat's link to its player",
     "random": "plays a legal card or call at random",
     "heuristic": "the game's rule-based player",
-    "pimc": "searches sampled deals with the double-dummy solver (strong, slower)",
+    "pimc": "searches sampled deals (the double-dummy solver; in Oh Hell, playouts): strong, slower",
     "pretrained": "the neural network shipped for the game; it plays only the options it was trained with",
 }
 """The agents the lobby offers by name, and what each one is (an agent spec typed in the lobby works too)."""
@@ -80,9 +80,9 @@ def jsonable(value: Any) -> Any:
 
 
 def seat_choices(game: GameSpec[Any, Any]) -> list[str]:
-    """The agents the lobby offers for a seat of ``game``: ``pimc`` where the solver covers the game, ``pretrained``
-    where weights are shipped for it."""
-    offered = {"pimc": game.search is not None, "pretrained": shipped_options(game) is not None}
+    """The agents the lobby offers for a seat of ``game``: ``pimc`` where the game has a search agent (the solver's
+    PIMC, or Oh Hell's playout search), ``pretrained`` where weights are shipped for it."""
+    offered = {"pimc": game.searchable, "pretrained": shipped_options(game) is not None}
     return [name for name in AGENT_DOCS if offered.get(name, True)]
 
 

@@ -289,6 +289,13 @@ def step_row(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, action: i
     return False
 
 
+@jit_borrow
+def step_one(st: np.ndarray, rng: np.ndarray, i: int, cfg: np.ndarray, action: int, rewards_row: np.ndarray) -> bool:
+    """:func:`step_row` as a call, for kernels in other files (the search's playouts, ``search.py``): an inlined
+    function must stay in its own file, where numba's cache sees its changes."""
+    return step_row(st, rng, i, cfg, action, rewards_row)
+
+
 # What the per-row functions above take besides the batch loops' own arguments (whist_env/vector/template.py): the
 # mask needs bits of its own (more than 64 actions).
 LOOP_ARGS = {

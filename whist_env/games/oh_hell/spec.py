@@ -31,8 +31,10 @@ SPEC: GameSpec[OhHell, OhHellState] = GameSpec(
     pretrained="whist_env.games.oh_hell:pretrained.npz",
     single_deal={"episode": "deal"},
     unit="one deal of `hand_size` cards (default the largest): the seat's deal score",
-    # Every seat plays for itself and the score is exact bidding: the two-sided solver does not apply.
+    # Every seat plays for itself and the score is exact bidding: the two-sided solver does not apply; ``pimc`` is the
+    # game's own playout search.
     search=None,
+    search_agent="whist_env.games.oh_hell.search:OhHellSearch",
     # Every n in {2, 3, 4, 5, 8} with every trump mode; matches are kept short with max_cards because the
     # conformance suite plays 2,000 episodes of each entry.
     option_grid=(
