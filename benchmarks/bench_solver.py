@@ -2,6 +2,7 @@
 
     python benchmarks/bench_solver.py speed              # solver and PIMC timings (a few minutes)
     python benchmarks/bench_solver.py strength --game humbug_whist_v0 --deals 1000
+    python benchmarks/bench_solver.py oh_hell            # Oh Hell's playout search: time per bid and per card
 
 ``speed`` solves random positions (seeded) and prints the median and 90th percentile of the CPU time
 per position:
@@ -10,6 +11,9 @@ per position:
 * a classic whist deal from trick 1 (52 cards), the value only and every lead card's value;
 * a Humbug position with 8 tricks left (16 cards);
 * a PIMC decision at K = 20 in Swedish Humbug whist (first trick) and classic whist (7 tricks left).
+
+``oh_hell`` times Oh Hell's search (``pimc`` there: playouts, ``whist_env.games.oh_hell.search``) at every
+decision with more than one legal action of games the heuristic plays (4 players, one deal of 13 cards).
 
 ``strength`` plays PIMC against the game's heuristic over duplicate deals with the arena
 (``whist_env.evaluation``) and prints its report. The numba compilation (a few seconds) happens once
@@ -113,6 +117,30 @@ def speed(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def oh_hell(args: argparse.Namespace) -> dict[str, Any]:
+    from whist_env.agents.factory import heuristic_for
+    from whist_env.games.oh_hell.search import OhHellSearch
+
+    game = get_spec("oh_hell_v0").make_rules(episode="deal")
+    heuristic = heuristic_for("oh_hell_v0", episode="deal")
+    agent = OhHellSearch(samples=args.samples, bid_samples=args.bid_samples, episode="deal")
+    rng = np.random.default_rng(args.seed)
+    views: dict[str, list[Any]] = {"bidding": [], "play": []}
+    for _ in range(args.games):
+        state = game.new_episode(rng)
+        while not state.done:
+            view = game.view(state, state.to_act)
+            if view.legal.bit_count() > 1:
+                views[view.phase].append(view)
+            game.step(state, heuristic.act(view, rng), rng)
+    agent_rng = np.random.default_rng(args.seed)
+    agent.act(views["play"][0], agent_rng)  # compile (or load the cache)
+    out: dict[str, Any] = {"samples": args.samples, "bid_samples": args.bid_samples}
+    for phase, found in views.items():
+        out[f"{phase}_decision"] = timed(lambda v: agent.act(v, agent_rng), found)
+    return out
+
+
 def strength(args: argparse.Namespace) -> str:
     from whist_env.evaluation.arena import evaluate
 
@@ -144,6 +172,11 @@ def main() -> None:
     sp.add_argument("--classic", type=int, default=10, help="classic whist deals")
     sp.add_argument("--pimc", type=int, default=10, help="PIMC decisions per game")
     sp.add_argument("--seed", type=int, default=0)
+    oh = sub.add_parser("oh_hell", help="Oh Hell's playout search: CPU time per bid and per card")
+    oh.add_argument("--games", type=int, default=20, help="games the heuristic plays, every decision timed")
+    oh.add_argument("--samples", type=int, default=40, help="deals per card decision")
+    oh.add_argument("--bid-samples", type=int, default=100, help="deals per bid")
+    oh.add_argument("--seed", type=int, default=0)
     st = sub.add_parser("strength", help="PIMC against the heuristic over duplicate deals")
     st.add_argument("--game", choices=sorted(STRENGTH_OPTIONS), required=True)
     st.add_argument("--deals", type=int, default=1000)
@@ -154,6 +187,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.command == "speed":
         print(json.dumps(speed(args), indent=2))
+    elif args.command == "oh_hell":
+        print(json.dumps(oh_hell(args), indent=2))
     else:
         print(strength(args))
 

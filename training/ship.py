@@ -84,7 +84,7 @@ def evaluate_shipped(
         return {"agent": label, **_row(report, name, opponent)}
 
     rows = [row("pretrained", net, opponent, deals) for opponent in ("random", "heuristic")]
-    if pimc_deals and get_spec(game).search is not None:
+    if pimc_deals and get_spec(game).searchable:
         rows.append(row("pretrained", net, "pimc", pimc_deals))
         rows.append(row("pimc:fallback=pretrained", f"pimc(fallback=pretrained(path={npz}))", "pimc", pimc_deals))
     return rows
@@ -180,7 +180,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
     wall = _training_wall_s(run)
     pre = config.pretrain
     opponents = ", ".join(f"{name} {weight:g}" for name, weight in dict(config.opponents).items())
-    hybrid = "; the hybrid: `pimc:fallback=pretrained`" if get_spec(game).search is not None else ""
+    hybrid = "; the hybrid: `pimc:fallback=pretrained`" if get_spec(game).searchable else ""
     lines = [
         f"# Model card: `{game}` pretrained policy",
         "",

@@ -117,6 +117,18 @@ def test_the_agent_plays_legal_actions_from_the_view_and_a_generator_alone() -> 
         assert agent.act(view, np.random.default_rng(5)) == first  # the generator decides every draw
 
 
+def test_with_every_hand_known_one_deal_is_played_out() -> None:
+    """Two players holding the whole pack: the sampler has one deal to give, and the search plays it out once."""
+    options = {"episode": "deal", "num_players": 2, "hand_size": 26}
+    game = OhHell(**options)
+    agent = OhHellSearch(**options)
+    for state in positions(options, 10, seed=4):
+        view = game.view(state, state.to_act)
+        values = agent.action_values(view, np.random.default_rng(0), 50)
+        actions = game.legal_actions(state)
+        assert values.tolist() == [python_playout(game, state, a, options) for a in actions]
+
+
 def test_bids_and_cards_follow_the_best_mean_playout_score() -> None:
     """The chosen action has the highest mean playout score over the same drawn deals (ties aside)."""
     game = OhHell(episode="deal")
@@ -187,3 +199,22 @@ def test_the_search_beats_the_heuristic_on_duplicate_deals() -> None:
 
     report = evaluate("oh_hell_v0", ["pimc:samples=12,bid_samples=24", "heuristic"], num_deals=24, seed=20261202)
     assert report.pairs[0].diff.mean > 0, report.to_markdown()
+
+
+def test_the_hybrid_plays_the_shipped_network_where_the_search_leaves_the_play() -> None:
+    """``pimc(fallback=pretrained)`` in Oh Hell: the shipped network plays the card play ``max_tricks`` leaves out."""
+    from whist_env.agents.pretrained import PretrainedAgent
+
+    options = dict(SPEC.single_deal)  # the network's own options
+    hybrid = make_agent("pimc(samples=2, bid_samples=2, max_tricks=2, fallback=pretrained)", "oh_hell_v0", **options)
+    assert isinstance(hybrid, OhHellSearch) and isinstance(hybrid.fallback, PretrainedAgent)
+    game = OhHell(**options)
+    early = [s for s in positions(options, 30, seed=2) if s.phase == PHASE_PLAY and s.trick_number < 10]
+    for state in early:
+        view = game.view(state, state.to_act)
+        assert hybrid.act(view, np.random.default_rng(0)) == hybrid.fallback.act(view, np.random.default_rng(0))
+    rng = np.random.default_rng(4)
+    state = game.new_episode(rng)
+    while not state.done:  # a whole deal with the hybrid at seat 0: every action it takes is legal
+        action = hybrid.act(game.view(state, 0), rng) if state.to_act == 0 else int(rng.choice(game.legal_actions(state)))
+        game.step(state, action, rng)

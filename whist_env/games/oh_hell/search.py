@@ -29,7 +29,7 @@ import numpy as np
 from whist_env.agents.base import Agent
 from whist_env.cards import bits_of
 from whist_env.errors import OptionError
-from whist_env.games.oh_hell.engine import BIDS, CFG_NUM_DEALS, CFG_SCHEDULE, DRAWN, NUM_BIDS, SET_ASIDE, OhHellVector
+from whist_env.games.oh_hell.engine import BIDS, CFG_NUM_DEALS, CFG_SCHEDULE, DRAWN, NUM_BIDS, OhHellVector
 from whist_env.games.oh_hell.engine import step_one as _step_one
 from whist_env.games.oh_hell.engine_heuristic import act_row
 from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
@@ -93,7 +93,8 @@ def playout_kernel(
 
 def row_from_view(view: PlayerView, width: int) -> np.ndarray:
     """The engine row of the deal as ``view`` sees it: every public fact in place, the other hands empty (a
-    sampled deal fills them), a one-deal episode (the deal index 0, no running scores)."""
+    sampled deal fills them), a one-deal episode (the deal index 0, no running scores). What the view cannot give
+    and no playout reads stays empty: the deck, the order of the cards played, the cards set aside."""
     n = view.num_players
     extra: Any = view.extra
     row = np.zeros(width, np.int64)
@@ -220,15 +221,13 @@ class OhHellSearch:
         done = 0
         start = time.perf_counter()
         chunk = 4 if self.time_budget is not None else count
+        if sampler.determined:  # every hand is known (two players holding the whole pack): one deal is all
+            count = 1
         while done < count:
             k = min(chunk, count - done)
             hands = np.empty((k, n), np.int64)
-            aside = 0
             for i in range(k):
-                deal = sampler.sample(rng)
-                hands[i] = deal.hands
-                aside = deal.elsewhere
-            base[SET_ASIDE] = aside  # out of play: no playout reads it
+                hands[i] = sampler.sample(rng).hands
             out = np.empty((k, len(actions)), np.float64)
             playout_kernel(base, cfg, rng_row, hands, actions, out)
             total += out.sum(axis=0)
