@@ -120,10 +120,11 @@ def speed(args: argparse.Namespace) -> dict[str, Any]:
 def oh_hell(args: argparse.Namespace) -> dict[str, Any]:
     from whist_env.agents.factory import heuristic_for
     from whist_env.games.oh_hell.search import OhHellSearch
+    from whist_env.games.oh_hell.spec import SPEC
 
     game = get_spec("oh_hell_v0").make_rules(episode="deal")
     heuristic = heuristic_for("oh_hell_v0", episode="deal")
-    agent = OhHellSearch(samples=args.samples, bid_samples=args.bid_samples, episode="deal")
+    agent = OhHellSearch(SPEC, samples=args.samples, bid_samples=args.bid_samples, episode="deal")
     rng = np.random.default_rng(args.seed)
     views: dict[str, list[Any]] = {"bidding": [], "play": []}
     for _ in range(args.games):

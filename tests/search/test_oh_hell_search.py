@@ -72,7 +72,7 @@ def test_engine_playouts_equal_the_rules_played_by_the_python_heuristic(options:
     """Every legal action at 40 random positions: the kernel's playout from the row built from the acting seat's
     view, with the true hands put in, scores what the rules score when the Python heuristic plays the deal out."""
     game = OhHell(**options)
-    agent = OhHellSearch(**options)
+    agent = OhHellSearch(SPEC, **options)
     checked = 0
     for state in positions(options, 40, seed=len(str(options))):
         view = game.view(state, state.to_act)
@@ -108,7 +108,7 @@ def test_the_row_from_a_view_is_the_engines_own_import_of_the_state(options: dic
 
 def test_the_agent_plays_legal_actions_from_the_view_and_a_generator_alone() -> None:
     game = OhHell(episode="deal")
-    agent = OhHellSearch(samples=6, bid_samples=6)
+    agent = OhHellSearch(SPEC, samples=6, bid_samples=6)
     assert list(inspect.signature(agent.act).parameters) == ["view", "rng"]
     for state in positions({"episode": "deal"}, 30, seed=3):
         view = game.view(state, state.to_act)
@@ -121,7 +121,7 @@ def test_with_every_hand_known_one_deal_is_played_out() -> None:
     """Two players holding the whole pack: the sampler has one deal to give, and the search plays it out once."""
     options = {"episode": "deal", "num_players": 2, "hand_size": 26}
     game = OhHell(**options)
-    agent = OhHellSearch(**options)
+    agent = OhHellSearch(SPEC, **options)
     for state in positions(options, 10, seed=4):
         view = game.view(state, state.to_act)
         values = agent.action_values(view, np.random.default_rng(0), 50)
@@ -132,7 +132,7 @@ def test_with_every_hand_known_one_deal_is_played_out() -> None:
 def test_bids_and_cards_follow_the_best_mean_playout_score() -> None:
     """The chosen action has the highest mean playout score over the same drawn deals (ties aside)."""
     game = OhHell(episode="deal")
-    agent = OhHellSearch(samples=8, bid_samples=8)
+    agent = OhHellSearch(SPEC, samples=8, bid_samples=8)
     for state in positions({"episode": "deal"}, 20, seed=11):
         view = game.view(state, state.to_act)
         if len(game.legal_actions(state)) == 1:
@@ -177,12 +177,12 @@ def test_bad_settings_are_errors_naming_what_is_allowed(text: str, match: str) -
 )
 def test_the_constructor_checks_its_settings_too(kwargs: dict[str, Any], match: str) -> None:
     with pytest.raises(OptionError, match=match):
-        OhHellSearch(**kwargs)
+        OhHellSearch(SPEC, **kwargs)
 
 
 def test_with_max_tricks_the_early_card_play_is_the_fallbacks() -> None:
     game = OhHell(episode="deal")
-    agent = OhHellSearch(samples=4, bid_samples=4, max_tricks=3)
+    agent = OhHellSearch(SPEC, samples=4, bid_samples=4, max_tricks=3)
     heuristic = heuristic_for(SPEC, episode="deal")
     early = [s for s in positions({"episode": "deal"}, 40, seed=5) if s.phase == PHASE_PLAY and s.trick_number < 8]
     assert early
@@ -216,5 +216,6 @@ def test_the_hybrid_plays_the_shipped_network_where_the_search_leaves_the_play()
     rng = np.random.default_rng(4)
     state = game.new_episode(rng)
     while not state.done:  # a whole deal with the hybrid at seat 0: every action it takes is legal
-        action = hybrid.act(game.view(state, 0), rng) if state.to_act == 0 else int(rng.choice(game.legal_actions(state)))
+        seat = state.to_act
+        action = hybrid.act(game.view(state, 0), rng) if seat == 0 else int(rng.choice(game.legal_actions(state)))
         game.step(state, action, rng)

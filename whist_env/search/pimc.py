@@ -276,7 +276,7 @@ def make_pimc(
             raise OptionError(f"{str(spec)!r} names a fallback agent: build it with whist_env.agents.make_agent")
         params["fallback"] = make_fallback(fallback)
     if game.search is None:  # the game's own search (searched_spec checked that it has one)
-        own: Agent = load(str(game.search_agent))(**params, **options)
+        own: Agent = load(str(game.search_agent))(game, **params, **options)
         return own
     return PIMCAgent(game_id, **params, **options)
 

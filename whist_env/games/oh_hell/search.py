@@ -12,8 +12,9 @@ lowest action.
 
 This is the PIMC scheme (sample, evaluate each sample, average) with a playout as the evaluation. Unlike a
 double-dummy solve, a playout's seats do not see the drawn hands (the heuristic reads only its own view), so no seat
-plays as if it could see through the cards. The cost is linear in ``samples`` times the candidates: about 1 µs per
-card played in a playout (``docs/results_search.md`` has the timings and the strength).
+plays as if it could see through the cards. The cost is linear in ``samples`` times the candidates: about 15 µs
+for a playout of a whole 4-player deal, and 80 µs to draw a deal (``docs/results_search.md`` has the timings and the
+strength).
 
 A match (``episode="match"``) is searched one deal at a time: the playout ends with the deal, and its value is that
 deal's score.
@@ -133,6 +134,8 @@ class OhHellSearch:
     """Oh Hell's search agent (the ``pimc`` agent spec in Oh Hell; see the module docstring).
 
     Args:
+        game: Oh Hell's ``GameSpec`` (``whist_env.games.oh_hell.spec.SPEC``; ``make_agent("pimc", "oh_hell_v0")``
+            passes it).
         samples: deals drawn per card decision.
         bid_samples: deals drawn per bid.
         max_tricks: search the card play only with at most this many tricks left in the deal; earlier cards
@@ -151,6 +154,7 @@ class OhHellSearch:
 
     def __init__(
         self,
+        game: Any,
         samples: int = 40,
         bid_samples: int = 100,
         max_tricks: int | None = None,
@@ -168,20 +172,14 @@ class OhHellSearch:
         self.max_tricks = max_tricks
         self.time_budget = time_budget
         self.options = dict(options)
-        from whist_env.games.oh_hell.spec import SPEC
-
         try:  # the engine of one table: its row width, its config array, and the options checked as the env's
-            self._vec = OhHellVector(SPEC, 1, seed=0, **self.options)
+            self._vec = OhHellVector(game, 1, seed=0, **self.options)
         except OptionError as err:
             raise OptionError(
                 f"pimc in oh_hell_v0: {err}; the search's own settings: samples, bid_samples, max_tricks, "
                 "time_budget, fallback"
             ) from None
-        if fallback is None:
-            from whist_env.agents.factory import heuristic_for
-
-            fallback = heuristic_for("oh_hell_v0", **self.options)
-        self.fallback = fallback
+        self.fallback: Agent = fallback if fallback is not None else game.heuristic_cls()(**self.options)
         self.searches = True  # whist-serve gives searching seats their own threads
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
