@@ -846,6 +846,11 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
         phase_cpu[phase], cpu_mark = time.process_time() - cpu_mark, time.process_time()
 
     config, run_dir, found = resolve(args)
+    aside = None
+    if "heuristic" in config.opponents or "heuristic" in config.eval_opponents or config.pretrain is not None:
+        from whist_env.vector.warmup import compile_aside
+
+        aside = compile_aside(config.game, config.game_options)  # the heuristic's port compiles on the other core
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
     command = run_dir / "command.txt"
@@ -865,6 +870,11 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
         log(f"resuming from {found[0].name} ({trainer.num_timesteps:,} steps)")
     else:
         log(f"{config.game} on {trainer.device}: {config.total_timesteps:,} steps -> {run_dir}")
+    if aside is not None:  # the engine's kernels compile here meanwhile (the first run after an install: ~30 s each)
+        from whist_env.vector.warmup import compile_learner_path
+
+        compile_learner_path(config.game, config.game_options)
+        aside.wait()
     lap("set-up")
     if found is None and config.pretrain is not None:  # warm start: the cloned weights are what PPO fine-tunes
         from training.vec_pretrain import warm_start
