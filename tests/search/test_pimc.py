@@ -30,12 +30,15 @@ def test_every_game_has_a_search_agent() -> None:
     a stand-in (``tests/toy_game``: in Oh Hell it once played as the heuristic, 0.000 ± 0.000 against it)."""
     from whist_env.agents import make_agent
     from whist_env.cli_eval import main
+    from whist_env.errors import OptionError
     from whist_env.games.oh_hell.search import OhHellSearch
 
     assert {g for g, _ in GAMES} == set(solved_games()), "a new game with a search: add it to GAMES"
     own = [g for g in game_ids() if get_spec(g).search is None]
     assert own == ["oh_hell_v0"] and all(get_spec(g).searchable for g in game_ids())
     assert isinstance(make_agent("pimc", "oh_hell_v0"), OhHellSearch)
+    with pytest.raises(OptionError, match="oh_hell_v0 has a search of its own: make_agent\\('pimc', 'oh_hell_v0'\\)"):
+        PIMCAgent("oh_hell_v0")  # the solver's agent, asked for a game its solver does not cover
     assert isinstance(make_agent("pimc", "german_whist_v0"), PIMCAgent)
     agents = ["pimc:samples=2,bid_samples=2", "heuristic"]
     assert main(["oh_hell_v0", "--agents", *agents, "--deals", "1", "--quiet", "--option", "hand_size=4"]) == 0

@@ -90,15 +90,19 @@ def searched_spec(game_id: GameRef) -> GameSpec[Any, Any]:
     if not spec.searchable:
         raise OptionError(
             f"pimc: {spec.game_id} has no search agent: the double-dummy solver covers "
-            f"{', '.join(solved_games())} (two sides counting tricks), and {', '.join(own_search_games())} have a "
-            f"search of their own; for {spec.game_id} use heuristic, pretrained or a model of your own"
+            f"{', '.join(solved_games())} (two sides counting tricks){_own_searches()}; for {spec.game_id} use "
+            "heuristic, pretrained or a model of your own"
         )
     return spec
 
 
-def own_search_games() -> tuple[str, ...]:
-    """The registered games whose spec names a search agent of their own (``GameSpec.search_agent``)."""
-    return tuple(g for g in game_ids() if get_spec(g).search_agent is not None)
+def _own_searches() -> str:
+    """``", and a game's own search plays oh_hell_v0"``: the registered games whose spec names a search agent of their
+    own (``GameSpec.search_agent``), for an error message (empty when none)."""
+    own = [g for g in game_ids() if get_spec(g).search_agent is not None]
+    if not own:
+        return ""
+    return f", and a game's own search plays {', '.join(own)}"
 
 
 def _fallback_for(spec: GameSpec[Any, Any], options: dict[str, Any]) -> Agent:
@@ -125,8 +129,8 @@ class PIMCAgent:
 
     Raises:
         OptionError: for an unknown game, a game the solver does not cover (its spec has no ``search``: PIMC there
-            would only be its fallback, so it is refused rather than stand in silently), or a bad option (when no
-            ``fallback`` is given).
+            would only be its fallback, so it is refused rather than stand in silently; a game with a search of its
+            own, ``search_agent``, is named to ``make_agent``), or a bad option (when no ``fallback`` is given).
         ValueError: for ``samples`` below 1.
     """
 
@@ -146,6 +150,11 @@ class PIMCAgent:
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples}")
         spec = searched_spec(game_id)
+        if spec.search is None:
+            raise OptionError(
+                f"PIMCAgent searches with the double-dummy solver, which covers {', '.join(solved_games())}; "
+                f"{spec.game_id} has a search of its own: make_agent('pimc', {spec.game_id!r})"
+            )
         self.game_id: str = spec.game_id
         self.samples = samples
         self.time_budget = time_budget
