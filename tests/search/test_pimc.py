@@ -39,6 +39,8 @@ def test_every_game_has_a_search_agent() -> None:
     assert isinstance(make_agent("pimc", "oh_hell_v0"), OhHellSearch)
     with pytest.raises(OptionError, match="oh_hell_v0 has a search of its own: make_agent\\('pimc', 'oh_hell_v0'\\)"):
         PIMCAgent("oh_hell_v0")  # the solver's agent, asked for a game its solver does not cover
+    with pytest.raises(OptionError, match="bid_samples is for a game with bids.*takes samples, time_budget"):
+        make_agent("pimc:bid_samples=5", "german_whist_v0")
     assert isinstance(make_agent("pimc", "german_whist_v0"), PIMCAgent)
     agents = ["pimc:samples=2,bid_samples=2", "heuristic"]
     assert main(["oh_hell_v0", "--agents", *agents, "--deals", "1", "--quiet", "--option", "hand_size=4"]) == 0

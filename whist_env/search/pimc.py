@@ -287,6 +287,11 @@ def make_pimc(
     if game.search is None:  # the game's own search (searched_spec checked that it has one)
         own: Agent = load(str(game.search_agent))(game, **params, **options)
         return own
+    if "bid_samples" in params:
+        raise OptionError(
+            f"pimc: bid_samples is for a game with bids and a search of its own (Oh Hell); the solver's PIMC in "
+            f"{game.game_id} takes samples, time_budget, max_tricks, horizon, tt_bits and fallback"
+        )
     return PIMCAgent(game_id, **params, **options)
 
 
