@@ -489,7 +489,8 @@ def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[
 # ----------------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> int:
     """Run the self-play; returns the exit status (0 done, 2 a bad config or command or a checkpoint that could not
-    be written, 130 interrupted)."""
+    be written, 130 interrupted). With ``--address`` (a cluster) it ends the process with that status instead of
+    returning (:func:`_leave_cluster`)."""
     args = parse_args(argv)
     try:
         status = _run(args)
