@@ -38,7 +38,6 @@ from whist_env.search.sampler import DealSampler
 from whist_env.vector.core import (
     DEAL_TRICKS,
     DEALER,
-    DEALT,
     HAND,
     LAST,
     LAST_ACTOR,
@@ -85,7 +84,6 @@ def playout_kernel(
             st[:] = base
             for seat in range(n):
                 st[HAND + seat] = hands[s, seat]
-                st[DEALT + seat] = hands[s, seat] | st[PLAYED + seat]
             done = _step_one(st, rng, 0, cfg, actions[a], rewards)
             while not done:
                 done = _step_one(st, rng, 0, cfg, act_row(st, cfg, tb, known, work), rewards)
@@ -95,7 +93,8 @@ def playout_kernel(
 def row_from_view(view: PlayerView, width: int) -> np.ndarray:
     """The engine row of the deal as ``view`` sees it: every public fact in place, the other hands empty (a
     sampled deal fills them), a one-deal episode (the deal index 0, no running scores). What the view cannot give
-    and no playout reads stays empty: the deck, the order of the cards played, the cards set aside."""
+    and no playout reads stays empty: the deck, the order of the cards played, the hands as dealt, the cards set
+    aside."""
     n = view.num_players
     extra: Any = view.extra
     row = np.zeros(width, np.int64)
