@@ -11,7 +11,7 @@ import dataclasses
 import types
 import typing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import yaml
 
@@ -171,8 +171,14 @@ class PretrainConfig:
 
 
 @dataclasses.dataclass
-class TrainConfig:
-    """Everything one training run needs; the saved ``runs/<run_name>/config.yaml`` reproduces it."""
+class RunConfig:
+    """What every trainer's config has (the one config base): the game, the run's directory and seed, the network,
+    the opponents in training and in the evaluations, checkpoints, the warm start, and which trainer runs it.
+    :class:`TrainConfig` (sb3), ``training.ppo_vec.PPOVecConfig`` (ppo) and ``training.rllib_config.RLlibConfig``
+    (rllib) extend it; all three are read by :func:`load_config_as`, saved by :func:`save_config`, and checked by
+    :meth:`validate_run` for these fields."""
+
+    config_prefix: ClassVar[str] = ""  # its configs in configs/: ``<prefix><game>.yaml`` (available_configs)
 
     game: str
     """Environment id to train on (``german_whist_v0``, ``classic_whist_v0``, ``humbug_v0``, ``oh_hell_v0``,
@@ -180,51 +186,88 @@ class TrainConfig:
     game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
     """The game's options, exactly as ``whist_env.make(game, **game_options)`` takes them."""
     run_name: str = ""
-    """Name of the run directory ``runs/<run_name>/``; empty: ``<config file stem>_s<seed>``."""
+    """Name of the run directory ``<runs_dir>/<run_name>/``; empty: ``<config file stem>_s<seed>``."""
     runs_dir: str = "runs"
     """Where run directories are written."""
     seed: int = 0
-    """Seeds the model, the environments (env ``i`` gets ``seed + i``) and the evaluations."""
-    total_timesteps: int = 200_000
-    """Learner decisions to train for (summed over the vectorised environments)."""
-    n_envs: int = 16
-    """Environments stepped in parallel."""
-    vec_env: str = "dummy"
-    """``dummy`` (one process; fastest for these cheap envs) or ``subproc`` (one process per env)."""
+    """Seeds the network, the environments, the opponents' draws; the evaluations play the deals of seed
+    ``1_000_003 + seed`` (the same at every evaluation of a run)."""
     torch_threads: int = 1
     """``torch.set_num_threads``: 1 is fastest for small networks on few cores."""
-    learner_seat: str | int = "random"
-    """The learner's seat: ``random`` (drawn per episode), ``rotate`` or a fixed seat."""
     opponents: dict[str, float] = dataclasses.field(default_factory=lambda: {"random": 1.0})
-    """Scripted opponents and their draw weights, e.g. ``{random: 0.3, heuristic: 0.7}``; each opponent
-    seat draws one per episode."""
-    partner: str = ""
-    """Partnership games only: ``self`` (the learner also plays its partner's seat), an agent name, or empty
-    (the partner is drawn like the opponents)."""
-    self_play: bool = False
-    """Add frozen snapshots of the learner to the opponents."""
-    self_play_refresh: int = 50_000
-    """Timesteps between two snapshots of the learner."""
-    self_play_pool: int = 4
-    """Most snapshots kept (the oldest is dropped)."""
-    self_play_weight: float = 0.5
-    """Probability that an opponent seat is played by a snapshot (once there is one)."""
-    reward_scale: float = 1.0
-    """Rewards are multiplied by this in training (evaluation reports the game's own scores)."""
-    illegal_reward: float = -1.0
-    """Reward of an illegal action (only unmasked samplers make one)."""
+    """Opponents in training and their draw weights, e.g. ``{random: 0.3, heuristic: 0.7}``."""
     learning_rate: float = 3e-4
-    """Adam learning rate (decayed linearly to 0 when ``lr_schedule`` is ``linear``)."""
-    lr_schedule: str = "constant"
-    """``constant`` or ``linear``."""
+    """Adam's step size."""
+    gamma: float = 1.0
+    """Discount factor; 1.0 for these finite episodes with sparse rewards."""
+    net_arch: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and value networks (two MLPs, ``tanh``)."""
+    eval_opponents: list[str] = dataclasses.field(default_factory=lambda: ["random", "heuristic"])
+    """Opponents of the evaluations (agent specs ``whist_env.agents`` knows)."""
+    keep_checkpoints: int = 2
+    """Checkpoints kept on disk (the latest ones)."""
+    canonical_suits: bool = False
+    """The learner sees its game with the suits renamed so that trump is spades (the env's observation is not
+    changed; ``whist_env.canonical``): observations, masks, cloned labels; its actions are renamed back. The flag is
+    saved in the model's metadata, so every agent that plays the model applies it. Costs nothing; games without a
+    trump are unchanged."""
+    pretrain: PretrainConfig | None = None
+    """Warm start before PPO (keys: see ``pretrain.*``): the teacher's decisions cloned into the policy and value
+    networks, then DAgger rounds; absent or null: PPO starts from random weights."""
+    trainer: str = "sb3"
+    """Which trainer runs this config: ``sb3`` (``training/train.py``, sb3-contrib's MaskablePPO), ``ppo``
+    (``training/ppo_vec.py``, on the batched engine) or ``rllib`` (``training/rllib_selfplay.py``);
+    ``python training/train.py --config <file>`` hands every config to its trainer."""
+
+    def validate_run(self, trainer: str, games: list[str] | None = None, listed: str = "available") -> None:
+        """The checks of the shared fields (a subclass's :meth:`validate` calls it first).
+
+        Args:
+            trainer: the trainer of the config class (its ``trainer`` must be this one).
+            games: the games it trains (default: every registered game), named ``listed`` in the error.
+
+        Raises:
+            ConfigError: naming the field, the bad value and what is allowed.
+        """
+        from whist_env.registry import game_ids, unknown_game
+
+        check_trainer(self.trainer, trainer)
+        known = game_ids() if games is None else games
+        if self.game not in known:
+            raise ConfigError(f"game: {unknown_game(self.game, known, listed)}")
+        for name in ("keep_checkpoints", "torch_threads"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
+        if not self.net_arch or any(h <= 0 for h in self.net_arch):
+            raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
+        check_range("seed", self.seed, 0, SEED_MAX)
+        check_range("learning_rate", self.learning_rate, 0, above=True)
+        check_range("gamma", self.gamma, 0, 1)
+        if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
+            raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values, for ``config.yaml``."""
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class PPOConfig(RunConfig):
+    """The fields the two PPO trainers share (:class:`TrainConfig`, sb3; ``training.ppo_vec.PPOVecConfig``,
+    ppo): the same names, meanings and checks (:meth:`validate_ppo`); each trainer sets its own defaults."""
+
+    total_timesteps: int = 200_000
+    """Learner decisions to train for (summed over the environments)."""
+    n_envs: int = 16
+    """Environments stepped in parallel."""
     n_steps: int = 256
-    """Steps per environment per rollout (a rollout is ``n_steps * n_envs`` steps)."""
+    """Steps per environment per rollout (a rollout is ``n_steps * n_envs`` decisions)."""
     batch_size: int = 512
     """Minibatch size of a PPO update."""
     n_epochs: int = 4
     """Passes over a rollout per update."""
-    gamma: float = 1.0
-    """Discount factor; 1.0 for these finite episodes with sparse rewards."""
+    lr_schedule: str = "constant"
+    """``constant`` or ``linear`` (``learning_rate`` decayed linearly to 0)."""
     gae_lambda: float = 0.95
     """GAE lambda."""
     clip_range: float = 0.2
@@ -234,30 +277,80 @@ class TrainConfig:
     vf_coef: float = 0.5
     """Value loss weight."""
     max_grad_norm: float = 0.5
-    """Gradient clipping."""
-    net_arch: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy and value networks."""
+    """Gradient clipping (global norm)."""
+    reward_scale: float = 1.0
+    """Rewards are multiplied by this in training (the evaluations report the game's own scores)."""
+    learner_seat: str | int = "random"
+    """The learner's seat: ``random`` (drawn per episode), a fixed seat, or (sb3 only) ``rotate``."""
+    self_play: bool = False
+    """Add frozen snapshots of the learner to the opponents."""
+    self_play_refresh: int = 50_000
+    """Timesteps between two snapshots of the learner."""
+    self_play_pool: int = 4
+    """Most snapshots kept (the oldest is dropped)."""
+    self_play_weight: float = 0.5
+    """Probability that an opponent seat is played by a snapshot (once there is one)."""
     eval_freq: int = 50_000
-    """Timesteps between evaluations (at the end of a rollout)."""
+    """Timesteps between two evaluations during training (the first at the start, each at the end of a rollout),
+    against ``eval_opponents`` on ``eval_deals`` duplicate deals (``runs/<run>/eval.csv``)."""
     eval_deals: int = 200
-    """Duplicate deals per opponent in a periodic evaluation."""
+    """Duplicate deals per opponent in an evaluation during training."""
     final_eval_deals: int = 2000
     """Duplicate deals per opponent in the final evaluation."""
-    eval_opponents: list[str] = dataclasses.field(default_factory=lambda: ["random", "heuristic"])
-    """Opponents of the evaluations (names ``whist_env.agents`` knows)."""
     eval_workers: int = 1
-    """Processes for the final evaluation (the periodic ones use one)."""
+    """Processes of the final evaluation on the AEC arena (the periodic ones use one)."""
     checkpoint_freq: int = 50_000
-    """Timesteps between checkpoints (at the end of a rollout)."""
-    keep_checkpoints: int = 2
-    """Checkpoints kept on disk (the latest ones)."""
+    """Timesteps between checkpoints (at the end of a rollout; the end of the run is checkpointed too)."""
     device: str = "cpu"
     """torch device."""
-    canonical_suits: bool = False
-    """The learner sees its game with the suits renamed so that trump is spades (the env's observation is not
-    changed; ``whist_env.canonical``): observations, masks, cloned labels; its actions are renamed back. The flag is
-    saved in the model's metadata, so every agent that plays the model applies it. Costs nothing; games without a
-    trump are unchanged."""
+
+    def validate_ppo(self) -> None:
+        """The checks of the PPO fields both trainers share (after :meth:`validate_run`).
+
+        Raises:
+            ConfigError: naming the field, the bad value and what is allowed.
+        """
+        positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "checkpoint_freq", "eval_deals")
+        for name in positive + ("self_play_refresh", "self_play_pool", "eval_workers"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.lr_schedule not in ("constant", "linear"):
+            raise ConfigError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
+        if (self.n_steps * self.n_envs) % self.batch_size:
+            raise ConfigError(
+                f"batch_size ({self.batch_size}) must divide n_steps * n_envs "
+                f"({self.n_steps} * {self.n_envs} = {self.n_steps * self.n_envs})"
+            )
+        if not self.opponents or any(w < 0 for w in self.opponents.values()) or sum(self.opponents.values()) <= 0:
+            raise ConfigError(f"opponents must map agent names to non-negative weights with a positive sum, got "
+                              f"{self.opponents}")  # fmt: skip
+        if not 0.0 <= self.self_play_weight < 1.0:
+            raise ConfigError(f"self_play_weight must be in [0, 1), got {self.self_play_weight}")
+        for name in ("clip_range", "max_grad_norm", "reward_scale"):
+            check_range(name, getattr(self, name), 0, above=True)
+        check_range("gae_lambda", self.gae_lambda, 0, 1)
+        for name in ("ent_coef", "vf_coef"):
+            check_range(name, getattr(self, name), 0)
+
+
+@dataclasses.dataclass
+class TrainConfig(PPOConfig):
+    """Everything one ``training/train.py`` run (sb3) needs; the saved ``runs/<run_name>/config.yaml`` reproduces it.
+    The shared fields are :class:`RunConfig`'s and :class:`PPOConfig`'s."""
+
+    seed: int = 0
+    """Seeds the model, the environments (env ``i`` gets ``seed + i``) and the evaluations (the deals of seed
+    ``1_000_003 + seed``)."""
+    opponents: dict[str, float] = dataclasses.field(default_factory=lambda: {"random": 1.0})
+    """Scripted opponents and their draw weights, e.g. ``{random: 0.3, heuristic: 0.7}``; each opponent
+    seat draws one per episode."""
+    vec_env: str = "dummy"
+    """``dummy`` (one process; fastest for these cheap envs) or ``subproc`` (one process per env)."""
+    partner: str = ""
+    """Partnership games only: ``self`` (the learner also plays its partner's seat), an agent name, or empty
+    (the partner is drawn like the opponents)."""
+    illegal_reward: float = -1.0
+    """Reward of an illegal action (only unmasked samplers make one)."""
     search_reward: str = ""
     """Search in the loop. ``phase1_dd`` (German Whist, one deal per episode): the learner's episode ends when
     phase 2 starts, with the reward the deal would pay if both seats then played the open-handed phase 2
@@ -265,11 +358,6 @@ class TrainConfig:
     ``search.open_from``). The learner is trained on phase 1
     alone; it is meant as the phase-1 policy of a hybrid whose search plays phase 2
     (``pimc(fallback=model:...)``). Empty: the game's own reward."""
-    pretrain: PretrainConfig | None = None
-    """Warm start before PPO (keys: see ``pretrain.*`` below); absent or null: PPO starts from random weights."""
-    trainer: str = "sb3"
-    """The trainer of this config: ``sb3`` (this one). ``training/train.py`` hands ``ppo`` and ``rllib`` configs to
-    ``training/ppo_vec.py`` and ``training/rllib_selfplay.py``."""
 
     # ------------------------------------------------------------------ validation
     def validate(self) -> None:
@@ -278,46 +366,18 @@ class TrainConfig:
         Raises:
             ConfigError: naming the field, the bad value and what is allowed.
         """
-        from whist_env.registry import game_ids
-
-        check_trainer(self.trainer, "sb3")
-        if self.game not in game_ids():
-            raise ConfigError(f"game: unknown game {self.game!r}; available: {', '.join(game_ids())}")
-        positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_freq", "checkpoint_freq")
-        for name in positive + ("eval_deals", "final_eval_deals", "self_play_refresh", "torch_threads", "eval_workers"):
+        self.validate_run("sb3")
+        self.validate_ppo()
+        for name in ("eval_freq", "final_eval_deals"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
-        if self.keep_checkpoints < 1 or self.self_play_pool < 1:
-            raise ConfigError("keep_checkpoints and self_play_pool must be at least 1")
         if self.vec_env not in VEC_ENVS:
             raise ConfigError(f"vec_env must be one of {VEC_ENVS}, got {self.vec_env!r}")
-        if self.lr_schedule not in ("constant", "linear"):
-            raise ConfigError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
-        if (self.n_steps * self.n_envs) % self.batch_size:
-            raise ConfigError(
-                f"batch_size ({self.batch_size}) must divide n_steps * n_envs ({self.n_steps * self.n_envs})"
-            )
-        if not self.opponents or any(w < 0 for w in self.opponents.values()) or sum(self.opponents.values()) <= 0:
-            raise ConfigError(f"opponents must map agent names to non-negative weights with a positive sum, got "
-                              f"{self.opponents}")  # fmt: skip
-        if not 0.0 <= self.self_play_weight < 1.0:
-            raise ConfigError(f"self_play_weight must be in [0, 1), got {self.self_play_weight}")
         if isinstance(self.learner_seat, str) and self.learner_seat not in ("random", "rotate"):
             raise ConfigError(f"learner_seat must be 'random', 'rotate' or a seat number, got {self.learner_seat!r}")
-        if not self.net_arch or any(h <= 0 for h in self.net_arch):
-            raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
-        check_range("seed", self.seed, 0, SEED_MAX)
-        for name in ("learning_rate", "clip_range", "max_grad_norm", "reward_scale"):
-            check_range(name, getattr(self, name), 0, above=True)
-        for name in ("gamma", "gae_lambda"):
-            check_range(name, getattr(self, name), 0, 1)
-        for name in ("ent_coef", "vf_coef"):
-            check_range(name, getattr(self, name), 0)
         self._validate_game_and_agents()
         if self.pretrain is not None:
             self.pretrain.validate(self.game, self.game_options)
-        if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
-            raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
 
     def _validate_game_and_agents(self) -> None:
         from whist_env.agents import make_agent
@@ -346,10 +406,6 @@ class TrainConfig:
             except OptionError as err:
                 raise ConfigError(f"{key}: {err}") from err
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain values, for ``config.yaml``."""
-        return dataclasses.asdict(self)
-
 
 def field_docs(cls: type = TrainConfig) -> dict[str, str]:
     """Field name -> its docstring (read from the dataclass's source, for error messages and ``--help``).
@@ -364,7 +420,8 @@ def field_docs(cls: type = TrainConfig) -> dict[str, str]:
     docs: dict[str, str] = {}
     # the class's own fields, then those of its sections (a field whose type is a dataclass, as ``pretrain``)
     hints = typing.get_type_hints(cls)
-    sections = [(cls, "")] + [
+    own = [k for k in reversed(cls.__mro__) if dataclasses.is_dataclass(k)]  # the bases first: a subclass's doc wins
+    sections = [(k, "") for k in own] + [
         (hint, f"{name}.") for name, hint in hints.items() if dataclasses.is_dataclass(hint) and isinstance(hint, type)
     ]
     for klass, prefix in sections:

@@ -29,9 +29,11 @@ At the end the actor is exported to the numpy format of the shipped agents (``ru
 ``make_agent("pretrained(path=...)", game)``) and evaluated on ``final_eval_deals`` duplicate deals against each of
 ``eval_opponents``: on the batched engine's arena (:func:`whist_env.vector.arena.evaluate_batched`; the same deals,
 and the same results for deterministic agents, as :func:`whist_env.evaluation.evaluate`'s) when every agent has a
-batched form, else on the AEC arena; the table, with the wall time of each phase (set-up, warm start, PPO, final
-evaluation; also ``runs/<run>/phases.json``, kept across ``--resume``) and this session's CPU time per phase, is
-``runs/<run>/eval.json``.
+batched form, else on the AEC arena. With ``eval_freq``, the same evaluation runs during training too (at the start,
+then every ``eval_freq`` steps, on ``eval_deals`` deals). A run writes what ``train.py``'s does: ``eval.csv`` (every
+evaluation), ``learning_curve.png``, ``report.md`` (with the wall time of each phase: set-up, warm start, PPO, final
+evaluation; also ``runs/<run>/phases.json``, kept across ``--resume``), and ``eval.json`` (the final table, with this
+session's CPU time per phase and the rollout's timers).
 """
 
 from __future__ import annotations
@@ -56,8 +58,8 @@ if str(REPO) not in sys.path:  # run as a script: make the `training` package im
 
 from training.config import (  # noqa: E402
     ConfigError,
+    PPOConfig,
     PretrainConfig,
-    check_trainer,
     field_docs,
     load_config_as,
     parse_set,
@@ -80,87 +82,38 @@ RESUMABLE = ("total_timesteps", "run_name", "runs_dir")
 
 
 @dataclasses.dataclass
-class PPOVecConfig:
-    """Everything one ``ppo_vec`` run needs; the saved ``runs/<run_name>/config.yaml`` reproduces it."""
+class PPOVecConfig(PPOConfig):
+    """Everything one ``ppo_vec`` run needs; the saved ``runs/<run_name>/config.yaml`` reproduces it. The fields
+    and checks shared with ``train.py``'s config are :class:`training.config.PPOConfig`'s; here are the defaults that
+    suit the batched engine, and what differs."""
 
     config_prefix: ClassVar[str] = "ppo_vec_"  # its configs in configs/ (training.config.available_configs)
 
-    game: str
-    """Environment id with a batched engine (``german_whist_v0``, ``classic_whist_v0``, ``humbug_v0``,
-    ``oh_hell_v0``, ``humbug_whist_v0``)."""
-    game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
-    """The game's options, exactly as ``whist_env.make(game, **game_options)`` takes them."""
-    run_name: str = ""
-    """Name of the run directory ``runs/<run_name>/``; empty: ``<config file stem>_s<seed>``."""
-    runs_dir: str = "runs"
-    """Where run directories are written."""
-    seed: int = 0
-    """Seeds the network, the deals, the opponents' draws and the evaluation."""
-    total_timesteps: int = 200_000
-    """Learner decisions to train for (summed over the environments)."""
     n_envs: int = 256
     """Environments stepped as one batch."""
     n_steps: int = 16
     """Steps per environment per rollout (a rollout is ``n_steps * n_envs`` decisions)."""
     batch_size: int = 1024
     """Minibatch size of a PPO update."""
-    n_epochs: int = 4
-    """Passes over a rollout per update."""
-    learning_rate: float = 3e-4
-    """Adam's step size (decayed linearly to 0 when ``lr_schedule`` is ``linear``)."""
-    lr_schedule: str = "constant"
-    """``constant`` or ``linear``."""
-    gamma: float = 1.0
-    """Discount factor."""
-    gae_lambda: float = 0.95
-    """GAE lambda."""
-    clip_range: float = 0.2
-    """PPO clip range."""
-    ent_coef: float = 0.01
-    """Entropy bonus."""
-    vf_coef: float = 0.5
-    """Value loss weight."""
-    max_grad_norm: float = 0.5
-    """Gradient clipping (global norm)."""
-    net_arch: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the actor and of the critic (two separate MLPs, ``tanh``)."""
-    reward_scale: float = 1.0
-    """Rewards are multiplied by this in training (the evaluation reports the game's own scores)."""
-    learner_seat: str | int = "random"
-    """The learner's seat: ``random`` (drawn per episode) or a fixed seat."""
     opponents: dict[str, float] = dataclasses.field(default_factory=lambda: {"random": 1.0})
     """Opponents the learner env plays itself (``random``, ``heuristic``) and their draw weights; every opponent
     seat draws one per rollout."""
-    self_play: bool = False
-    """Add frozen snapshots of the learner to the opponents."""
-    self_play_refresh: int = 50_000
-    """Timesteps between two snapshots."""
-    self_play_pool: int = 4
-    """Most snapshots kept (the oldest is dropped)."""
-    self_play_weight: float = 0.5
-    """Probability that an opponent seat is played by a snapshot (once there is one)."""
-    checkpoint_freq: int = 50_000
-    """Timesteps between checkpoints (at the end of a rollout; the end of the run is checkpointed too)."""
-    keep_checkpoints: int = 2
-    """Checkpoints kept on disk (the latest ones)."""
+    eval_freq: int = 0
+    """Timesteps between two evaluations during training (the first at the start; 0: none), each on ``eval_deals``
+    duplicate deals per opponent of ``eval_opponents``, the same deals every time (``runs/<run>/eval.csv``)."""
+    eval_deals: int = 2000
+    """Duplicate deals per opponent in each evaluation during training (the batched arena plays them in seconds)."""
     final_eval_deals: int = 1000
     """Duplicate deals per opponent in the final evaluation (0: none)."""
     eval_opponents: list[str] = dataclasses.field(default_factory=lambda: ["random"])
-    """Opponents of the final evaluation (agent names ``whist_env.agents`` knows)."""
+    """Opponents of the evaluations (agent names ``whist_env.agents`` knows)."""
     eval_workers: int = 1
-    """Processes of the final evaluation."""
+    """Processes of the evaluations when they play on the AEC arena (agents without a batched form)."""
     device: str = "auto"
     """torch device: ``auto`` (cuda when available, else cpu), ``cpu``, ``cuda``, ``cuda:1``, ..."""
-    torch_threads: int = 1
-    """``torch.set_num_threads`` (on cpu); 1 as in the sb3 path."""
-    canonical_suits: bool = False
-    """The learner sees its game with the suits renamed so that trump is spades (``whist_env.canonical``; the env's
-    observation is not changed): observations, masks and cloned labels are renamed, its actions renamed back; the
-    exported policy's metadata records it, so every agent that plays it renames too."""
     pretrain: PretrainConfig | None = None
     """Warm start before PPO (keys: ``pretrain.*``; the teacher is the game's heuristic, played batched on the
     engine: ``training/vec_pretrain.py``); absent or null: PPO starts from random weights."""
-
     trainer: str = "ppo"
     """The trainer of this config: ``ppo`` (this one; ``python training/train.py --config <file>`` hands it here)."""
 
@@ -170,53 +123,13 @@ class PPOVecConfig:
         Raises:
             ConfigError: naming the field, the bad value and what is allowed.
         """
-        from whist_env.registry import unknown_game
         from whist_env.vector import vector_game_ids
 
-        check_trainer(self.trainer, "ppo")
-        if self.game not in vector_game_ids():
-            raise ConfigError(f"game: {unknown_game(self.game, vector_game_ids(), 'games with a batched engine')}")
-        for name in (
-            "total_timesteps",
-            "n_envs",
-            "n_steps",
-            "batch_size",
-            "n_epochs",
-            "checkpoint_freq",
-            "self_play_refresh",
-            "self_play_pool",
-            "keep_checkpoints",
-            "torch_threads",
-            "eval_workers",
-        ):
-            if getattr(self, name) <= 0:
-                raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
-        if self.final_eval_deals < 0:
-            raise ConfigError(f"final_eval_deals must be 0 or more, got {self.final_eval_deals}")
-        if (self.n_steps * self.n_envs) % self.batch_size:
-            raise ConfigError(
-                f"batch_size ({self.batch_size}) must divide n_steps * n_envs "
-                f"({self.n_steps} * {self.n_envs} = {self.n_steps * self.n_envs})"
-            )
-        if self.lr_schedule not in ("constant", "linear"):
-            raise ConfigError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
-        if not self.net_arch or any(h <= 0 for h in self.net_arch):
-            raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
-        from training.config import SEED_MAX, check_range
-
-        check_range("seed", self.seed, 0, SEED_MAX)
-        for name in ("learning_rate", "clip_range", "max_grad_norm", "reward_scale"):
-            check_range(name, getattr(self, name), 0, above=True)
-        for name in ("gamma", "gae_lambda"):
-            check_range(name, getattr(self, name), 0, 1)
-        for name in ("ent_coef", "vf_coef"):
-            check_range(name, getattr(self, name), 0)
-        if not self.opponents or any(w < 0 for w in self.opponents.values()) or sum(self.opponents.values()) <= 0:
-            raise ConfigError(
-                f"opponents must map opponent names to non-negative weights with a positive sum, got {self.opponents}"
-            )
-        if not 0.0 <= self.self_play_weight < 1.0:
-            raise ConfigError(f"self_play_weight must be in [0, 1), got {self.self_play_weight}")
+        self.validate_run("ppo", vector_game_ids(), "games with a batched engine")
+        self.validate_ppo()
+        for name in ("eval_freq", "final_eval_deals"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must be 0 or more, got {getattr(self, name)}")
         if not (self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {self.device!r}")
         if self.device.startswith("cuda"):
@@ -224,8 +137,6 @@ class PPOVecConfig:
 
             if not torch.cuda.is_available():
                 raise ConfigError(f"device {self.device!r}: torch sees no CUDA device here; use 'auto' or 'cpu'")
-        if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
-            raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
         self._validate_env()
         if self.pretrain is not None:
             self._validate_pretrain(self.pretrain)
@@ -425,6 +336,8 @@ class PPOVec:
         self.episode_progress = (np.zeros(config.n_envs, np.float64), np.zeros(config.n_envs, np.int64))
         self.timers = Timers()
         self.ppo_wall_s = 0.0  # PPO's wall time over every session of the run (a checkpoint carries it)
+        self.history: list[dict[str, Any]] = []  # the evaluations during training (rows of eval.csv)
+        self.next_eval = 0  # the step of the next one (eval_freq > 0 and a run directory)
         self.saved_step = -1  # the step of the newest checkpoint this trainer wrote or resumed from
         self.writer: Any = None
         self._obs: np.ndarray | None = None
@@ -557,6 +470,9 @@ class PPOVec:
             self.writer = tensorboard_writer(self.run_dir / "tb")
         if self._obs is None:
             self._obs, _ = self.env.reset(seed=c.seed)
+        w0 = time.perf_counter()
+        self._evaluate_if_due(w0)  # the start (a resumed run: only if it stopped before one that was due)
+        self.ppo_wall_s += time.perf_counter() - w0
         while self.num_timesteps < c.total_timesteps:
             self.env.set_opponents(self.draw_opponents())
             w0 = time.perf_counter()
@@ -565,16 +481,46 @@ class PPOVec:
             stats = self.update(batch)
             self.timers.add("update", u0, uc0)
             self._report(stats, time.perf_counter() - w0)
-            self.ppo_wall_s += time.perf_counter() - w0
             if c.self_play and self.num_timesteps >= self.next_snapshot:
                 snapshot = Snapshot(numpy_actor(self.model), self.num_timesteps, self.view)
                 self.snapshots = [*self.snapshots, snapshot]
                 self.snapshots = self.snapshots[-c.self_play_pool :]
                 self.next_snapshot += c.self_play_refresh
+            self._evaluate_if_due(w0)
+            self.ppo_wall_s += time.perf_counter() - w0
             if self.run_dir is not None and (self.num_timesteps >= self.next_checkpoint):
                 self.save_checkpoint()
                 while self.next_checkpoint <= self.num_timesteps:
                     self.next_checkpoint += c.checkpoint_freq
+
+    def _evaluate_if_due(self, w0: float) -> None:
+        """When an evaluation is due (``eval_freq``): export the actor to ``policy.npz``, play it against each of
+        ``eval_opponents`` on ``eval_deals`` duplicate deals (:func:`evaluate_policy`: the final evaluation's deals),
+        add the rows to :attr:`history` and rewrite ``eval.csv`` and ``learning_curve.png`` (``w0``: when this lap of
+        :attr:`ppo_wall_s` began)."""
+        from training.report import plot_learning_curve, write_eval_csv
+
+        c = self.config
+        if not c.eval_freq or self.run_dir is None or self.num_timesteps < self.next_eval:
+            return
+        policy = export_actor(self.model, self.run_dir / "policy.npz", c.game, c.game_options, c.canonical_suits)
+        rows = evaluate_policy(c, policy, c.eval_deals)
+        wall = self.ppo_wall_s + time.perf_counter() - w0
+        for row in rows:
+            row.update(timesteps=self.num_timesteps, wall_s=round(wall, 1), kind="periodic")
+            if self.writer is not None:
+                self.writer.add_scalar(f"eval/diff_vs_{row['opponent']}", row["diff"], self.num_timesteps)
+                self.writer.add_scalar(f"eval/reward_vs_{row['opponent']}", row["mean"], self.num_timesteps)
+        self.history += rows
+        write_eval_csv(self.run_dir / "eval.csv", self.history)
+        plot_learning_curve(self.run_dir / "learning_curve.png", self.history, c.run_name)
+        if self.log is not None:
+            t, total = self.num_timesteps, c.total_timesteps
+            done = f"{t:,}/{total:,} steps ({100 * t / total:.0f}%)"
+            diffs = ", ".join(f"{r['opponent']} {r['diff']:+.3f} ± {r['diff_ci95']:.3f}" for r in rows)
+            self.log(f"evaluation at {done}, {c.eval_deals:,} duplicate deals: learner − opponent: {diffs}")
+        while self.next_eval <= self.num_timesteps:
+            self.next_eval += c.eval_freq
 
     def _report(self, stats: dict[str, float], seconds: float) -> None:
         rows = self.config.n_envs * self.config.n_steps
@@ -619,6 +565,8 @@ class PPOVec:
             "episodes": (self.episode_returns, self.episode_lengths),
             "episode_progress": tuple(a.copy() for a in self.episode_progress),
             "ppo_wall_s": self.ppo_wall_s,
+            "history": self.history,
+            "next_eval": self.next_eval,
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -646,6 +594,8 @@ class PPOVec:
             ret, length = state["env"]["_return"], state["env"]["_length"]
         self.episode_progress = (ret.copy(), length.copy())
         self.ppo_wall_s = float(state.get("ppo_wall_s", 0.0))
+        self.history = list(state.get("history", []))
+        self.next_eval = int(state.get("next_eval", 0))
         self.saved_step = self.num_timesteps
 
     def save_checkpoint(self) -> Path:
@@ -723,8 +673,11 @@ def find_checkpoint(run_dir: Path) -> tuple[Path, dict[str, Any]] | None:
 
 
 # ---------------------------------------------------------------------------------------------- evaluation
-def evaluate_policy(config: PPOVecConfig, policy_path: Path, progress: bool = False) -> list[dict[str, Any]]:
-    """The exported actor against each of ``eval_opponents`` on ``final_eval_deals`` duplicate deals (the arena's
+def evaluate_policy(
+    config: PPOVecConfig, policy_path: Path, deals: int | None = None, progress: bool = False
+) -> list[dict[str, Any]]:
+    """The exported actor against each of ``eval_opponents`` on ``deals`` (default ``final_eval_deals``) duplicate
+    deals, the same ones at every evaluation of the run (seed ``1_000_003 + seed``, as ``train.py``'s; the arena's
     one-deal unit when the training options allow it with the same observation layout, else whole episodes:
     :func:`training.evaluation.single_deal_ok`), on the batched engine's arena when every agent has a batched form
     (:func:`training.evaluation.batched_ok`: the same deals and, for the network and the heuristic, the same cards as
@@ -741,7 +694,7 @@ def evaluate_policy(config: PPOVecConfig, policy_path: Path, progress: bool = Fa
                 dict(config.game_options),
                 learner,
                 opponent,
-                config.final_eval_deals,
+                config.final_eval_deals if deals is None else deals,
                 1_000_003 + config.seed,
                 workers=config.eval_workers,
                 progress=progress,
@@ -905,6 +858,19 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     summary["phases_s"] = dict(clock.seconds)
     summary["phases_cpu_s"] = phase_cpu
     (run_dir / "eval.json").write_text(json.dumps(summary, indent=2))
+    from training.report import plot_learning_curve, write_eval_csv, write_report
+
+    finals = [
+        {**row, "timesteps": trainer.num_timesteps, "wall_s": round(trainer.ppo_wall_s, 1), "kind": "final"}
+        for row in summary.get("eval", [])
+    ]
+    history = trainer.history + finals
+    write_eval_csv(run_dir / "eval.csv", history)
+    plot_learning_curve(run_dir / "learning_curve.png", history, config.run_name)
+    write_report(
+        run_dir / "report.md", dataclasses.asdict(config), finals, command.read_text().strip(), clock.summary(),
+        trainer.num_timesteps,
+    )  # fmt: skip
     if trainer.writer is not None:
         trainer.writer.close()
     print(f"\n{config.run_name}: {config.game}, {trainer.num_timesteps:,} steps; {clock.summary()}", flush=True)

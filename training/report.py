@@ -15,6 +15,8 @@ EVAL_COLUMNS = (
     "deals", "unit",
 )  # fmt: skip
 _INTS = ("timesteps", "illegal_actions", "deals")
+TRAINER_NAMES = {"sb3": "MaskablePPO", "ppo": "masked PPO on the batched engine (`ppo_vec`)"}
+"""How :func:`write_report` names a config's ``trainer``."""
 _FLOATS = ("wall_s", "mean", "ci95", "diff", "diff_ci95", "win_rate")
 
 
@@ -67,7 +69,8 @@ def plot_learning_curve(path: Path, rows: Sequence[dict[str, Any]], title: str) 
     ax.set_xlabel("timesteps (learner decisions)")
     ax.set_ylabel("learner − opponent per deal, 95% CI")
     ax.set_title(title)
-    ax.legend(loc="best")
+    if ax.get_legend_handles_labels()[0]:  # a run without periodic evaluations has only the final stars
+        ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -83,19 +86,23 @@ def write_report(
 ) -> None:
     """A short markdown report: what was trained, the time of every phase, the final evaluation, how to
     reproduce it (``times``: :meth:`PhaseClock.summary`)."""
+    trainer = config.get("trainer", "sb3")
     self_play = ""
     if config["self_play"]:
         self_play = f", self-play (pool {config['self_play_pool']}, weight {config['self_play_weight']})"
     lines = [
-        f"# {config['run_name']}: MaskablePPO on `{config['game']}`",
+        f"# {config['run_name']}: {TRAINER_NAMES.get(trainer, trainer)} on `{config['game']}`",
         "",
         f"- game options: `{config['game_options'] or {}}`",
         f"- opponents in training: `{config['opponents']}`"
-        + (f", partner `{config['partner']}`" if config["partner"] else "")
+        + (f", partner `{config['partner']}`" if config.get("partner") else "")
         + self_play,
         f"- timesteps: {timesteps:,}",
         f"- wall time: {times} (PPO's includes its periodic evaluations)",
-        f"- seed {config['seed']}, {config['n_envs']} envs ({config['vec_env']}), net {config['net_arch']}",
+        f"- seed {config['seed']}, {config['n_envs']} envs ({config.get('vec_env', 'stepped as one batch')}), net "
+        f"{config['net_arch']}"
+        + (", warm start (`pretrain`)" if config.get("pretrain") else "")
+        + (", canonical suits" if config.get("canonical_suits") else ""),
         "",
         "## Final evaluation (duplicate deals, mean ± 95% CI of the per-deal score)",
         "",

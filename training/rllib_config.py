@@ -14,7 +14,8 @@ from typing import Any, ClassVar
 from training.config import (
     ConfigError,
     PretrainConfig,
-    check_trainer,
+    RunConfig,
+    check_range,
     config_from_dict,
     field_docs,
     load_config_as,
@@ -26,22 +27,31 @@ game at a time (:mod:`whist_env.rllib.env`)."""
 
 
 @dataclasses.dataclass
-class RLlibConfig:
-    """Everything one RLlib self-play run needs; the saved ``<run>/config.yaml`` reproduces it."""
+class RLlibConfig(RunConfig):
+    """Everything one RLlib self-play run needs; the saved ``<run>/config.yaml`` reproduces it. The fields every
+    trainer's config has are :class:`training.config.RunConfig`'s; RLlib's own PPO settings keep RLlib's names."""
 
     config_prefix: ClassVar[str] = "rllib_"  # its configs in configs/ (training.config.available_configs)
 
-    game: str
-    """Environment id to train on (``german_whist_v0``, ``classic_whist_v0``, ``humbug_v0``, ``oh_hell_v0``,
-    ``humbug_whist_v0``)."""
-    game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
-    """The game's options, exactly as ``whist_env.make(game, **game_options)`` takes them."""
-    run_name: str = ""
-    """Name of the run directory ``<runs_dir>/<run_name>/``; empty: ``<config file stem>_s<seed>``."""
-    runs_dir: str = "runs"
-    """Where run directories are written."""
     seed: int = 0
     """Seeds RLlib (its env runners seed their environments from it) and the evaluations."""
+    opponents: dict[str, float] = dataclasses.field(
+        default_factory=lambda: {"main": 0.4, "snapshot": 0.4, "heuristic": 0.1, "random": 0.1}
+    )
+    """The league: draw weights of the opponents' roles. ``main`` (the learning policy itself), ``snapshot``
+    (a frozen snapshot, drawn uniformly from the pool; ``main`` until the first one) and agent specs
+    (``random``, ``heuristic``, ...: scripted league members). Partners share a role."""
+    net_arch: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and value networks (``batched``: ppo_vec's network, tanh, sparse first
+    layers; ``aec``: ReLU MLPs)."""
+    canonical_suits: bool = False
+    """``batched``: the learner (and the league's policies) see the suits renamed so that trump is spades."""
+    pretrain: PretrainConfig | None = None
+    """``batched``: warm start before RLlib's PPO (keys: ``pretrain.*``, as ppo_vec's: the heuristic's port played
+    on the engine, behaviour cloning of the policy and value networks, DAgger); the cloned network becomes main's
+    first weights. Absent or null: main starts from random weights."""
+    trainer: str = "rllib"
+    """The trainer of this config: ``rllib`` (this one; ``python training/train.py --config <file>`` hands it here)."""
     iterations: int = 100
     """Training iterations in all (``--iterations``; a resumed run continues up to this number)."""
     num_env_runners: int = 2
@@ -58,10 +68,6 @@ class RLlibConfig:
     """Minibatch size of a PPO update."""
     num_epochs: int = 4
     """Passes over an iteration's batch."""
-    learning_rate: float = 3e-4
-    """Adam learning rate."""
-    gamma: float = 1.0
-    """Discount factor; 1.0 for these finite episodes with sparse rewards."""
     lambda_: float = 0.95
     """GAE lambda."""
     clip_param: float = 0.2
@@ -72,21 +78,6 @@ class RLlibConfig:
     """Value loss weight."""
     grad_clip: float = 0.5
     """Gradient clipping (global norm)."""
-    net_arch: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy and value networks (``batched``: ppo_vec's network, tanh, sparse first
-    layers; ``aec``: ReLU MLPs)."""
-    canonical_suits: bool = False
-    """``batched``: the learner (and the league's policies) see the suits renamed so that trump is spades."""
-    pretrain: PretrainConfig | None = None
-    """``batched``: warm start before RLlib's PPO (keys: ``pretrain.*``, as ppo_vec's: the heuristic's port played
-    on the engine, behaviour cloning of the policy and value networks, DAgger); the cloned network becomes main's
-    first weights. Absent or null: main starts from random weights."""
-    opponents: dict[str, float] = dataclasses.field(
-        default_factory=lambda: {"main": 0.4, "snapshot": 0.4, "heuristic": 0.1, "random": 0.1}
-    )
-    """The league: draw weights of the opponents' roles. ``main`` (the learning policy itself), ``snapshot``
-    (a frozen snapshot, drawn uniformly from the pool; ``main`` until the first one) and agent specs
-    (``random``, ``heuristic``, ...: scripted league members). Partners share a role."""
     snapshot_every: int = 5
     """Iterations between two snapshots of the main policy."""
     snapshot_pool: int = 4
@@ -95,17 +86,8 @@ class RLlibConfig:
     """Iterations between two arena evaluations of the main policy."""
     eval_deals: int = 100
     """Duplicate deals per opponent in an evaluation."""
-    eval_opponents: list[str] = dataclasses.field(default_factory=lambda: ["random", "heuristic"])
-    """Opponents of the evaluations (agent specs)."""
     checkpoint_every: int = 5
     """Iterations between checkpoints (the last iteration is always checkpointed)."""
-    keep_checkpoints: int = 2
-    """Checkpoints kept on disk (the latest ones)."""
-    torch_threads: int = 1
-    """Threads of torch in the learner and the driver (1 is fastest for small networks on few cores)."""
-
-    trainer: str = "rllib"
-    """The trainer of this config: ``rllib`` (this one; ``python training/train.py --config <file>`` hands it here)."""
 
     def validate(self) -> None:
         """Cross-field checks.
@@ -113,16 +95,11 @@ class RLlibConfig:
         Raises:
             ConfigError: naming the field, the bad value and what is allowed.
         """
-        from whist_env.registry import game_ids
-
-        check_trainer(self.trainer, "rllib")
+        self.validate_run("rllib")
         if self.engine not in ENGINES:
             raise ConfigError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.engine == "aec" and (self.canonical_suits or self.pretrain is not None):
             raise ConfigError("canonical_suits and pretrain need engine: batched (the aec env runners have neither)")
-
-        if self.game not in game_ids():
-            raise ConfigError(f"game: unknown game {self.game!r}; available: {', '.join(game_ids())}")
         positive = (
             "iterations",
             "num_envs_per_env_runner",
@@ -133,8 +110,6 @@ class RLlibConfig:
             "eval_every",
             "eval_deals",
             "checkpoint_every",
-            "keep_checkpoints",
-            "torch_threads",
         )
         for name in positive:
             if getattr(self, name) <= 0:
@@ -148,19 +123,11 @@ class RLlibConfig:
             raise ConfigError(
                 f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size ({self.train_batch_size})"
             )
-        if not self.net_arch or any(h <= 0 for h in self.net_arch):
-            raise ConfigError(f"net_arch must be a non-empty list of positive layer sizes, got {self.net_arch}")
-        from training.config import SEED_MAX, check_range
-
-        check_range("seed", self.seed, 0, SEED_MAX)
-        for name in ("learning_rate", "clip_param", "grad_clip"):
+        for name in ("clip_param", "grad_clip"):
             check_range(name, getattr(self, name), 0, above=True)
-        for name in ("gamma", "lambda_"):
-            check_range(name, getattr(self, name), 0, 1)
+        check_range("lambda_", self.lambda_, 0, 1)
         for name in ("entropy_coeff", "vf_loss_coeff"):
             check_range(name, getattr(self, name), 0)
-        if any(ch in self.run_name for ch in "/\\") or self.run_name in (".", ".."):
-            raise ConfigError(f"run_name must be a plain directory name, got {self.run_name!r}")
         self._validate_game_and_league()
 
     def _validate_game_and_league(self) -> None:
@@ -204,10 +171,6 @@ class RLlibConfig:
                         f"pretrain.teacher: the warm start on the engine plays {', '.join(ENGINE_TEACHERS)}, got "
                         f"{self.pretrain.teacher!r}"
                     )
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain values, for ``config.yaml``."""
-        return dataclasses.asdict(self)
 
 
 def rllib_field_docs() -> dict[str, str]:

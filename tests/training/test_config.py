@@ -127,3 +127,57 @@ def test_cli_reports_config_errors_with_status_2(tmp_path: Path, capsys: pytest.
     assert "does not exist" in capsys.readouterr().err
     assert main([]) == 2
     assert "--config" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------- the one config base
+def _trainer_configs() -> list[tuple[type, Path]]:
+    from training.ppo_vec import PPOVecConfig
+    from training.rllib_config import RLlibConfig
+
+    return [
+        (TrainConfig, REPO / "configs" / "german_whist.yaml"),
+        (PPOVecConfig, REPO / "configs" / "ppo_vec_german_whist_warm.yaml"),
+        (RLlibConfig, REPO / "configs" / "rllib_german_whist.yaml"),
+    ]
+
+
+def test_every_trainer_config_extends_the_one_base_and_documents_every_key() -> None:
+    """sb3, ppo and rllib configs are :class:`RunConfig`s (the two PPO trainers' also :class:`PPOConfig`s): the shared
+    keys have one name, one type and one meaning; every key has its doc (``--help``, unknown-key errors)."""
+    from training.config import PPOConfig, RunConfig, field_docs
+
+    shared = {f.name: f.type for f in dataclasses.fields(RunConfig)}
+    ppo = {f.name: f.type for f in dataclasses.fields(PPOConfig)}
+    for cls, _ in _trainer_configs():
+        assert issubclass(cls, RunConfig)
+        own = {f.name: f.type for f in dataclasses.fields(cls)}
+        assert shared.items() <= own.items()
+        if cls.__name__ != "RLlibConfig":
+            assert issubclass(cls, PPOConfig) and ppo.items() <= own.items()
+        docs = field_docs(cls)
+        assert set(own) <= set(docs), set(own) - set(docs)
+    # a subclass's own doc wins over the base's
+    from training.ppo_vec import PPOVecConfig
+
+    assert field_docs(PPOVecConfig)["n_envs"] == "Environments stepped as one batch."
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("run_name", "a/b", "run_name must be a plain directory name"),
+        ("net_arch", [], "net_arch must be a non-empty list of positive layer sizes"),
+        ("seed", -1, "seed must be"),
+        ("keep_checkpoints", 0, "keep_checkpoints must be positive"),
+        ("torch_threads", 0, "torch_threads must be positive"),
+        ("learning_rate", 0.0, "learning_rate must be"),
+        ("gamma", 1.5, "gamma must be"),
+        ("trainer", "jax", "trainer must be one of sb3, ppo, rllib"),
+    ],
+)
+def test_the_shared_keys_are_checked_alike_by_every_trainer(key: str, value: object, message: str) -> None:
+    from training.config import load_config_as
+
+    for cls, path in _trainer_configs():
+        with pytest.raises(ConfigError, match=message):
+            load_config_as(cls, path, {key: value})

@@ -16,6 +16,7 @@ from train_helpers import REPO
 
 from training import ppo_vec
 from training.config import ConfigError, load_config_as
+from training.report import read_eval_csv
 from whist_env.agents import make_agent
 from whist_env.vector import make_learner_env
 
@@ -60,6 +61,13 @@ def test_tiny_run_end_to_end(tmp_path: Path) -> None:
     state = final_state(run_dir)
     assert state["num_timesteps"] == 512
     assert (run_dir / "command.txt").read_text().startswith("python training/ppo_vec.py --config")
+    # the artefacts train.py writes too: every evaluation in eval.csv, the curve, the report with every phase's time
+    (final,) = read_eval_csv(run_dir / "eval.csv")
+    assert final["kind"] == "final" and final["timesteps"] == 512
+    assert final["diff"] == pytest.approx(row["diff"], abs=1e-4)
+    assert (run_dir / "learning_curve.png").stat().st_size > 0
+    report = (run_dir / "report.md").read_text()
+    assert "masked PPO on the batched engine" in report and "set-up" in report and "PPO" in report
     assert list((run_dir / "tb").rglob("events.out.tfevents.*"))
     # the exported actor computes the torch actor's logits
     config = load_config_as(ppo_vec.PPOVecConfig, run_dir / "config.yaml")
@@ -90,6 +98,25 @@ def test_resume_continues_identically(tmp_path: Path) -> None:
     # a finished run resumed: nothing to train, the same newest checkpoint
     assert run(tmp_path, "--set", "final_eval_deals=0", "--run-name", "straight", "--resume") == 0
     assert final_state(tmp_path / "straight")["num_timesteps"] == 1024
+
+
+def test_periodic_evaluations_at_the_start_and_every_eval_freq_survive_a_resume(tmp_path: Path) -> None:
+    """``eval_freq``: the policy of the moment is evaluated at step 0 and then at the first rollout end past every
+    ``eval_freq`` steps, on the same deals; a run stopped and resumed writes the same rows as one that was not."""
+    every = ["--set", "eval_freq=400", "--set", "eval_deals=6", "--set", "final_eval_deals=6"]
+    assert run(tmp_path, "--total-timesteps", "1024", "--run-name", "straight", *every) == 0
+    assert run(tmp_path, "--total-timesteps", "512", "--run-name", "split", *every) == 0
+    assert run(tmp_path, "--total-timesteps", "1024", "--run-name", "split", "--resume", *every) == 0
+    rows = {r: read_eval_csv(tmp_path / r / "eval.csv") for r in ("straight", "split")}
+    assert [(x["timesteps"], x["kind"]) for x in rows["straight"]] == [
+        (0, "periodic"), (512, "periodic"), (1024, "periodic"), (1024, "final")
+    ]  # fmt: skip
+    assert all(x["deals"] == 6 and x["opponent"] == "random" and x["illegal_actions"] == 0 for x in rows["straight"])
+    # the last periodic row and the final one: the same policy on the same deals
+    assert rows["straight"][2]["diff"] == rows["straight"][3]["diff"]
+    drop = lambda x: {k: v for k, v in x.items() if k != "wall_s"}  # noqa: E731
+    assert [drop(x) for x in rows["straight"]] == [drop(x) for x in rows["split"]]
+    assert final_state(tmp_path / "split")["next_eval"] == 1200
 
 
 PPO_TOTAL, PPO_FREQ = 2048, 256
