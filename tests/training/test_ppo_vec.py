@@ -401,7 +401,9 @@ def test_one_config_per_game_and_all_load() -> None:
     # one plain config per game (from random weights); ``_warm``: a game's warm-start recipe besides it
     plain = [c.game for name, c in configs.items() if not name.endswith("_warm")]
     assert set(plain) == set(vector_game_ids()) and len(plain) == len(set(plain))
-    assert all(c.pretrain is not None for name, c in configs.items() if name.endswith("_warm"))
+    warm = [c for name, c in configs.items() if name.endswith("_warm")]
+    assert sorted(c.game for c in warm) == sorted(vector_game_ids())  # the shipped recipe for every game
+    assert all(c.pretrain is not None and c.opponents == {"heuristic": 1.0} for c in warm)
 
 
 def test_heuristic_opponents_train_and_evaluate(tmp_path: Path) -> None:
