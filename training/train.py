@@ -174,24 +174,39 @@ def _resolve_resume(
     return config, run_dir, found
 
 
-def make_evaluate(config: TrainConfig, encoder: Any):  # noqa: ANN201 (returns callbacks.EvalFn)
+def make_evaluate(config: TrainConfig, encoder: Any, run_dir: Path | None = None):  # noqa: ANN201 (callbacks.EvalFn)
     """The periodic and final evaluation: the greedy policy against each ``eval_opponents`` entry.
 
-    One evaluation agent serves the whole run; before every evaluation the model's current weights are copied
-    into it (:meth:`~whist_env.learn.PolicyAgent.sync`), so each evaluation plays the policy of that moment.
-    The start-up and final evaluations show their progress (with an ETA) on stderr.
+    With a ``run_dir``, where every agent has a batched form (:func:`training.evaluation.batched_ok`), each evaluation
+    exports the policy of that moment to ``run_dir/policy.npz`` (the one exporter,
+    :func:`whist_env.agents.pretrained.export_policy`) and plays it on the batched arena, as ``ppo_vec`` does: the same
+    deals and the same greedy decisions as the AEC arena, in seconds instead of a minute. Otherwise one evaluation agent
+    serves the whole run on the AEC arena; before every evaluation the model's current weights are copied into it
+    (:meth:`~whist_env.learn.PolicyAgent.sync`), so each evaluation plays the policy of that moment. The start-up and
+    final evaluations show their progress (with an ETA) on stderr.
     """
     from training import evaluation
+    from whist_env.agents.pretrained import export_policy
     from whist_env.learn import PolicyAgent
 
     eval_seed = 1_000_003 + config.seed  # the same deals at every evaluation of the run (common random numbers)
-    learner: PolicyAgent | None = None
+    learner: PolicyAgent | str | None = None
+    batched = run_dir is not None and evaluation.batched_ok(
+        config.game, config.game_options, ["pretrained", *config.eval_opponents]
+    )
 
     def run(model: Any, timesteps: int, deals: int, kind: str) -> list[dict[str, Any]]:
         nonlocal learner
-        if learner is None:
+        if batched:
+            assert run_dir is not None
+            path = export_policy(
+                model.policy, run_dir / "policy.npz", config.game, config.game_options, config.canonical_suits
+            )
+            learner = f"pretrained(path={path})"
+        elif learner is None:
             learner = PolicyAgent.from_policy(model.policy, encoder, True, canonical_suits=config.canonical_suits)
         else:
+            assert isinstance(learner, PolicyAgent)
             learner.sync(model.policy)
         workers = config.eval_workers if kind == "final" else 1
         progress = kind == "final" or timesteps == 0
@@ -201,7 +216,7 @@ def make_evaluate(config: TrainConfig, encoder: Any):  # noqa: ANN201 (returns c
                 what = "final" if kind == "final" else "start-up"
                 _warn(f"[{config.run_name}] {what} evaluation vs {name}: {deals} duplicate deals")
             r = evaluation.evaluate_learner(
-                config.game, config.game_options, learner, name, deals, eval_seed, workers, progress=progress
+                config.game, config.game_options, learner, name, deals, eval_seed, workers, progress, batched
             )
             rows.append({"timesteps": timesteps, "wall_s": 0.0, "kind": kind, "opponent": name, **r})
         return rows
@@ -374,7 +389,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]
 
         warm_start(model, config, encoder, run_dir)
         clock.lap("warm start")
-    evaluate = make_evaluate(config, encoder)
+    evaluate = make_evaluate(config, encoder, run_dir)
     callback = TrainingCallback(config, run_dir, evaluate, encoder, schedule)
     callback.attach(model)
     run_ppo(model, config.total_timesteps, callback.tasks(), on_start=callback.on_start, resume=found is not None)

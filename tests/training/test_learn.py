@@ -174,3 +174,23 @@ def test_single_deal_unit_only_where_the_layout_stays() -> None:
     assert single_deal_ok("oh_hell_v0", {"episode": "deal"})
     assert not single_deal_ok("oh_hell_v0", {})  # the default match: another layout
     assert not single_deal_ok("humbug_v0", {"num_deals": 3})  # an option set against the one-deal unit
+
+
+@pytest.mark.parametrize("canonical", [False, True])
+def test_evaluations_on_the_batched_arena_equal_the_aec_arenas(tmp_path: Path, canonical: bool) -> None:
+    """With a run directory, train.py exports the policy of the moment (``policy.npz``) and plays it on the batched
+    arena: the same deals and the same greedy decisions as the torch agent on the AEC arena, so against a
+    deterministic opponent the same rows (random players draw differently on the two arenas)."""
+    from training.config import load_config
+    from training.train import make_evaluate
+
+    overrides = {"eval_opponents": ["heuristic"], "game_options": OPTIONS, "canonical_suits": canonical}
+    config = load_config(REPO / "configs" / "oh_hell.yaml", overrides)
+    model = tiny_model()
+    encoder = model.get_env().envs[0].unwrapped.encoder
+    aec = make_evaluate(config, encoder)(model, 0, 40, "periodic")
+    batched = make_evaluate(config, encoder, tmp_path)(model, 0, 40, "periodic")
+    assert [r["engine"] for r in aec] == ["aec"] and [r["engine"] for r in batched] == ["batched"]
+    drop = lambda r: {k: v for k, v in r.items() if k != "engine"}  # noqa: E731
+    assert [drop(r) for r in batched] == [drop(r) for r in aec]
+    assert (tmp_path / "policy.npz").exists()
