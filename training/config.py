@@ -219,6 +219,11 @@ class RunConfig:
     (``training/ppo_vec.py``, on the batched engine) or ``rllib`` (``training/rllib_selfplay.py``);
     ``python training/train.py --config <file>`` hands every config to its trainer."""
 
+    @property
+    def eval_seed(self) -> int:
+        """The seed of every evaluation's deals in this run (the same deals each time: common random numbers)."""
+        return 1_000_003 + self.seed
+
     def validate_run(self, trainer: str, games: list[str] | None = None, listed: str = "available") -> None:
         """The checks of the shared fields (a subclass's :meth:`validate` calls it first).
 

@@ -695,7 +695,7 @@ def evaluate_policy(
                 learner,
                 opponent,
                 config.final_eval_deals if deals is None else deals,
-                1_000_003 + config.seed,
+                config.eval_seed,
                 workers=config.eval_workers,
                 progress=progress,
                 batched=batched,

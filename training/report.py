@@ -15,9 +15,9 @@ EVAL_COLUMNS = (
     "deals", "unit",
 )  # fmt: skip
 _INTS = ("timesteps", "illegal_actions", "deals")
+_FLOATS = ("wall_s", "mean", "ci95", "diff", "diff_ci95", "win_rate")
 TRAINER_NAMES = {"sb3": "MaskablePPO", "ppo": "masked PPO on the batched engine (`ppo_vec`)"}
 """How :func:`write_report` names a config's ``trainer``."""
-_FLOATS = ("wall_s", "mean", "ci95", "diff", "diff_ci95", "win_rate")
 
 
 def write_eval_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:

@@ -189,7 +189,6 @@ def make_evaluate(config: TrainConfig, encoder: Any, run_dir: Path | None = None
     from whist_env.agents.pretrained import export_policy
     from whist_env.learn import PolicyAgent
 
-    eval_seed = 1_000_003 + config.seed  # the same deals at every evaluation of the run (common random numbers)
     learner: PolicyAgent | str | None = None
     batched = run_dir is not None and evaluation.batched_ok(
         config.game, config.game_options, ["pretrained", *config.eval_opponents]
@@ -216,7 +215,7 @@ def make_evaluate(config: TrainConfig, encoder: Any, run_dir: Path | None = None
                 what = "final" if kind == "final" else "start-up"
                 _warn(f"[{config.run_name}] {what} evaluation vs {name}: {deals} duplicate deals")
             r = evaluation.evaluate_learner(
-                config.game, config.game_options, learner, name, deals, eval_seed, workers, progress, batched
+                config.game, config.game_options, learner, name, deals, config.eval_seed, workers, progress, batched
             )
             rows.append({"timesteps": timesteps, "wall_s": 0.0, "kind": kind, "opponent": name, **r})
         return rows
