@@ -104,8 +104,8 @@ def run_sb3(game: str, steps: int, engine: bool, seed: int, opponents: str, thre
 
 def run_ppo_vec(game: str, steps: int, seed: int, opponents: str, threads: int) -> dict[str, Any]:
     """``training/ppo_vec.py``'s trainer for ``steps`` decisions (no run directory: no checkpoint, no log)."""
-    from training.config import config_from_dict
-    from training.ppo_vec import PPOVec, PPOVecConfig
+    from training.config import PPOVecConfig, config_from_dict
+    from training.ppo_trainer import PPOVec
 
     values = {"game": game, "n_envs": 256, "n_steps": 16, "total_timesteps": steps, "seed": seed, "device": "cpu",
               "learning_rate": 3e-4, "net_arch": [256, 256], "opponents": {opponents: 1.0}, "torch_threads": threads,

@@ -106,8 +106,8 @@ def run_rllib(game: str, kind: str, runners: int, iterations: int) -> dict[str, 
 
 def run_ppo_vec(game: str, steps: int) -> dict[str, Any]:
     """``training/ppo_vec.py`` with the RLlib config's network shape, PPO settings and tables, against the heuristic."""
-    from training.config import config_from_dict
-    from training.ppo_vec import PPOVec, PPOVecConfig
+    from training.config import PPOVecConfig, config_from_dict
+    from training.ppo_trainer import PPOVec
 
     values = {"game": game, "n_envs": 64, "n_steps": 64, "total_timesteps": steps, "seed": 0, "device": "cpu",
               "learning_rate": 3e-4, "net_arch": [256, 256], "opponents": {"heuristic": 1.0}, "torch_threads": 2,

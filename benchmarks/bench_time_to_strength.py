@@ -93,7 +93,8 @@ def confirm(run_dir: Path, trainer: str, step: int, deals: int, seed: int) -> di
         if trainer == "ppo":
             import torch
 
-            from training.ppo_vec import CHECKPOINT_FILE, PPOVecConfig
+            from training.config import PPOVecConfig
+            from training.ppo_trainer import CHECKPOINT_FILE
             from whist_env.registry import get_spec
             from whist_env.vector.net import build_actor_critic, export_actor
 

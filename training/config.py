@@ -1,6 +1,8 @@
-"""The training configuration: ``configs/<name>.yaml`` loaded into a typed, validated dataclass.
+"""The training configuration: ``configs/<name>.yaml`` loaded into a typed, validated dataclass: :class:`TrainConfig`
+(``sb3``) and :class:`PPOVecConfig` (``ppo``) over the shared :class:`RunConfig` and :class:`PPOConfig`
+(``training.rllib_config.RLlibConfig``, ``rllib``, extends :class:`RunConfig` too).
 
-Every key of the YAML file must be a field of :class:`TrainConfig`; an unknown key or a value of the
+Every key of the YAML file must be a field of its trainer's config class; an unknown key or a value of the
 wrong type is an error that names the allowed keys (STYLE.md, "stringly-typed configs"). Command-line
 flags override the file (``--total-timesteps``, ``--seed``, ..., or ``--set key=value`` for any key).
 """
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
 
 VEC_ENVS = ("dummy", "subproc")
 SEARCH_REWARDS = ("phase1_dd",)
+ENGINE_TEACHERS = ("heuristic",)
+"""The warm-start teachers that have a batched form on the engine (``training/vec_pretrain.py``)."""
 SEED_MAX = 2**32 - 1
 """The largest seed: numpy's legacy seeding (``np.random.seed``, which Stable-Baselines3 calls) takes 32 bits."""
 
@@ -174,7 +178,7 @@ class PretrainConfig:
 class RunConfig:
     """What every trainer's config has (the one config base): the game, the run's directory and seed, the network,
     the opponents in training and in the evaluations, checkpoints, the warm start, and which trainer runs it.
-    :class:`TrainConfig` (sb3), ``training.ppo_vec.PPOVecConfig`` (ppo) and ``training.rllib_config.RLlibConfig``
+    :class:`TrainConfig` (sb3), :class:`PPOVecConfig` (ppo) and ``training.rllib_config.RLlibConfig``
     (rllib) extend it; all three are read by :func:`load_config_as`, saved by :func:`save_config`, and checked by
     :meth:`validate_run` for these fields."""
 
@@ -258,7 +262,7 @@ class RunConfig:
 
 @dataclasses.dataclass
 class PPOConfig(RunConfig):
-    """The fields the two PPO trainers share (:class:`TrainConfig`, sb3; ``training.ppo_vec.PPOVecConfig``,
+    """The fields the two PPO trainers share (:class:`TrainConfig`, sb3; :class:`PPOVecConfig`,
     ppo): the same names, meanings and checks (:meth:`validate_ppo`); each trainer sets its own defaults."""
 
     total_timesteps: int = 200_000
@@ -410,6 +414,111 @@ class TrainConfig(PPOConfig):
                 make_agent(name, self.game, **self.game_options)
             except OptionError as err:
                 raise ConfigError(f"{key}: {err}") from err
+
+
+@dataclasses.dataclass
+class PPOVecConfig(PPOConfig):
+    """Everything one ``ppo_vec`` run needs; the saved ``runs/<run_name>/config.yaml`` reproduces it. The fields
+    and checks shared with ``train.py``'s config are :class:`training.config.PPOConfig`'s; here are the defaults that
+    suit the batched engine, and what differs."""
+
+    config_prefix: ClassVar[str] = "ppo_vec_"  # its configs in configs/ (training.config.available_configs)
+
+    n_envs: int = 256
+    """Environments stepped as one batch."""
+    n_steps: int = 16
+    """Steps per environment per rollout (a rollout is ``n_steps * n_envs`` decisions)."""
+    batch_size: int = 1024
+    """Minibatch size of a PPO update."""
+    opponents: dict[str, float] = dataclasses.field(default_factory=lambda: {"random": 1.0})
+    """Opponents the learner env plays itself (``random``, ``heuristic``) and their draw weights; every opponent
+    seat draws one per rollout."""
+    eval_freq: int = 0
+    """Timesteps between two evaluations during training (the first at the start; 0: none), each on ``eval_deals``
+    duplicate deals per opponent of ``eval_opponents``, the same deals every time (``runs/<run>/eval.csv``)."""
+    eval_deals: int = 2000
+    """Duplicate deals per opponent in each evaluation during training (the batched arena plays them in seconds)."""
+    final_eval_deals: int = 1000
+    """Duplicate deals per opponent in the final evaluation (0: none)."""
+    eval_opponents: list[str] = dataclasses.field(default_factory=lambda: ["random"])
+    """Opponents of the evaluations (agent names ``whist_env.agents`` knows)."""
+    eval_workers: int = 1
+    """Processes of the evaluations when they play on the AEC arena (agents without a batched form)."""
+    device: str = "auto"
+    """torch device: ``auto`` (cuda when available, else cpu), ``cpu``, ``cuda``, ``cuda:1``, ..."""
+    pretrain: PretrainConfig | None = None
+    """Warm start before PPO (keys: ``pretrain.*``; the teacher is the game's heuristic, played batched on the
+    engine: ``training/vec_pretrain.py``); absent or null: PPO starts from random weights."""
+    trainer: str = "ppo"
+    """The trainer of this config: ``ppo`` (this one; ``python training/train.py --config <file>`` hands it here)."""
+
+    def validate(self) -> None:
+        """Cross-field checks.
+
+        Raises:
+            ConfigError: naming the field, the bad value and what is allowed.
+        """
+        from whist_env.vector import vector_game_ids
+
+        self.validate_run("ppo", vector_game_ids(), "games with a batched engine")
+        self.validate_ppo()
+        for name in ("eval_freq", "final_eval_deals"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must be 0 or more, got {getattr(self, name)}")
+        if not (self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda")):
+            raise ConfigError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {self.device!r}")
+        if self.device.startswith("cuda"):
+            import torch
+
+            if not torch.cuda.is_available():
+                raise ConfigError(f"device {self.device!r}: torch sees no CUDA device here; use 'auto' or 'cpu'")
+        self._validate_env()
+        if self.pretrain is not None:
+            self._validate_pretrain(self.pretrain)
+
+    def _validate_pretrain(self, p: PretrainConfig) -> None:
+        """The section's own checks, and a teacher with a batched form for this game."""
+        from whist_env.errors import OptionError
+        from whist_env.vector.heuristics import BatchedHeuristic
+
+        p.validate(self.game, self.game_options)
+        if p.teacher not in ENGINE_TEACHERS:
+            raise ConfigError(
+                f"pretrain.teacher: ppo_vec plays the teacher batched on the engine, which only "
+                f"{', '.join(ENGINE_TEACHERS)} can, got {p.teacher!r} (train.py's warm start takes any agent)"
+            )
+        try:
+            BatchedHeuristic(self.game, **self.game_options)
+        except OptionError as err:
+            raise ConfigError(f"pretrain.teacher: {err}") from err
+
+    def _validate_env(self) -> None:
+        """The game options, seat and opponents, checked by building the env (one environment) and the agents."""
+        from gymnasium.vector import AutoresetMode
+
+        from whist_env.agents import make_agent
+        from whist_env.errors import OptionError
+        from whist_env.vector import make_learner_env
+
+        if isinstance(self.learner_seat, str) and self.learner_seat != "random":
+            raise ConfigError(f"learner_seat must be 'random' or a seat number, got {self.learner_seat!r}")
+        for name in self.opponents:
+            try:
+                make_learner_env(
+                    self.game,
+                    1,
+                    opponents=name,
+                    learner_seat=self.learner_seat,
+                    autoreset_mode=AutoresetMode.SAME_STEP,
+                    **self.game_options,
+                )
+            except OptionError as err:
+                raise ConfigError(f"opponents {name!r} (or game_options, learner_seat): {err}") from err
+        for name in self.eval_opponents:
+            try:
+                make_agent(name, self.game, **self.game_options)
+            except OptionError as err:
+                raise ConfigError(f"eval_opponents: {err}") from err
 
 
 def field_docs(cls: type = TrainConfig) -> dict[str, str]:

@@ -163,7 +163,7 @@ class RLlibConfig(RunConfig):
                     "snapshots (engine: aec plays any agent spec)"
                 )
             if self.pretrain is not None:
-                from training.vec_pretrain import ENGINE_TEACHERS
+                from training.config import ENGINE_TEACHERS
 
                 self.pretrain.validate(self.game, self.game_options)
                 if self.pretrain.teacher not in ENGINE_TEACHERS:

@@ -42,8 +42,6 @@ TEACHER_SEED = 3_000_017
 """The teacher's deals of a run with seed ``s`` are the engine's of seed ``TEACHER_SEED + s``."""
 DATA_ENVS = 1024
 """Environments stepped as one batch while the data is played (the deals beyond it follow in the same envs)."""
-ENGINE_TEACHERS = ("heuristic",)
-"""The teachers that have a batched form on the engine."""
 RECIPE_SOURCE = "engine"
 """The recipe's ``source``: the cache of this path and of ``train.py``'s (AEC self-play, every seat) never mix."""
 
@@ -254,7 +252,7 @@ class SamplingLearner:
 
     Args:
         model: ppo_vec's actor-critic.
-        view: the learner's view (:class:`training.ppo_vec.LearnerView`: renames the suits, or not).
+        view: the learner's view (:class:`training.ppo_rollout.LearnerView`: renames the suits, or not).
         seed: the generator's seed.
     """
 
@@ -289,8 +287,8 @@ def warm_start(model: Any, config: Any, view: Any, run_dir: Path | None = None) 
 
     Args:
         model: the network, fitted in place.
-        config: the run's :class:`training.ppo_vec.PPOVecConfig` (with a ``pretrain`` section).
-        view: the learner's view (:class:`training.ppo_vec.LearnerView`), whose renaming the rows get.
+        config: the run's :class:`training.config.PPOVecConfig` (with a ``pretrain`` section).
+        view: the learner's view (:class:`training.ppo_rollout.LearnerView`), whose renaming the rows get.
         run_dir: where ``pretrain.json`` goes (None: nowhere).
 
     Returns:
@@ -352,7 +350,6 @@ def _played(metadata: Any) -> Any:
 
 __all__ = [
     "DATA_ENVS",
-    "ENGINE_TEACHERS",
     "TEACHER_SEED",
     "SamplingLearner",
     "agreement",

@@ -23,8 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from training import ppo_vec, rllib_selfplay, train
-from training.config import ConfigError, PretrainConfig, TrainConfig
-from training.ppo_vec import PPOVecConfig
+from training.config import ConfigError, PPOVecConfig, PretrainConfig, TrainConfig
 from training.rllib_config import RLlibConfig
 
 REPO = Path(__file__).resolve().parents[2]

@@ -131,7 +131,7 @@ def test_cli_reports_config_errors_with_status_2(tmp_path: Path, capsys: pytest.
 
 # ---------------------------------------------------------------------------------------------- the one config base
 def _trainer_configs() -> list[tuple[type, Path]]:
-    from training.ppo_vec import PPOVecConfig
+    from training.config import PPOVecConfig
     from training.rllib_config import RLlibConfig
 
     return [
@@ -157,7 +157,7 @@ def test_every_trainer_config_extends_the_one_base_and_documents_every_key() -> 
         docs = field_docs(cls)
         assert set(own) <= set(docs), set(own) - set(docs)
     # a subclass's own doc wins over the base's
-    from training.ppo_vec import PPOVecConfig
+    from training.config import PPOVecConfig
 
     assert field_docs(PPOVecConfig)["n_envs"] == "Environments stepped as one batch."
 

@@ -14,11 +14,11 @@ from fault_helpers import Runs, fault_chain
 from gymnasium.vector import AutoresetMode
 from train_helpers import REPO
 
-from training import ppo_vec
-from training.config import ConfigError, load_config_as
+from training import ppo_rollout, ppo_trainer, ppo_vec
+from training.config import ConfigError, PPOVecConfig, load_config_as, parse_set
 from training.report import read_eval_csv
 from whist_env.agents import make_agent
-from whist_env.vector import make_learner_env
+from whist_env.vector import make_learner_env, net
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "ppo_vec_german_whist.yaml"
 TINY = [
@@ -44,7 +44,7 @@ def run(tmp_path: Path, *extra: str) -> int:
 
 
 def final_state(run_dir: Path) -> dict:
-    found = ppo_vec.find_checkpoint(run_dir)
+    found = ppo_trainer.find_checkpoint(run_dir)
     assert found is not None
     return found[1]
 
@@ -70,8 +70,8 @@ def test_tiny_run_end_to_end(tmp_path: Path) -> None:
     assert "masked PPO on the batched engine" in report and "set-up" in report and "PPO" in report
     assert list((run_dir / "tb").rglob("events.out.tfevents.*"))
     # the exported actor computes the torch actor's logits
-    config = load_config_as(ppo_vec.PPOVecConfig, run_dir / "config.yaml")
-    model = ppo_vec.build_actor_critic(1024, 52, config.net_arch)
+    config = load_config_as(PPOVecConfig, run_dir / "config.yaml")
+    model = net.build_actor_critic(1024, 52, config.net_arch)
     model.load_state_dict(state["model"])
     agent = make_agent(f"pretrained(path={run_dir / 'policy.npz'})", "german_whist_v0")
     obs = np.random.default_rng(0).integers(0, 2, (5, 1024)).astype(np.float32)
@@ -190,7 +190,7 @@ def test_train_py_hands_a_ppo_config_to_ppo_vec(tmp_path: Path, capsys: pytest.C
     assert train.trainer_of(["--config", str(REPO / "configs" / "german_whist.yaml")]) == "sb3"
     assert train.trainer_of(["--config", str(REPO / "configs" / "rllib_german_whist.yaml")]) == "rllib"
     with pytest.raises(ConfigError, match="'sb3' configs are run by training/train.py"):
-        load_config_as(ppo_vec.PPOVecConfig, CONFIG, {"trainer": "sb3"})
+        load_config_as(PPOVecConfig, CONFIG, {"trainer": "sb3"})
 
 
 @pytest.mark.parametrize(
@@ -207,14 +207,14 @@ def test_train_py_hands_a_ppo_config_to_ppo_vec(tmp_path: Path, capsys: pytest.C
 )
 def test_config_errors_are_clear(tmp_path: Path, override: str, message: str) -> None:
     with pytest.raises(ConfigError) as err:
-        load_config_as(ppo_vec.PPOVecConfig, CONFIG, ppo_vec.parse_set([override]))
+        load_config_as(PPOVecConfig, CONFIG, parse_set([override]))
     assert message in str(err.value)
     assert not any(tmp_path.iterdir())
 
 
 def test_masked_sampling_is_always_legal() -> None:
     """Even where the network prefers an illegal action by far, the masked policy never samples one."""
-    model = ppo_vec.build_actor_critic(8, 6, [16])
+    model = net.build_actor_critic(8, 6, [16])
     with torch.no_grad():
         model.actor_rest[-1].bias.copy_(torch.tensor([50.0, 0, 0, 0, 0, 50.0]))
     gen = torch.Generator().manual_seed(0)
@@ -222,7 +222,7 @@ def test_masked_sampling_is_always_legal() -> None:
     mask[:, 0] = False
     mask[~mask.any(1), 2] = True
     obs = (torch.rand((4000, 8), generator=gen) < 0.5).to(torch.uint8)
-    logp = torch.log_softmax(model(ppo_vec.SparseRows.of(obs), mask)[0], -1)
+    logp = torch.log_softmax(model(net.SparseRows.of(obs), mask)[0], -1)
     actions = torch.multinomial(logp.exp(), 1, generator=gen).squeeze(1)
     assert mask[torch.arange(4000), actions].all()
     assert torch.isfinite(-(logp.exp() * logp).sum(-1)).all()  # the masked entropy has no NaN
@@ -233,7 +233,7 @@ def test_sparse_forward_matches_the_dense_twin(kind: str) -> None:
     """The fast path (sums of weight rows of the non-zero entries) equals the matrix product, values and gradients,
     on many random batches of sparse observations (0/1 ``uint8``, or ``float32`` with other values too)."""
     gen = torch.Generator().manual_seed(4)
-    model = ppo_vec.build_actor_critic(300, 20, [64, 32])
+    model = net.build_actor_critic(300, 20, [64, 32])
     for trial in range(30):
         k = int(torch.randint(1, 200, (1,), generator=gen))
         dense = (torch.rand((k, 300), generator=gen) < 0.02 + 0.1 * (trial % 3)).to(torch.uint8)
@@ -245,15 +245,15 @@ def test_sparse_forward_matches_the_dense_twin(kind: str) -> None:
         grads = []
         for fast in (True, False):
             model.zero_grad()
-            out = model(ppo_vec.SparseRows.of(dense), mask) if fast else model.dense_forward(dense, mask)
+            out = model(net.SparseRows.of(dense), mask) if fast else model.dense_forward(dense, mask)
             (torch.log_softmax(out[0], -1)[mask].sum() + out[1].square().sum()).backward()
             grads.append([p.grad.clone() for p in model.parameters()] + [out[0].detach(), out[1].detach()])
         for fast_value, dense_value in zip(*grads, strict=True):
             torch.testing.assert_close(fast_value, dense_value, rtol=1e-4, atol=1e-4)
     # a rollout's steps stacked (each padded to its own width) give the same rows
-    parts = [ppo_vec.SparseRows.of(dense[:1]), ppo_vec.SparseRows.of(dense[1:])]
+    parts = [net.SparseRows.of(dense[:1]), net.SparseRows.of(dense[1:])]
     with torch.no_grad():
-        whole = model(ppo_vec.SparseRows.cat(parts, 300), mask)
+        whole = model(net.SparseRows.cat(parts, 300), mask)
         torch.testing.assert_close(whole, model.dense_forward(dense, mask), rtol=1e-4, atol=1e-4)
 
 
@@ -266,12 +266,12 @@ def test_numba_column_scan_equals_its_torch_twin(dtype: str) -> None:
     for trial in range(60):
         k, d = int(torch.randint(1, 120, (1,), generator=gen)), int(torch.randint(1, 400, (1,), generator=gen))
         dense = (torch.rand((k, d), generator=gen) < [0.0, 0.01, 0.07, 0.5][trial % 4]).to(getattr(torch, dtype))
-        fast, plain = ppo_vec.SparseRows.of(dense), ppo_vec.SparseRows.of_torch(dense)
+        fast, plain = net.SparseRows.of(dense), net.SparseRows.of_torch(dense)
         assert fast.vals is None and plain.vals is None
         assert torch.equal(fast.cols, plain.cols), trial
     scaled = torch.zeros((3, 10))
     scaled[1, 4] = 2.5
-    rows = ppo_vec.SparseRows.of(scaled)
+    rows = net.SparseRows.of(scaled)
     assert rows.vals is not None and rows.cols[1, 0] == 4 and float(rows.vals[1, 0]) == 2.5
 
 
@@ -283,7 +283,7 @@ def test_numba_row_sums_equal_torch_embedding_bag() -> None:
         k, d, h = int(torch.randint(1, 300, (1,), generator=gen)), 257, 48
         dense = (torch.rand((k, d), generator=gen) < 0.01 + 0.05 * (trial % 4)).to(torch.uint8)
         dense[0] = 0
-        rows = ppo_vec.SparseRows.of(dense)
+        rows = net.SparseRows.of(dense)
         weight = torch.randn((d + 1, h), generator=gen)
         weight[d] = 0
         grad_out = torch.randn((k, h), generator=gen)
@@ -291,7 +291,7 @@ def test_numba_row_sums_equal_torch_embedding_bag() -> None:
         for fast in (True, False):
             w = weight.clone().requires_grad_(True)
             if fast:
-                out = ppo_vec.first_layers(rows, w)
+                out = net.first_layers(rows, w)
             else:
                 out = torch.nn.functional.embedding_bag(rows.cols, w, mode="sum", padding_idx=d)
             out.backward(grad_out)
@@ -304,8 +304,8 @@ def test_numba_row_sums_equal_torch_embedding_bag() -> None:
 def test_training_plays_only_legal_actions() -> None:
     """A rollout on the engine: the env raises IllegalActionError on any illegal learner action, so a rollout that
     completes was legal everywhere; the stored actions also agree with the stored masks."""
-    config = load_config_as(ppo_vec.PPOVecConfig, CONFIG, ppo_vec.parse_set(TINY[1::2]))
-    trainer = ppo_vec.PPOVec(config)
+    config = load_config_as(PPOVecConfig, CONFIG, parse_set(TINY[1::2]))
+    trainer = ppo_trainer.PPOVec(config)
     trainer._obs, _ = trainer.env.reset(seed=3)
     batch = trainer.collect()
     assert batch["mask"][torch.arange(len(batch["act"])), batch["act"]].all()
@@ -313,8 +313,8 @@ def test_training_plays_only_legal_actions() -> None:
 
 
 def test_snapshot_opponent_plays_legal_cards() -> None:
-    model = ppo_vec.build_actor_critic(1024, 52, [16])
-    snap = ppo_vec.Snapshot(ppo_vec.numpy_actor(model), 0)
+    model = net.build_actor_critic(1024, 52, [16])
+    snap = ppo_rollout.Snapshot(net.numpy_actor(model), 0)
     # the env checks the opponent's actions
     env = make_learner_env("german_whist_v0", 64, opponents=snap, seed=1, autoreset_mode=AutoresetMode.SAME_STEP)
     obs, _ = env.reset()
@@ -332,7 +332,7 @@ def test_gae_matches_the_plain_sum() -> None:
         rewards = rng.normal(size=(t_steps, b)).astype(np.float32)
         values = rng.normal(size=(t_steps + 1, b)).astype(np.float32)
         dones = (rng.random((t_steps, b)) < 0.25).astype(np.float32)
-        got = ppo_vec.gae(rewards, values, dones, gamma, lam)
+        got = ppo_rollout.gae(rewards, values, dones, gamma, lam)
         for e in range(b):
             for t in range(t_steps):
                 want, scale = 0.0, 1.0
@@ -368,9 +368,9 @@ def test_env_state_round_trip() -> None:
         return out
 
     play(int(rng.integers(5, 20)), 0)
-    saved = ppo_vec.env_state(env)
+    saved = ppo_rollout.env_state(env)
     first = play(30, 1)
-    ppo_vec.set_env_state(env, saved)
+    ppo_rollout.set_env_state(env, saved)
     again = play(30, 1)
     for x, y in zip(first, again, strict=True):
         np.testing.assert_array_equal(x, y)
@@ -379,16 +379,16 @@ def test_env_state_round_trip() -> None:
 def test_self_play_draws_frozen_snapshots() -> None:
     """With self_play, snapshots of the learner are taken every self_play_refresh steps (at most self_play_pool of
     them) and then play opponent seats; the snapshots are copies, untouched by later updates."""
-    overrides = ppo_vec.parse_set([*TINY[1::2], "self_play=true", "self_play_refresh=256", "self_play_pool=2",
+    overrides = parse_set([*TINY[1::2], "self_play=true", "self_play_refresh=256", "self_play_pool=2",
                                    "self_play_weight=0.9", "total_timesteps=1024"])  # fmt: skip
-    trainer = ppo_vec.PPOVec(load_config_as(ppo_vec.PPOVecConfig, CONFIG, overrides))
+    trainer = ppo_trainer.PPOVec(load_config_as(PPOVecConfig, CONFIG, overrides))
     assert trainer.draw_opponents() == ["random"]  # no snapshot yet
     trainer.train()
     assert [s.step for s in trainer.snapshots] == [768, 1024]
     draws = [d for _ in range(200) for d in trainer.draw_opponents()]
-    share = sum(isinstance(d, ppo_vec.Snapshot) for d in draws) / len(draws)
+    share = sum(isinstance(d, ppo_rollout.Snapshot) for d in draws) / len(draws)
     assert 0.8 < share < 0.97
-    current = ppo_vec.numpy_actor(trainer.model).arrays()
+    current = net.numpy_actor(trainer.model).arrays()
     first = trainer.snapshots[0].policy.arrays()
     assert any(not np.array_equal(current[k], first[k]) for k in current if k != "activations")
 
@@ -397,7 +397,7 @@ def test_one_config_per_game_and_all_load() -> None:
     from whist_env.vector import vector_game_ids
 
     paths = sorted(CONFIG.parent.glob("ppo_vec_*.yaml"))
-    configs = {p.stem: load_config_as(ppo_vec.PPOVecConfig, p) for p in paths}  # every one loads
+    configs = {p.stem: load_config_as(PPOVecConfig, p) for p in paths}  # every one loads
     # one plain config per game (from random weights); ``_warm``: a game's warm-start recipe besides it
     plain = [c.game for name, c in configs.items() if not name.endswith("_warm")]
     assert set(plain) == set(vector_game_ids()) and len(plain) == len(set(plain))

@@ -13,11 +13,12 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("yaml")
 
-from training import ppo_vec, vec_pretrain  # noqa: E402
-from training.config import ConfigError, load_config_as  # noqa: E402
+from training import ppo_rollout, ppo_trainer, ppo_vec, vec_pretrain  # noqa: E402
+from training.config import ConfigError, PPOVecConfig, load_config_as  # noqa: E402
 from whist_env.agents import make_agent  # noqa: E402
 from whist_env.errors import ModelMismatchError  # noqa: E402
 from whist_env.pretrain import dataset_path, load_dataset, save_dataset  # noqa: E402
+from whist_env.vector import net  # noqa: E402
 
 GAME = "german_whist_v0"
 WARM = Path(__file__).resolve().parents[2] / "configs" / "ppo_vec_german_whist_warm.yaml"
@@ -93,7 +94,7 @@ def test_cloning_raises_agreement_with_the_teacher() -> None:
     torch.set_num_threads(1)  # as ppo_vec runs it (torch_threads); more threads on a shared machine only spin
     torch.manual_seed(0)
     data = vec_pretrain.renamed(vec_pretrain.teacher_dataset(GAME, {}, 120, 7))
-    model = ppo_vec.build_actor_critic(data.obs.shape[1], data.mask.shape[1], [64])
+    model = net.build_actor_critic(data.obs.shape[1], data.mask.shape[1], [64])
     before = vec_pretrain.agreement(model, data)
     history = vec_pretrain.clone(model, data, epochs=4, batch_size=256, learning_rate=3e-3, value_coef=0.5,
                                  value_scale=1.0, seed=0)  # fmt: skip
@@ -106,8 +107,8 @@ def test_cloning_raises_agreement_with_the_teacher() -> None:
 def test_dagger_learner_plays_legal_renamed_moves() -> None:
     """DAgger's sampling learner sees the renamed game and sends the real game's actions back: all legal."""
     env = vec_pretrain.teacher_env(GAME, {}, deals=16, seed=2)
-    view = ppo_vec.LearnerView(GAME, {}, canonical_suits=True)
-    model = ppo_vec.build_actor_critic(env.venv.observation_size, env.venv.num_actions, [16])
+    view = ppo_rollout.LearnerView(GAME, {}, canonical_suits=True)
+    model = net.build_actor_critic(env.venv.observation_size, env.venv.num_actions, [16])
     learner = vec_pretrain.SamplingLearner(model, view, seed=0)
     obs, _ = env.reset()
     for _ in range(26):
@@ -119,7 +120,7 @@ def test_dagger_learner_plays_legal_renamed_moves() -> None:
 
 def test_a_teacher_without_a_batched_form_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="pretrain.teacher: ppo_vec plays the teacher batched"):
-        load_config_as(ppo_vec.PPOVecConfig, WARM, {"pretrain.teacher": "random"})
+        load_config_as(PPOVecConfig, WARM, {"pretrain.teacher": "random"})
 
 
 TINY = [
@@ -147,5 +148,5 @@ def test_tiny_warm_run_writes_its_artefacts_and_phases(tmp_path: Path) -> None:
     assert all(r["engine"] == "batched" and r["deals"] == 6 and r["illegal_actions"] == 0 for r in summary["eval"])
     agent = make_agent(f"pretrained(path={run / 'policy.npz'})", GAME)
     assert agent.canonical is not None
-    state = ppo_vec.find_checkpoint(run)
+    state = ppo_trainer.find_checkpoint(run)
     assert state is not None and state[1]["ppo_wall_s"] > 0
