@@ -3,11 +3,14 @@
     python benchmarks/bench_ppo.py                                  # German Whist, 4 rollouts per path, 2 rounds
     python benchmarks/bench_ppo.py --game classic_whist_v0 --rollouts 3 --rounds 3 --json out.json
     python benchmarks/bench_ppo.py --opponents heuristic            # the heuristic (its numba port on the engine)
+    python benchmarks/bench_ppo.py --opponents heuristic --canonical-suits --paths sb3,ppo_vec   # as the recipes
+    python benchmarks/bench_ppo.py --view --game oh_hell_v0         # the rollout's renaming and scan alone
 
 Paths (every one: sb3's ``MlpPolicy`` network ``[256, 256]`` tanh, rollouts of 4096 learner decisions, minibatches of
 1024, 4 epochs, gamma 1, lambda 0.95, the same opponents (``--opponents``: random, or the heuristic: the Python
 agent on the single-agent envs, its numba port, whose decisions are the same, on the batched engine), the same
-number of torch threads (``--threads``, 1 by default, as the configs), cpu):
+number of torch threads (``--threads``, 1 by default, as the configs), cpu; with ``--canonical-suits`` the learner
+sees trump as spades, as in every recipe: ``sb3`` through the env wrapper, ``ppo_vec`` in its rollouts' view):
 
 * ``sb3``: ``training/train.py``'s path: ``MaskablePPO`` on 16 ``SingleAgentWhistEnv`` in a ``DummyVecEnv`` (the
   configs' ``vec_env``), ``n_steps`` 256;
@@ -59,7 +62,9 @@ class Clock:
         return timed
 
 
-def run_sb3(game: str, steps: int, engine: bool, seed: int, opponents: str, threads: int) -> dict[str, Any]:
+def run_sb3(
+    game: str, steps: int, engine: bool, seed: int, opponents: str, threads: int, canonical: bool = False
+) -> dict[str, Any]:
     """``MaskablePPO`` for ``steps`` decisions on the single-agent envs (``engine`` False) or the batched engine."""
     import torch
 
@@ -82,7 +87,7 @@ def run_sb3(game: str, steps: int, engine: bool, seed: int, opponents: str, thre
         n_steps = 16
     else:
         config = from_dict({"game": game, "n_envs": 16, "opponents": {opponents: 1.0}, "seed": seed,
-                            "eval_opponents": ["random"]})  # fmt: skip
+                            "eval_opponents": ["random"], "canonical_suits": canonical})  # fmt: skip
         venv = build_vec_env(config)
         n_steps = 256
     clock = Clock()
@@ -102,14 +107,16 @@ def run_sb3(game: str, steps: int, engine: bool, seed: int, opponents: str, thre
     return {"wall_s": wall, "cpu_s": cpu, "breakdown": breakdown}
 
 
-def run_ppo_vec(game: str, steps: int, seed: int, opponents: str, threads: int) -> dict[str, Any]:
+def run_ppo_vec(
+    game: str, steps: int, seed: int, opponents: str, threads: int, canonical: bool = False
+) -> dict[str, Any]:
     """``training/ppo_vec.py``'s trainer for ``steps`` decisions (no run directory: no checkpoint, no log)."""
     from training.config import PPOVecConfig, config_from_dict
     from training.ppo_trainer import PPOVec
 
     values = {"game": game, "n_envs": 256, "n_steps": 16, "total_timesteps": steps, "seed": seed, "device": "cpu",
               "learning_rate": 3e-4, "net_arch": [256, 256], "opponents": {opponents: 1.0}, "torch_threads": threads,
-              **HYPER}  # fmt: skip
+              "canonical_suits": canonical, **HYPER}  # fmt: skip
     config = config_from_dict(PPOVecConfig, values)
     trainer = PPOVec(config)
     w, c = time.perf_counter(), time.process_time()
@@ -120,10 +127,54 @@ def run_ppo_vec(game: str, steps: int, seed: int, opponents: str, threads: int) 
     return {"wall_s": wall, "cpu_s": cpu, "breakdown": {k: (t.wall[k], t.cpu[k]) for k in t.wall}}
 
 
-def run_path(path: str, game: str, steps: int, seed: int, opponents: str, threads: int) -> dict[str, Any]:
+def bench_view(game: str, opponents: str, repeats: int = 3, calls: int = 160) -> dict[str, float]:
+    """``--view``: microseconds to turn one rollout step's 256 env rows into what ppo_vec's network reads, with the
+    suits renamed: the dense way (``LearnerView.forward``, then ``SparseRows.of`` of the renamed rows) and the one
+    the rollout takes (``LearnerView.sparse``: scan the env's rows, rename the found columns), and the scan alone
+    (best of ``repeats`` × ``calls``, on 16 rows of engine positions)."""
+    import numpy as np
+    import torch
+    from gymnasium.vector import AutoresetMode
+
+    from training.ppo_rollout import LearnerView
+    from whist_env.vector import make_learner_env
+    from whist_env.vector.net import SparseRows
+
+    torch.set_num_threads(1)
+    cpu = torch.device("cpu")
+    env = make_learner_env(game, 256, opponents=opponents, seed=0, autoreset_mode=AutoresetMode.SAME_STEP)
+    obs, _ = env.reset(seed=0)
+    view = LearnerView(game, {}, canonical_suits=True)
+    rng = np.random.default_rng(0)
+    steps = []
+    for _ in range(16):
+        mask = env.action_masks()
+        steps.append((obs.copy(), mask.copy()))
+        obs, *_ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    ways = {
+        "dense": lambda o, m: SparseRows.of(torch.as_tensor(view.forward(o, m)[0])),
+        "sparse": lambda o, m: view.sparse(o, m, cpu),
+        "scan": lambda o, m: SparseRows.of(torch.as_tensor(o)),
+    }
+    out = {}
+    for name, fn in ways.items():
+        fn(*steps[0])  # compile
+        best = float("inf")
+        for _ in range(repeats):
+            w = time.perf_counter()
+            for i in range(calls):
+                fn(*steps[i % len(steps)])
+            best = min(best, (time.perf_counter() - w) / calls)
+        out[name] = best * 1e6
+    return out
+
+
+def run_path(
+    path: str, game: str, steps: int, seed: int, opponents: str, threads: int, canonical: bool = False
+) -> dict[str, Any]:
     if path == "ppo_vec":
-        return run_ppo_vec(game, steps, seed, opponents, threads)
-    return run_sb3(game, steps, path == "sb3_engine", seed, opponents, threads)
+        return run_ppo_vec(game, steps, seed, opponents, threads, canonical)
+    return run_sb3(game, steps, path == "sb3_engine", seed, opponents, threads, canonical)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,24 +185,36 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--paths", default=",".join(PATHS), help=f"comma-separated, of {', '.join(PATHS)}")
     p.add_argument("--opponents", default="random", choices=("random", "heuristic"), help="who plays the other seats")
     p.add_argument("--threads", type=int, default=1, help="torch threads of every path")
+    p.add_argument("--canonical-suits", action="store_true", help="the learner sees trump as spades (sb3, ppo_vec)")
+    p.add_argument("--view", action="store_true", help="time the rollout's renaming and scan alone (µs per step)")
     p.add_argument("--json", type=Path, help="also write the raw results here")
     args = p.parse_args(argv)
+    if args.view:
+        us = bench_view(args.game, args.opponents)
+        saved = (us["dense"] - us["sparse"]) / 256
+        print("| game | dense rename, then scan | scan, then rename the columns | saved per decision | scan alone |")
+        print(
+            f"| {args.game} | {us['dense']:,.0f} µs | {us['sparse']:,.0f} µs | {saved:.1f} µs | {us['scan']:,.0f} µs |"
+        )
+        return 0
     paths = args.paths.split(",")
     bad = [x for x in paths if x not in PATHS]
     if bad:
         p.error(f"--paths: unknown path(s) {bad}; known: {', '.join(PATHS)}")
+    if args.canonical_suits and "sb3_engine" in paths:
+        p.error("--canonical-suits: the sb3_engine path has no suit renaming; give --paths sb3,ppo_vec")
     steps = args.rollouts * ROLLOUT
     for path in paths:  # warm-up: numba's kernels, torch's first calls, the encoders' tables
-        run_path(path, args.game, ROLLOUT, 99, args.opponents, args.threads)
+        run_path(path, args.game, ROLLOUT, 99, args.opponents, args.threads, args.canonical_suits)
     results: dict[str, list[dict[str, Any]]] = {x: [] for x in paths}
     for r in range(args.rounds):
         for path in paths:
-            out = run_path(path, args.game, steps, r, args.opponents, args.threads)
+            out = run_path(path, args.game, steps, r, args.opponents, args.threads, args.canonical_suits)
             results[path].append(out)
             print(f"round {r} {path:>10}: {steps / out['wall_s']:8,.0f} steps/s wall, {steps / out['cpu_s']:8,.0f} "
                   f"steps/CPU-s", file=sys.stderr, flush=True)  # fmt: skip
     print(f"\n{args.game}: {steps:,} learner steps per run, {args.rounds} rounds (median per path), opponents "
-          f"{args.opponents}, {args.threads} torch thread(s)\n")  # fmt: skip
+          f"{args.opponents}, {args.threads} torch thread(s), canonical suits {args.canonical_suits}\n")  # fmt: skip
     print("| path | steps/s (wall) | steps per CPU-s | env wall / CPU s | forward wall / CPU s | update wall / CPU s |"
           " other wall s |")  # fmt: skip
     print("|---|---:|---:|---:|---:|---:|---:|")

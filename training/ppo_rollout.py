@@ -43,6 +43,24 @@ class LearnerView:
             return obs, mask, None
         return self.canonical.forward(obs, mask)  # type: ignore[no-any-return]
 
+    def sparse(
+        self, obs: np.ndarray, mask: np.ndarray, device: Any
+    ) -> tuple[SparseRows, np.ndarray, np.ndarray | None]:
+        """:meth:`forward` with the observations as the network reads them: ``(rows, mask', perm)``, ``rows`` the
+        columns of the non-zero entries of :meth:`forward`'s observations (:class:`SparseRows` on ``device``).
+
+        The env's dense rows are scanned once (:meth:`SparseRows.of`) and the renaming is applied to the found
+        columns (:meth:`whist_env.canonical.CanonicalSuits.columns`), not to a dense copy: the same sets of columns
+        as ``SparseRows.of(forward(obs, mask)[0])`` (tested), in another order within a row."""
+        import torch
+
+        rows = SparseRows.of(torch.as_tensor(obs))
+        if self.canonical is None:
+            return rows.to(device), mask, None
+        perm = self.canonical.perm(obs)
+        cols = torch.from_numpy(self.canonical.columns(rows.cols.numpy(), perm))
+        return SparseRows(cols, rows.vals).to(device), self.canonical.mask(mask, perm), perm
+
     def back(self, actions: np.ndarray, perm: np.ndarray | None) -> np.ndarray:
         """The learner's ``actions`` (k,) as the real game's."""
         return actions if perm is None else self.canonical.action_back(actions, perm)
@@ -149,9 +167,8 @@ def collect_rollout(
     mask_np = env.action_masks()
     for t in range(t_steps):
         w0, c0 = now()
-        seen, legal, perm = view.forward(obs_np, mask_np)
+        rows, legal, perm = view.sparse(obs_np, mask_np, dev)
         with torch.no_grad():
-            rows = SparseRows.of(torch.as_tensor(seen, device=dev))
             mask = torch.as_tensor(legal, device=dev)
             logits, value = model(rows, mask)
             log_probs = torch.log_softmax(logits, -1)
@@ -171,7 +188,7 @@ def collect_rollout(
         count_episodes(reward, done[t] > 0)
     w0, c0 = now()
     with torch.no_grad():
-        last = SparseRows.of(torch.as_tensor(view.forward(obs_np, mask_np)[0], device=dev))
+        last = view.sparse(obs_np, mask_np, dev)[0]
         val_buf[t_steps] = model(last, torch.ones((b, num_actions), dtype=torch.bool, device=dev))[1]
         obs = SparseRows.cat(obs_parts, int(env.venv.observation_size))
     timers.add("forward", w0, c0)

@@ -70,6 +70,12 @@ class CanonicalSuits:
         out = rows if self._permuter is None else self._permuter.obs(rows, self.perm(rows))
         return out[0] if np.ndim(obs) == 1 else out
 
+    def columns(self, cols: np.ndarray, perm: np.ndarray) -> np.ndarray:
+        """The non-zero entries' columns of observations (``(n, k)``, padded with the layout's size), renamed by
+        ``perm`` (from :meth:`perm` of the same observations): the columns of :meth:`obs`'s non-zero entries
+        (:meth:`whist_env.features.SuitPermuter.obs_columns`)."""
+        return cols if self._permuter is None else self._permuter.obs_columns(cols, perm)
+
     def mask(self, mask: np.ndarray, perm: np.ndarray) -> np.ndarray:
         """Action mask(s) renamed by ``perm`` (from :meth:`forward` or :meth:`perm` of the same observations)."""
         rows = np.atleast_2d(mask)

@@ -243,6 +243,10 @@ class SuitPermuter:
         self._obs_src = obs_src
         self._act_src = act_src
         self._act_dst = np.argsort(act_src, axis=1)  # old action -> new action
+        # old column -> new column, flat (the row of permutation p starts at p * (size + 1)); the last entry of each
+        # row keeps the pad column ``size`` of sparse rows (obs_columns)
+        obs_dst = np.concatenate([np.argsort(obs_src, axis=1), np.full((len(PERMUTATIONS), 1), layout.size)], axis=1)
+        self._obs_dst = obs_dst.ravel()
         by_perm = {sigma: i for i, sigma in enumerate(PERMUTATIONS)}
         # canonical renaming per trump suit (4: no trump): trump -> spades, the others keep their order
         self._canonical = np.zeros(NUM_SUITS + 1, np.int64)
@@ -273,6 +277,13 @@ class SuitPermuter:
     def obs(self, obs: np.ndarray, perm: np.ndarray) -> np.ndarray:
         """``obs`` (``(n, size)``) with the suits of row ``i`` renamed by ``perm[i]``."""
         return np.take_along_axis(obs, self._obs_src[perm], axis=1)
+
+    def obs_columns(self, cols: np.ndarray, perm: np.ndarray) -> np.ndarray:
+        """Column indices ``cols`` (``(n, k)`` int64: the columns of row ``i``'s non-zero entries, padded with
+        ``size``) renamed by ``perm[i]``: the columns where :meth:`obs` puts those entries (the pad stays ``size``).
+        The sparse twin of :meth:`obs`, for a learner that reads only the non-zero entries: it touches ``n * k``
+        entries, not ``n * size``."""
+        return self._obs_dst[np.asarray(perm, np.int64)[:, None] * (self.layout.size + 1) + cols]
 
     def mask(self, mask: np.ndarray, perm: np.ndarray) -> np.ndarray:
         """Action masks (``(n, num_actions)``) renamed like :meth:`obs`."""

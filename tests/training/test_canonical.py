@@ -278,3 +278,37 @@ def test_an_action_outside_the_space_reaches_the_env_unchanged() -> None:
     env.reset(seed=0)
     with pytest.raises(ValueError, match="action 99 is outside the action space 0..51"):
         env.step(99)
+
+
+@pytest.mark.parametrize(("game_id", "options"), TRUMP_GAMES, ids=[g for g, _ in TRUMP_GAMES])
+def test_renamed_columns_are_the_renamed_rows_nonzero_columns(game_id: str, options: dict[str, Any]) -> None:
+    """The sparse renaming (:meth:`SuitPermuter.obs_columns`) against the dense one (:meth:`SuitPermuter.obs`, its
+    plain twin): on engine positions of every phase, under all 24 permutations, the columns of the non-zero entries
+    renamed are the non-zero columns of the renamed rows; the pad column stays the pad."""
+    from gymnasium.vector import AutoresetMode
+
+    from whist_env.vector import make_learner_env
+
+    env = make_learner_env(game_id, 64, seed=5, autoreset_mode=AutoresetMode.SAME_STEP, **options)
+    plain = SuitPermuter(_layout(game_id, options))
+    size = plain.layout.size
+    rng = np.random.default_rng(11)
+    obs, _ = env.reset(seed=5)
+    checked = 0
+    for _ in range(40):
+        perm = rng.integers(len(PERMUTATIONS), size=len(obs))
+        renamed = plain.obs(obs, perm)
+        width = int((obs != 0).sum(axis=1).max())
+        cols = np.full((len(obs), width + 3), size, np.int64)  # padded beyond the widest row
+        for i, row in enumerate(obs):
+            nz = np.flatnonzero(row)
+            cols[i, : len(nz)] = rng.permutation(nz)  # any order within a row
+        out = plain.obs_columns(cols, perm)
+        for i in range(len(obs)):
+            got = out[i][cols[i] != size]
+            assert sorted(got.tolist()) == np.flatnonzero(renamed[i]).tolist()
+            assert (out[i][cols[i] == size] == size).all()
+            checked += 1
+        mask = env.action_masks()
+        obs, *_ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    assert checked == 40 * 64

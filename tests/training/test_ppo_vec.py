@@ -301,6 +301,39 @@ def test_numba_row_sums_equal_torch_embedding_bag() -> None:
         assert not results[0][1][d].any()
 
 
+@pytest.mark.parametrize("canonical", [True, False])
+@pytest.mark.parametrize("game", ["german_whist_v0", "classic_whist_v0", "humbug_v0", "humbug_whist_v0", "oh_hell_v0"])
+def test_the_learners_sparse_view_is_the_dense_view_scanned(game: str, canonical: bool) -> None:
+    """What the rollout feeds the network (:meth:`LearnerView.sparse`: the env's rows scanned once, the columns
+    renamed) against its plain twin (the dense rows renamed, then scanned): the same columns in every row, the same
+    masks and renamings, and the network's logits and values equal; on engine positions of every phase."""
+    options = {"trump_mode": "turn_up", "episode": "deal", "hand_size": 5} if game == "oh_hell_v0" else {}
+    env = make_learner_env(game, 96, seed=2, autoreset_mode=AutoresetMode.SAME_STEP, **options)
+    view = ppo_rollout.LearnerView(game, options, canonical)
+    model = net.build_actor_critic(env.venv.observation_size, env.venv.num_actions, [32])
+    rng = np.random.default_rng(4)
+    obs, _ = env.reset(seed=2)
+    renamed = 0
+    for _ in range(30):
+        mask = env.action_masks()
+        rows, legal, perm = view.sparse(obs, mask, torch.device("cpu"))
+        dense, legal_d, perm_d = view.forward(obs, mask)
+        plain = net.SparseRows.of(torch.as_tensor(dense))
+        np.testing.assert_array_equal(legal, legal_d)
+        assert (perm is None) == (perm_d is None) == (not canonical)
+        if perm is not None:
+            np.testing.assert_array_equal(perm, perm_d)
+            renamed += int((perm != perm[0]).any())
+        pad = env.venv.observation_size
+        for got, want in zip(rows.cols.numpy(), plain.cols.numpy(), strict=True):
+            assert sorted(got[got != pad].tolist()) == sorted(want[want != pad].tolist())
+        with torch.no_grad():
+            m = torch.as_tensor(legal)
+            torch.testing.assert_close(model(rows, m), model(plain, m), rtol=1e-5, atol=1e-5)
+        obs, *_ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    assert renamed > 0 or not canonical
+
+
 def test_training_plays_only_legal_actions() -> None:
     """A rollout on the engine: the env raises IllegalActionError on any illegal learner action, so a rollout that
     completes was legal everywhere; the stored actions also agree with the stored masks."""

@@ -80,6 +80,12 @@ class SparseRows:
         vals = [torch.ones_like(p.cols, dtype=torch.float32) if p.vals is None else p.vals for p in parts]
         return SparseRows(cols, torch.cat([pad(v, 0.0) for v in vals]))
 
+    def to(self, device: Any) -> SparseRows:
+        """These rows on ``device`` (themselves when they are there already)."""
+        if self.cols.device == device:
+            return self
+        return SparseRows(self.cols.to(device), None if self.vals is None else self.vals.to(device))
+
     def __getitem__(self, idx: Any) -> SparseRows:
         return SparseRows(self.cols[idx], None if self.vals is None else self.vals[idx])
 
