@@ -1,5 +1,5 @@
 """What a run writes for people: the evaluation CSV, the learning curve, the markdown report and each phase's time
-(:class:`PhaseClock`, shared by `train.py` and `ppo_vec.py`)."""
+(:class:`PhaseClock`), the same for every trainer (`train.py`, `ppo_vec.py`, `rllib_selfplay.py`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,11 @@ EVAL_COLUMNS = (
 )  # fmt: skip
 _INTS = ("timesteps", "illegal_actions", "deals")
 _FLOATS = ("wall_s", "mean", "ci95", "diff", "diff_ci95", "win_rate")
-TRAINER_NAMES = {"sb3": "MaskablePPO", "ppo": "masked PPO on the batched engine (`ppo_vec`)"}
+TRAINER_NAMES = {
+    "sb3": "MaskablePPO",
+    "ppo": "masked PPO on the batched engine (`ppo_vec`)",
+    "rllib": "RLlib's PPO, league self-play (`rllib_selfplay`)",
+}
 """How :func:`write_report` names a config's ``trainer``."""
 
 
@@ -88,8 +92,14 @@ def write_report(
     reproduce it (``times``: :meth:`PhaseClock.summary`)."""
     trainer = config.get("trainer", "sb3")
     self_play = ""
-    if config["self_play"]:
+    if config.get("self_play"):
         self_play = f", self-play (pool {config['self_play_pool']}, weight {config['self_play_weight']})"
+    if "num_env_runners" in config:  # rllib
+        envs = (
+            f"{config['num_env_runners']} env runners × {config['num_envs_per_env_runner']} envs ({config['engine']})"
+        )
+    else:
+        envs = f"{config['n_envs']} envs ({config.get('vec_env', 'stepped as one batch')})"
     lines = [
         f"# {config['run_name']}: {TRAINER_NAMES.get(trainer, trainer)} on `{config['game']}`",
         "",
@@ -99,8 +109,7 @@ def write_report(
         + self_play,
         f"- timesteps: {timesteps:,}",
         f"- wall time: {times} (PPO's includes its periodic evaluations)",
-        f"- seed {config['seed']}, {config['n_envs']} envs ({config.get('vec_env', 'stepped as one batch')}), net "
-        f"{config['net_arch']}"
+        f"- seed {config['seed']}, {envs}, net {config['net_arch']}"
         + (", warm start (`pretrain`)" if config.get("pretrain") else "")
         + (", canonical suits" if config.get("canonical_suits") else ""),
         "",

@@ -22,15 +22,20 @@ Needs the extra: ``pip install -e ".[rllib]"``. What it does:
    RLlib's ``episode_return_mean``, which sums all seats of a zero-sum game to 0), main's return per kind of
    opponent, and the arena's evaluation of main against ``eval_opponents`` (duplicate deals, 95% intervals);
 4. checkpoints to ``<run>/checkpoints/iter_<n>/``, from which ``--resume`` continues, and which play as an
-   agent: ``make_agent("rllib:<run>/checkpoints/iter_<n>", game)`` (or the run directory: its newest one).
+   agent: ``make_agent("rllib:<run>/checkpoints/iter_<n>", game)`` (or the run directory: its newest one);
+5. writes what the other trainers write: ``eval.csv`` and ``learning_curve.png`` after every evaluation,
+   ``report.md`` with each phase's time (``phases.json``) at the end, and with ``engine: batched`` the final main
+   as ``policy.npz`` (``pretrained(path=...)``).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
+import shlex
 import shutil
 import sys
 import time
@@ -360,7 +365,7 @@ def warm_start_main(algo: Any, config: RLlibConfig, run_dir: Path) -> None:
     the learner and every env runner."""
     import types
 
-    from training.ppo_vec import LearnerView
+    from training.ppo_rollout import LearnerView
     from training.vec_pretrain import warm_start
     from whist_env.vector.net import build_actor_critic
 
@@ -379,17 +384,16 @@ def warm_start_main(algo: Any, config: RLlibConfig, run_dir: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- evaluation and reporting
-def evaluate_main(
-    algo: Any, config: RLlibConfig, iteration: int, run_dir: Path, policy: Any = None
-) -> dict[str, dict[str, Any]]:
-    """Main against every ``eval_opponents`` in the arena (duplicate deals), keyed by opponent.
+def evaluate_main(algo: Any, config: RLlibConfig, run_dir: Path, policy: Any = None) -> dict[str, dict[str, Any]]:
+    """Main against every ``eval_opponents`` in the arena on ``eval_deals`` duplicate deals, keyed by opponent: the
+    same deals at every evaluation of the run (``config.eval_seed``, the other trainers' rule).
 
     ``engine: batched``: main's numpy copy, exported to ``<run>/eval_policy.npz``, plays on the batched arena where
     every opponent has a batched form (:func:`training.evaluation.batched_ok`), in seconds."""
     from training.evaluation import batched_ok, evaluate_learner
     from whist_env.rllib.agent import RLlibAgent
 
-    seed = config.seed + 7919 * iteration
+    seed = config.eval_seed
     if config.engine == "batched":
         from whist_env.agents.pretrained import export_policy
 
@@ -414,6 +418,46 @@ def evaluate_main(
         opponent: evaluate_learner(config.game, config.game_options, agent, opponent, config.eval_deals, seed=seed)
         for opponent in config.eval_opponents
     }
+
+
+def eval_history(config: RLlibConfig, run_dir: Path) -> list[dict[str, Any]]:
+    """The run's evaluations as the rows of ``eval.csv`` (every trainer's columns: :mod:`training.report`), read from
+    ``progress.jsonl`` (which a resumed run has cut back to its checkpoint): ``timesteps`` are the env steps RLlib
+    has sampled so far, ``wall_s`` the iterations' training time so far, and the last iteration's evaluation is
+    the ``final`` one."""
+    progress = run_dir / "progress.jsonl"
+    rows: list[dict[str, Any]] = []
+    wall = 0.0
+    for line in progress.read_text().splitlines() if progress.exists() else []:
+        it = json.loads(line)
+        wall += it["train_s"]
+        kind = "final" if it["iteration"] == config.iterations else "periodic"
+        for opponent, e in it["eval"].items():
+            rows.append(
+                {**e, "opponent": opponent, "timesteps": it["env_steps"], "wall_s": round(wall, 1), "kind": kind}
+            )
+    return rows
+
+
+def write_eval_history(config: RLlibConfig, run_dir: Path) -> None:
+    """``eval.csv`` and ``learning_curve.png`` from :func:`eval_history`."""
+    from training.report import plot_learning_curve, write_eval_csv
+
+    rows = eval_history(config, run_dir)
+    write_eval_csv(run_dir / "eval.csv", rows)
+    plot_learning_curve(run_dir / "learning_curve.png", rows, config.run_name)
+
+
+def write_run_report(config: RLlibConfig, run_dir: Path, league: dict[str, Any], clock: Any) -> None:
+    """``report.md`` (:func:`training.report.write_report`, as the other trainers write it): the config, every
+    phase's time, the last evaluation."""
+    from training.report import write_report
+
+    finals = [r for r in eval_history(config, run_dir) if r["kind"] == "final"]
+    write_report(
+        run_dir / "report.md", dataclasses.asdict(config), finals, (run_dir / "command.txt").read_text().strip(),
+        clock.summary(), league["env_steps"],
+    )  # fmt: skip
 
 
 def _metric(result: Mapping[str, Any], *path: str, default: Any = None) -> Any:
@@ -522,6 +566,9 @@ def _leave_cluster(status: int) -> NoReturn:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from training.report import PhaseClock
+
+    t_start = time.perf_counter()
     config, run_dir = resolve_config(args)
     if args.address:
         _use_token_auth()  # before Ray is imported: it reads the mode once
@@ -537,7 +584,13 @@ def _run(args: argparse.Namespace) -> int:
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
+    command = run_dir / "command.txt"
+    if not command.exists():
+        command.write_text("python training/rllib_selfplay.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]) + "\n")
     found = latest_checkpoint(run_dir) if args.resume else None
+    if found is None:  # a fresh run (a resumed one keeps the times of its earlier sessions)
+        (run_dir / "phases.json").unlink(missing_ok=True)
+    clock = PhaseClock(run_dir / "phases.json", start=t_start)
     league: dict[str, Any] = {"iteration": 0, "snapshots": 0, "next_slot": 0, "env_steps": 0}
     if found is not None:
         league.update(json.loads((found / LEAGUE_FILE).read_text()))
@@ -580,6 +633,7 @@ def _run(args: argparse.Namespace) -> int:
             set_env_snapshots(algo, league["snapshots"])
             print(f"[{config.run_name}] resuming from {found.name} (iteration {league['iteration']})", flush=True)
         elif config.pretrain is not None:
+            clock.lap("set-up")
             start = time.perf_counter()
             warm_start_main(algo, config, run_dir)
             league["warm_start_s"] = round(time.perf_counter() - start, 1)
@@ -588,9 +642,18 @@ def _run(args: argparse.Namespace) -> int:
 
                 export_policy(main_module(algo, config).numpy_policy(), run_dir / "warm_start.npz", config.game,
                               config.game_options, canonical_suits=config.canonical_suits)  # fmt: skip
+            clock.lap("warm start")
         if config.engine == "batched":
             refresh_main(algo, config)
+        clock.lap("set-up")
         _train(algo, config, run_dir, league)
+        clock.lap("PPO")
+        if config.engine == "batched":  # the model, as every trainer exports it (aec: the checkpoint, `rllib:<run>`)
+            from whist_env.agents.pretrained import export_policy
+
+            export_policy(main_module(algo, config).numpy_policy(), run_dir / "policy.npz", config.game,
+                          config.game_options, canonical_suits=config.canonical_suits)  # fmt: skip
+        write_run_report(config, run_dir, league, clock)
         algo.stop()
     finally:
         ray.shutdown()
@@ -667,12 +730,14 @@ def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]
             row["snapshot"] = take_snapshot(algo, config, league, config.snapshot_pool, policy)
         row["snapshots"] = league["snapshots"]
         if it % config.eval_every == 0 or it == config.iterations:
-            row["eval"] = evaluate_main(algo, config, it, run_dir, policy)
+            row["eval"] = evaluate_main(algo, config, run_dir, policy)
         if it % config.checkpoint_every == 0 or it == config.iterations:
             row["checkpoint"] = str(save_checkpoint(algo, config, run_dir, league))
         with progress.open("a") as f:
             f.write(json.dumps(row, default=_builtin) + "\n")
         print(f"[{config.run_name}] {summary_line(row)}", flush=True)
+        if row["eval"]:
+            write_eval_history(config, run_dir)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from training.report import read_eval_csv
+
 pytestmark = [pytest.mark.rllib, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -156,12 +158,29 @@ def test_batched_engine_warm_start_league_checkpoint_agent_and_resume(tmp_path: 
     assert report.illegal_actions == 0 and report.pairs[0].diff.mean == 0.0
     warm = evaluate("german_whist_v0", [f"pretrained(path={run_dir / 'warm_start.npz'})", "random"], num_deals=4)
     assert warm.illegal_actions == 0
+    # the artefacts every trainer writes: the model (policy.npz: main at the end), eval.csv, the curve, the report
+    shipped = load_policy(run_dir / "policy.npz", "german_whist_v0")
+    assert all(np.array_equal(a, b) for a, b in zip(shipped.arrays().values(), final.arrays().values(), strict=True))
+    history = read_eval_csv(run_dir / "eval.csv")
+    assert [(r["timesteps"], r["opponent"], r["kind"]) for r in history] == [
+        (r["env_steps"], opponent, "final" if r["iteration"] == 2 else "periodic")
+        for r in first for opponent in ("random", "heuristic")
+    ]  # fmt: skip
+    assert history[3]["diff"] == round(first[1]["eval"]["heuristic"]["diff"], 5) and history[3]["deals"] == 10
+    assert (run_dir / "learning_curve.png").stat().st_size > 0
+    phases = json.loads((run_dir / "phases.json").read_text())
+    assert list(phases) == ["set-up", "warm start", "PPO"] and all(s > 0 for s in phases.values())
+    report = (run_dir / "report.md").read_text()
+    assert "RLlib's PPO" in report and "warm start" in report and "rllib_selfplay.py --config" in report
 
     out = run([*common, "--iterations", "3", "--num-env-runners", "2", "--resume"])
     check_ok(out)
     assert "resuming from iter_000002 (iteration 2)" in out.stdout and "pretraining" not in out.stderr
     third = rows(run_dir)[-1]
     assert third["iteration"] == 3 and "snapshot" in " ".join(third["main_vs"])
+    kinds = [r["kind"] for r in read_eval_csv(run_dir / "eval.csv")]  # the history kept, iteration 3 the final one
+    assert kinds == ["periodic"] * 4 + ["final"] * 2
+    assert json.loads((run_dir / "phases.json").read_text())["PPO"] > phases["PPO"]
 
 
 def test_four_player_partnership_game_two_iterations_two_runners(tmp_path: Path) -> None:
