@@ -16,7 +16,10 @@ The atomic write itself (:func:`write_checkpoint_dir`) is every trainer's: ``tra
 ``ppo_vec.py``'s ``state.pt`` and ``rllib_selfplay.py``'s RLlib checkpoints all go through it. A write that
 fails (disk full) raises :class:`CheckpointWriteError`, whose one-line message names the checkpoint, the cause
 and the previous checkpoint, which is intact. What a run killed in the middle of a write leaves behind (a
-hidden temporary directory) is removed by :func:`clean_leftovers` when the run is resumed.
+hidden temporary directory) is removed by :func:`clean_leftovers` when the run is resumed. Every trainer's
+``--resume`` also makes the same check of what the checkpoint was written for (:func:`check_layout`: the game, its
+options and the observation layout's fingerprint, kept in ``model.zip``, ``state.pt`` or RLlib's
+``whist_env.json``).
 
 Tests only: the environment variable ``WHIST_TEST_CHECKPOINT_FAULT`` (:data:`FAULT_ENV`) injects a fault into
 one checkpoint write (see :func:`write_checkpoint_dir`); unset, as it always is outside the tests, it does
@@ -33,7 +36,7 @@ import shutil
 import sys
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -324,6 +327,29 @@ def move_into_place(tmp: Path, final: Path) -> None:
         shutil.rmtree(aside, ignore_errors=True)
     else:
         os.replace(tmp, final)
+
+
+def check_layout(stored: Mapping[str, Any] | None, game: str, options: Mapping[str, Any], where: Path) -> None:
+    """``--resume``'s check, every trainer's: the checkpoint at ``where`` was written for this version's game,
+    options and observation layout (``stored``: the model metadata kept with its weights,
+    :meth:`whist_env.fingerprint.ModelMetadata.to_dict`). A checkpoint that predates the metadata (None) passes.
+
+    Raises:
+        ConfigError: naming what differs (the layout's fingerprint, the sizes, the game or options), and what to do.
+    """
+    if stored is None:
+        return
+    from training.config import ConfigError
+    from whist_env.errors import ModelMismatchError
+    from whist_env.fingerprint import ModelMetadata, check
+
+    try:
+        check(ModelMetadata.from_dict(stored), game, options, what=f"the checkpoint {where}")
+    except ModelMismatchError as err:
+        raise ConfigError(
+            f"--resume: {err}. A run does not continue across a change of the game's observation layout "
+            "(CHANGELOG.md lists them); start it again with --overwrite, or under another --run-name"
+        ) from err
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:

@@ -19,6 +19,7 @@ import numpy as np
 from training.config import PPOVecConfig
 from training.ppo_rollout import LearnerView, Snapshot, Timers, collect_rollout, env_state, now, set_env_state
 from training.ppo_update import ppo_update
+from whist_env.fingerprint import ModelMetadata
 from whist_env.vector.net import build_actor_critic, export_actor, numpy_actor
 
 CHECKPOINT_FILE = "state.pt"
@@ -80,6 +81,9 @@ class PPOVec:
         self.saved_step = -1  # the step of the newest checkpoint this trainer wrote or resumed from
         self.writer: Any = None
         self._obs: np.ndarray | None = None
+        self.metadata = ModelMetadata.for_game(
+            config.game, config.game_options, canonical_suits=config.canonical_suits
+        ).to_dict()
 
     # -------------------------------------------------------------- opponents
     def draw_opponents(self) -> list[Any]:
@@ -224,6 +228,7 @@ class PPOVec:
             "ppo_wall_s": self.ppo_wall_s,
             "history": self.history,
             "next_eval": self.next_eval,
+            "metadata": self.metadata,  # the game, options and layout --resume checks (training.checkpoint)
         }
 
     def load_state(self, state: dict[str, Any]) -> None:

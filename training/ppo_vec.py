@@ -133,7 +133,7 @@ def resolve(args: argparse.Namespace) -> tuple[PPOVecConfig, Path, tuple[Path, d
         )
     if "total_timesteps" not in overrides:  # without the flag a resumed run keeps its own length, not the file's
         config.total_timesteps = saved.total_timesteps
-    from training.checkpoint import clean_leftovers
+    from training.checkpoint import check_layout, clean_leftovers
 
     # a write the run was killed in: never resumed from
     clean_leftovers(run_dir / "checkpoints", warn=lambda line: print(line, file=sys.stderr, flush=True))
@@ -142,6 +142,7 @@ def resolve(args: argparse.Namespace) -> tuple[PPOVecConfig, Path, tuple[Path, d
         raise ConfigError(
             f"--resume: {run_dir} has no valid checkpoint to resume from; start it again with --overwrite"
         )
+    check_layout(found[1].get("metadata"), config.game, config.game_options, found[0])
     return config, run_dir, found
 
 

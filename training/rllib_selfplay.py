@@ -118,8 +118,17 @@ def resolve_config(args: argparse.Namespace) -> tuple[RLlibConfig, Path]:
     run_dir = Path(config.runs_dir) / config.run_name
     if args.resume:  # a write the run was killed in: never resumed from
         clean_leftovers(run_dir / "checkpoints", warn=lambda line: print(line, file=sys.stderr, flush=True))
-    if args.resume and latest_checkpoint(run_dir) is None:
-        raise ConfigError(f"--resume: {run_dir} has no checkpoint to resume from (looked in {run_dir}/checkpoints/)")
+    if args.resume:
+        found = latest_checkpoint(run_dir)
+        if found is None:
+            raise ConfigError(
+                f"--resume: {run_dir} has no checkpoint to resume from (looked in {run_dir}/checkpoints/)"
+            )
+        from training.checkpoint import check_layout
+        from whist_env.rllib.agent import META_FILE
+
+        meta = json.loads((found / META_FILE).read_text())
+        check_layout(meta.get("metadata"), config.game, config.game_options, found)
     if not args.resume and latest_checkpoint(run_dir) is not None:
         raise ConfigError(f"{run_dir} already holds checkpoints; continue it with --resume, or pick another --run-name")
     return config, run_dir
@@ -502,6 +511,7 @@ def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[
     """
     from training.checkpoint import write_checkpoint_dir
     from whist_env.agents.pretrained import export_policy
+    from whist_env.fingerprint import ModelMetadata
     from whist_env.rllib.agent import META_FILE, checkpoints_of
 
     def write(tmp: Path) -> None:
@@ -514,6 +524,9 @@ def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[
                     "net_arch": config.net_arch,
                     "engine": config.engine,
                     "canonical_suits": config.canonical_suits,
+                    "metadata": ModelMetadata.for_game(  # the layout --resume checks (training.checkpoint.check_layout)
+                        config.game, config.game_options, canonical_suits=config.canonical_suits
+                    ).to_dict(),
                 }
             )  # fmt: skip
         )

@@ -127,7 +127,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path, tuple[P
 def _resolve_resume(
     args: argparse.Namespace, overrides: dict[str, Any]
 ) -> tuple[TrainConfig, Path, tuple[Path, dict[str, Any]] | None]:
-    from training.checkpoint import clean_leftovers, find_checkpoint
+    from training.checkpoint import check_layout, clean_leftovers, find_checkpoint
 
     if args.config is None and "run_name" not in overrides:
         raise ConfigError("--resume needs --run-name NAME or the --config (and --seed) the run was started with")
@@ -171,6 +171,15 @@ def _resolve_resume(
             run_dir.mkdir(parents=True)
             command.write_text(original)
         print(f"[{config.run_name}] --resume --overwrite: no valid checkpoint, starting again from zero", flush=True)
+    else:
+        from whist_env.errors import ModelMismatchError
+        from whist_env.fingerprint import read_metadata
+
+        try:
+            stored = read_metadata(found[0] / "model.zip")
+        except ModelMismatchError as err:  # a damaged record
+            raise ConfigError(f"--resume: {err}") from err
+        check_layout(None if stored is None else stored.to_dict(), config.game, config.game_options, found[0])
     return config, run_dir, found
 
 

@@ -100,3 +100,38 @@ def test_resume_by_run_name_reads_the_saved_config_like_any_config(tmp_path: Pat
         rllib_selfplay.resolve_config(rllib_selfplay.parse_args([*argv, "--set", "bogus=1"]))
     with pytest.raises(ConfigError, match="no checkpoint to resume from"):
         rllib_selfplay.resolve_config(rllib_selfplay.parse_args([*argv, "--set", "eval_deals=7"]))
+
+
+def test_resume_refuses_a_checkpoint_of_another_observation_layout(tmp_path: Path) -> None:
+    """The checkpoint's ``whist_env.json`` keeps the game's metadata; ``--resume`` checks it before Ray starts, and
+    refuses a checkpoint written under another observation layout with an error naming it."""
+    import json
+
+    from training import rllib_selfplay
+    from whist_env.fingerprint import ModelMetadata
+    from whist_env.rllib.agent import META_FILE
+
+    checkpoint = tmp_path / "r" / "checkpoints" / "iter_000001"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / rllib_selfplay.LEAGUE_FILE).write_text("{}")
+    meta = {
+        "game": "german_whist_v0",
+        "game_options": {},
+        "metadata": ModelMetadata.for_game("german_whist_v0").to_dict(),
+    }
+    (checkpoint / META_FILE).write_text(json.dumps(meta))
+    argv = [
+        "--config",
+        str(REPO / "configs" / "rllib_german_whist.yaml"),
+        "--runs-dir",
+        str(tmp_path),
+        "--run-name",
+        "r",
+    ]
+    args = rllib_selfplay.parse_args([*argv, "--resume"])
+    assert rllib_selfplay.resolve_config(args)[1] == tmp_path / "r"  # the same layout: resumes
+    meta["metadata"]["layout_fingerprint"] = "0" * 16
+    (checkpoint / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(ConfigError, match="layout") as err:
+        rllib_selfplay.resolve_config(args)
+    assert "0" * 16 in str(err.value) and "--overwrite" in str(err.value)

@@ -456,3 +456,21 @@ def test_heuristic_opponents_train_and_evaluate(tmp_path: Path) -> None:
     (row,) = summary["eval"]
     assert row["opponent"] == "heuristic" and row["deals"] == 4 and row["illegal_actions"] == 0
     assert final_state(tmp_path / "h")["config"]["opponents"] == {"heuristic": 1.0}
+
+
+def test_resume_refuses_a_checkpoint_of_another_observation_layout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The checkpoint keeps the game's metadata (layout fingerprint, sizes); one written under another layout is
+    refused with an error naming it. A checkpoint from before the metadata was kept still resumes."""
+    assert run(tmp_path, "--total-timesteps", "256", "--set", "final_eval_deals=0", "--run-name", "r") == 0
+    (path,) = (tmp_path / "r" / "checkpoints").glob("step_*")
+    state = torch.load(path / ppo_trainer.CHECKPOINT_FILE, weights_only=False)
+    assert state["metadata"]["layout_fingerprint"] and state["metadata"]["obs_size"] == 1024
+    torch.save({**state, "metadata": {**state["metadata"], "layout_fingerprint": "0" * 16}}, path / "state.pt")
+    capsys.readouterr()
+    assert run(tmp_path, "--total-timesteps", "512", "--set", "final_eval_deals=0", "--run-name", "r", "--resume") == 2
+    err = capsys.readouterr().err
+    assert "layout" in err and "0" * 16 in err and "--overwrite" in err
+    torch.save({k: v for k, v in state.items() if k != "metadata"}, path / "state.pt")  # an older checkpoint
+    assert run(tmp_path, "--total-timesteps", "512", "--set", "final_eval_deals=0", "--run-name", "r", "--resume") == 0

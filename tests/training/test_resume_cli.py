@@ -4,6 +4,7 @@ whatever ``checkpoints/latest`` says; without one the run stops, unless ``--over
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -112,3 +113,23 @@ def test_without_total_timesteps_the_run_keeps_its_own_length(
     assert main([*args, "--resume"]) == 0
     assert "resuming from step_000000000256" in capsys.readouterr().out
     assert load_config(runs / "r" / "config.yaml").total_timesteps == 256
+
+
+@pytest.mark.slow
+def test_a_checkpoint_of_another_observation_layout_is_refused(
+    finished: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The checkpoint's model keeps the layout it was trained on; a resume under another layout (a release that
+    changed it) stops with an error naming the layout, not a shape error deep in torch."""
+    from whist_env.fingerprint import read_metadata, write_metadata
+
+    runs = copy_of(finished, tmp_path)
+    checkpoint = latest_checkpoint(runs / "r")
+    assert checkpoint is not None
+    stored = read_metadata(checkpoint / "model.zip")
+    assert stored is not None
+    write_metadata(checkpoint / "model.zip", dataclasses.replace(stored, layout_fingerprint="0" * 16))
+    capsys.readouterr()
+    assert main(["--resume", "--run-name", "r", "--runs-dir", str(runs), "--total-timesteps", "384"]) == 2
+    err = capsys.readouterr().err
+    assert "layout" in err and "0" * 16 in err and "--overwrite" in err
