@@ -45,7 +45,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shlex
 import shutil
 import sys
 import time
@@ -178,11 +177,9 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
         aside = compile_aside(config.game, config.game_options)  # the heuristic's port compiles on the other core
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
-    command = run_dir / "command.txt"
-    if not command.exists():
-        given = argv if argv is not None else sys.argv[1:]
-        command.write_text("python training/ppo_vec.py " + " ".join(shlex.quote(a) for a in given) + "\n")
-    from training.report import PhaseClock
+    from training.report import PhaseClock, write_command
+
+    command = write_command(run_dir, "ppo_vec.py", argv)
 
     clock = PhaseClock(run_dir / "phases.json", start=t_start)
 
@@ -240,7 +237,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     write_eval_csv(run_dir / "eval.csv", history)
     plot_learning_curve(run_dir / "learning_curve.png", history, config.run_name)
     write_report(
-        run_dir / "report.md", dataclasses.asdict(config), finals, command.read_text().strip(), clock.summary(),
+        run_dir / "report.md", dataclasses.asdict(config), finals, command, clock.summary(),
         trainer.num_timesteps,
     )  # fmt: skip
     if trainer.writer is not None:

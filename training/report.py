@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+import shlex
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -80,6 +82,17 @@ def plot_learning_curve(path: Path, rows: Sequence[dict[str, Any]], title: str) 
     plt.close(fig)
 
 
+def write_command(run_dir: Path, script: str, argv: Sequence[str] | None) -> str:
+    """The command that started the run, ``python training/<script> <argv>`` (``argv`` None: this process's
+    ``sys.argv[1:]``), written to ``run_dir/command.txt`` once, so that a resumed run keeps reporting the original
+    one; returns the command on record."""
+    path = run_dir / "command.txt"
+    if not path.exists():
+        given = sys.argv[1:] if argv is None else argv
+        path.write_text(f"python training/{script} " + " ".join(shlex.quote(a) for a in given) + "\n")
+    return path.read_text().strip()
+
+
 def write_report(
     path: Path,
     config: dict[str, Any],
@@ -87,18 +100,16 @@ def write_report(
     command: str,
     times: str,
     timesteps: int,
+    envs: str | None = None,
 ) -> None:
     """A short markdown report: what was trained, the time of every phase, the final evaluation, how to
-    reproduce it (``times``: :meth:`PhaseClock.summary`)."""
+    reproduce it (``times``: :meth:`PhaseClock.summary`; ``envs``: how the environments ran, by default
+    ``config``'s ``n_envs`` and ``vec_env``)."""
     trainer = config.get("trainer", "sb3")
     self_play = ""
     if config.get("self_play"):
         self_play = f", self-play (pool {config['self_play_pool']}, weight {config['self_play_weight']})"
-    if "num_env_runners" in config:  # rllib
-        envs = (
-            f"{config['num_env_runners']} env runners × {config['num_envs_per_env_runner']} envs ({config['engine']})"
-        )
-    else:
+    if envs is None:
         envs = f"{config['n_envs']} envs ({config.get('vec_env', 'stepped as one batch')})"
     lines = [
         f"# {config['run_name']}: {TRAINER_NAMES.get(trainer, trainer)} on `{config['game']}`",

@@ -35,7 +35,6 @@ import dataclasses
 import json
 import logging
 import os
-import shlex
 import shutil
 import sys
 import time
@@ -463,9 +462,10 @@ def write_run_report(config: RLlibConfig, run_dir: Path, league: dict[str, Any],
     from training.report import write_report
 
     finals = [r for r in eval_history(config, run_dir) if r["kind"] == "final"]
+    envs = f"{config.num_env_runners} env runners × {config.num_envs_per_env_runner} envs ({config.engine})"
     write_report(
         run_dir / "report.md", dataclasses.asdict(config), finals, (run_dir / "command.txt").read_text().strip(),
-        clock.summary(), league["env_steps"],
+        clock.summary(), league["env_steps"], envs=envs,
     )  # fmt: skip
 
 
@@ -550,7 +550,7 @@ def main(argv: list[str] | None = None) -> int:
     returning (:func:`_leave_cluster`)."""
     args = parse_args(argv)
     try:
-        status = _run(args)
+        status = _run(args, argv)
     except (ConfigError, CheckpointWriteError) as err:
         if args.debug:
             raise
@@ -578,8 +578,8 @@ def _leave_cluster(status: int) -> NoReturn:
     os._exit(status)
 
 
-def _run(args: argparse.Namespace) -> int:
-    from training.report import PhaseClock
+def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
+    from training.report import PhaseClock, write_command
 
     t_start = time.perf_counter()
     config, run_dir = resolve_config(args)
@@ -597,9 +597,7 @@ def _run(args: argparse.Namespace) -> int:
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
-    command = run_dir / "command.txt"
-    if not command.exists():
-        command.write_text("python training/rllib_selfplay.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]) + "\n")
+    write_command(run_dir, "rllib_selfplay.py", argv)
     found = latest_checkpoint(run_dir) if args.resume else None
     if found is None:  # a fresh run (a resumed one keeps the times of its earlier sessions)
         (run_dir / "phases.json").unlink(missing_ok=True)

@@ -28,7 +28,6 @@ game)``).
 from __future__ import annotations
 
 import argparse
-import shlex
 import shutil
 import sys
 import time
@@ -342,18 +341,13 @@ def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]
     from training.callbacks import TrainingCallback
     from training.checkpoint import restore_model_state, restore_rng
     from training.envs import build_vec_env, probe_encoder
-    from training.report import PhaseClock, plot_learning_curve, write_eval_csv, write_report
+    from training.report import PhaseClock, plot_learning_curve, write_command, write_eval_csv, write_report
     from whist_env.learn import make_ppo, run_ppo
 
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
-    # The command that started the run (a resumed run keeps reporting the original one).
-    command_file = run_dir / "command.txt"
-    if not command_file.exists():
-        given = argv if argv is not None else sys.argv[1:]
-        command_file.write_text("python training/train.py " + " ".join(shlex.quote(a) for a in given) + "\n")
-    command = command_file.read_text().strip()
+    command = write_command(run_dir, "train.py", argv)
     where["command"] = command
     clock = PhaseClock(run_dir / "phases.json", start=t_start)
     encoder = probe_encoder(config)

@@ -1,0 +1,40 @@
+"""training.report's shared pieces: the command on record (``command.txt``) and the report's envs line."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from training.report import write_command, write_report
+
+
+def test_the_command_is_written_once_from_the_given_argv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["pytest", "--not-this"])
+    first = write_command(tmp_path, "rllib_selfplay.py", ["--config", "configs/my run.yaml"])
+    assert first == "python training/rllib_selfplay.py --config 'configs/my run.yaml'"
+    assert (tmp_path / "command.txt").read_text() == first + "\n"
+    # a resumed run keeps reporting the command that started it
+    assert write_command(tmp_path, "rllib_selfplay.py", ["--config", "x.yaml", "--resume"]) == first
+
+
+def test_without_argv_the_command_is_this_process_s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["training/train.py", "--config", "configs/humbug.yaml"])
+    assert write_command(tmp_path, "train.py", None) == "python training/train.py --config configs/humbug.yaml"
+
+
+def _config(**extra: object) -> dict[str, object]:
+    return {
+        "run_name": "r", "game": "humbug_v0", "game_options": {}, "opponents": {"heuristic": 1.0}, "seed": 3,
+        "net_arch": [64], **extra,
+    }  # fmt: skip
+
+
+def test_the_report_names_how_the_envs_ran(tmp_path: Path) -> None:
+    path = tmp_path / "report.md"
+    write_report(path, _config(trainer="ppo", n_envs=256), [], "python training/ppo_vec.py", "1 s", 512)
+    assert "seed 3, 256 envs (stepped as one batch), net [64]" in path.read_text()
+    assert "masked PPO on the batched engine" in path.read_text()
+    write_report(path, _config(trainer="rllib"), [], "cmd", "1 s", 512, envs="2 env runners × 8 envs (batched)")
+    assert "seed 3, 2 env runners × 8 envs (batched), net [64]" in path.read_text()
