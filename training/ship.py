@@ -6,9 +6,10 @@
 
 What it does, in order:
 
-1. exports the run's final ``model.zip`` (the network alone, as a numpy ``.npz`` with its metadata: the game, its
-   options and the observation layout's fingerprint) to the file its spec names (``GameSpec.pretrained``:
-   ``whist_env/games/<name>/pretrained.npz``);
+1. exports the run's final network (the actor alone, as a numpy ``.npz`` with its metadata: the game, its options
+   and the observation layout's fingerprint) to the file its spec names (``GameSpec.pretrained``:
+   ``whist_env/games/<name>/pretrained.npz``): an sb3 run's ``model.zip``, or, from a run of the fast path
+   (``trainer: ppo``) or RLlib's batched engine, the ``policy.npz`` it exported at its end;
 2. evaluates that file as ``pretrained(path=...)`` -- exactly what ``make_agent("pretrained", game)`` plays once it
    is shipped -- on duplicate deals against ``random`` and ``heuristic`` (``--deals``, 2,000 by default) and, with
    ``--pimc-deals``, against plain ``pimc`` together with the hybrid ``pimc:fallback=pretrained`` against
@@ -38,7 +39,6 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # `python training/ship.py` from the repository root
     sys.path.insert(0, str(REPO))
 
-from training.config import load_config  # noqa: E402
 from whist_env.cli import report_error, report_interrupt  # noqa: E402
 from whist_env.errors import OptionError  # noqa: E402
 
@@ -120,9 +120,15 @@ def _cpu_model() -> str:
 
 
 def _time_line(run: Path, ppo_wall: float | None) -> str:
-    """The run's wall time in words: the warm start (``pretrain.json``) plus PPO and the final evaluation."""
-    import json
-
+    """The run's wall time in words: every phase of ``phases.json`` (what each trainer's ``PhaseClock`` writes), or,
+    for a run older than it, the warm start (``pretrain.json``) plus PPO and the final evaluation."""
+    if (run / "phases.json").exists():
+        phases = json.loads((run / "phases.json").read_text())
+        parts = ", ".join(f"{name} {seconds / 60:.1f} min" for name, seconds in phases.items())
+        return (
+            f"{sum(phases.values()) / 60:.1f} min of wall time on 2 CPU cores ({_cpu_model()}): {parts} (PPO's "
+            "includes its periodic evaluations). Whether the machine was idle: docs/results_training.md."
+        )
     warm = None
     if (run / "pretrain.json").exists():
         warm = float(json.loads((run / "pretrain.json").read_text()).get("seconds", 0.0))
@@ -135,6 +141,12 @@ def _time_line(run: Path, ppo_wall: float | None) -> str:
         f"final evaluation {ppo_wall / 60:.1f} min. The machine was shared with other work while it ran (see "
         "docs/results_training.md for the CPU time)."
     )
+
+
+_NETWORKS = {
+    "sb3": "MaskablePPO `MlpPolicy`",
+    "ppo": "the fast path's (`training/ppo_vec.py`: sb3's `MlpPolicy` in plain torch, `whist_env.vector.net`)",
+}
 
 
 def _lineup_flag(game: str) -> str:
@@ -171,7 +183,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
     from whist_env.fingerprint import read_metadata
     from whist_env.registry import get_spec
 
-    config = load_config(run / "config.yaml")
+    config = run_config(run)
     meta = read_metadata(npz)
     if meta is None:
         raise OptionError(f"{npz} has no metadata: export it with whist_env.agents.pretrained.export_policy")
@@ -189,7 +201,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         f"| Game | `{game}` |",
         f'| Agent | `make_agent("pretrained", "{game}")`: the network alone (masked argmax, numpy; no search, no '
         f"heuristic, no torch){hybrid} |",
-        f"| Network | MaskablePPO `MlpPolicy` actor, hidden layers `{list(config.net_arch)}`, `Tanh`; "
+        f"| Network | {_NETWORKS[config.trainer]} actor, hidden layers `{list(config.net_arch)}`, `Tanh`; "
         f"{meta.obs_size} observations → {meta.num_actions} actions"
         + ("; suits renamed so that trump is spades before the network sees them |" if meta.canonical_suits else " |"),
         f"| File | `{_shown(npz)}`, {npz.stat().st_size / 1024:.0f} kB (at most 3 MB) |",
@@ -285,7 +297,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--run", required=True, type=Path, help="a finished run directory (with model.zip)")
+    parser.add_argument("--run", required=True, type=Path, help="a finished run directory (model.zip or policy.npz)")
     parser.add_argument(
         "--out-dir",
         type=Path,
@@ -342,16 +354,43 @@ def _weights_digest(npz: Path) -> str:
     return digest.hexdigest()
 
 
+def run_config(run: Path) -> Any:
+    """The run's saved ``config.yaml`` as its trainer's config class: ``TrainConfig`` (sb3) or ``PPOVecConfig``
+    (``trainer: ppo``, the fast path)."""
+    import yaml
+
+    from training.config import PPOVecConfig, TrainConfig, load_config_as
+
+    path = run / "config.yaml"
+    if not path.is_file():
+        raise OptionError(f"{path} does not exist: --run must name a training run's directory")
+    values = yaml.safe_load(path.read_text())
+    trainer = values.get("trainer", "sb3") if isinstance(values, dict) else "sb3"
+    if trainer not in ("sb3", "ppo"):
+        raise OptionError(f"{run} was trained by trainer {trainer!r}; ship.py ships the runs of trainers sb3 and ppo")
+    return load_config_as(PPOVecConfig if trainer == "ppo" else TrainConfig, path)
+
+
+def _final_network(run: Path, config: Any) -> Any:
+    """The run's final network: sb3's ``model.zip``, or the ``policy.npz`` a ``trainer: ppo`` run exported at its
+    end, checked against the run's game and options."""
+    from whist_env.agents.pretrained import load_policy
+
+    if config.trainer == "sb3" and (run / "model.zip").exists():
+        return run / "model.zip"
+    if config.trainer == "ppo" and (run / "policy.npz").exists() and (run / "report.md").exists():  # finished
+        return load_policy(run / "policy.npz", config.game, config.game_options)
+    wanted = "model.zip" if config.trainer == "sb3" else "policy.npz and report.md"
+    raise OptionError(f"{run} holds no final network: --run must name a finished training run (with {wanted})")
+
+
 def _ship(args: argparse.Namespace) -> int:
     from whist_env.agents.pretrained import export_policy
 
-    model = args.run / "model.zip"
-    if not model.exists():
-        raise OptionError(f"{model} does not exist: --run must name a finished training run (with model.zip)")
-    config = load_config(args.run / "config.yaml")
+    config = run_config(args.run)
     npz, card_path = _targets(config.game, args.out_dir)
     if not args.card_only:
-        npz = export_policy(model, npz, config.game, config.game_options)
+        npz = export_policy(_final_network(args.run, config), npz, config.game, config.game_options)
     if npz.stat().st_size > MAX_BYTES:
         raise ValueError(f"{npz} is {npz.stat().st_size / 1e6:.1f} MB; shipped weights must stay under 3 MB")
     # The evaluation is kept in the run: --card-only rewrites the card from it (same file, deals and seed).

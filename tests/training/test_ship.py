@@ -66,4 +66,39 @@ def test_a_finished_run_ships_with_a_card(tmp_path: Path, capsys: pytest.Capture
 def test_a_run_without_a_model_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert ship(["--run", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "model.zip does not exist" in err
+    assert err.count("\n") == 1 and "config.yaml does not exist" in err
+    for trainer, wanted in (("sb3", "with model.zip"), ("ppo", "with policy.npz and report.md")):
+        (tmp_path / "config.yaml").write_text(f"trainer: {trainer}\ngame: german_whist_v0\n")
+        assert ship(["--run", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert (
+            err.count("\n") == 1
+            and f"holds no final network: --run must name a finished training run ({wanted})" in err
+        )
+    (tmp_path / "config.yaml").write_text("trainer: rllib\ngame: german_whist_v0\n")
+    assert ship(["--run", str(tmp_path)]) == 2
+    assert "trained by trainer 'rllib'; ship.py ships the runs of trainers sb3 and ppo" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_fast_path_run_ships_its_policy(tmp_path: Path) -> None:
+    """A ``trainer: ppo`` run ships the ``policy.npz`` it exported at its end: the same weights, a card naming the
+    fast path's command, network and every phase's time."""
+    from whist_env.agents.pretrained import load_policy
+
+    config = REPO / "configs" / "ppo_vec_german_whist_warm.yaml"
+    small = ["n_envs=8", "n_steps=16", "batch_size=64", "net_arch=[32]", "final_eval_deals=4"]
+    small += ["pretrain.deals=20", "pretrain.relabel_deals=10", "pretrain.epochs=1"]
+    args = ["--config", str(config), "--runs-dir", str(tmp_path / "runs"), "--run-name", "p"]
+    args += ["--total-timesteps", "256"] + [a for s in small for a in ("--set", s)]
+    assert train(args) == 0
+    run, out = tmp_path / "runs" / "p", tmp_path / "shipped"
+    assert ship(["--run", str(run), "--out-dir", str(out), "--deals", "4", "--workers", "1"]) == 0
+    shipped, trained = (
+        load_policy(out / "pretrained.npz", "german_whist_v0"),
+        load_policy(run / "policy.npz", "german_whist_v0"),
+    )
+    assert all(np.array_equal(a, b) for a, b in zip(shipped.arrays().values(), trained.arrays().values(), strict=True))
+    card = (out / "model_card.md").read_text()
+    assert "python training/ppo_vec.py --config" in card and "the fast path's" in card
+    assert "set-up " in card and "warm start " in card and "PPO " in card
