@@ -433,6 +433,10 @@ class PPOVecConfig(PPOConfig):
     opponents: dict[str, float] = dataclasses.field(default_factory=lambda: {"random": 1.0})
     """Opponents the learner env plays itself (``random``, ``heuristic``) and their draw weights; every opponent
     seat draws one per rollout."""
+    partner: str = ""
+    """Partnership games only: ``self`` (the partner's seat is played by the learner's weights of the moment, a
+    frozen copy taken before every rollout; its decisions are not trained on), ``random`` or ``heuristic``, or empty
+    (the partner is drawn like the opponents)."""
     eval_freq: int = 0
     """Timesteps between two evaluations during training (the first at the start; 0: none), each on ``eval_deals``
     duplicate deals per opponent of ``eval_opponents``, the same deals every time (``runs/<run>/eval.csv``)."""
@@ -502,7 +506,18 @@ class PPOVecConfig(PPOConfig):
 
         if isinstance(self.learner_seat, str) and self.learner_seat != "random":
             raise ConfigError(f"learner_seat must be 'random' or a seat number, got {self.learner_seat!r}")
-        for name in self.opponents:
+        if self.partner:
+            from whist_env.registry import get_spec, partnership_games
+
+            if get_spec(self.game).partner_offset is None:
+                games = ", ".join(partnership_games())
+                raise ConfigError(f"partner applies to partnership games ({games}), not {self.game}")
+            if self.partner not in ("self", "random", "heuristic"):
+                raise ConfigError(
+                    f"partner must be 'self', 'random', 'heuristic' or empty (drawn like the opponents), got "
+                    f"{self.partner!r}"
+                )
+        for name in [*self.opponents, *([self.partner] if self.partner in ("random", "heuristic") else [])]:
             try:
                 make_learner_env(
                     self.game,

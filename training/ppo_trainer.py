@@ -20,6 +20,7 @@ from training.config import PPOVecConfig
 from training.ppo_rollout import LearnerView, Snapshot, Timers, collect_rollout, env_state, now, set_env_state
 from training.ppo_update import ppo_update
 from whist_env.fingerprint import ModelMetadata
+from whist_env.registry import get_spec
 from whist_env.vector.net import build_actor_critic, export_actor, numpy_actor
 
 CHECKPOINT_FILE = "state.pt"
@@ -87,7 +88,8 @@ class PPOVec:
 
     # -------------------------------------------------------------- opponents
     def draw_opponents(self) -> list[Any]:
-        """One player per opponent seat (relative seats 1..n-1) for the next rollout, drawn from the weights."""
+        """One player per other seat (relative seats 1..n-1) for the next rollout, drawn from the weights; with
+        ``partner``, the partner's seat is that player (``self``: a frozen copy of the learner as it is now)."""
         c = self.config
         names = list(c.opponents)
         total = sum(c.opponents.values())
@@ -96,7 +98,14 @@ class PPOVec:
         weights = [(1.0 - share) * c.opponents[k] / total for k in names]
         weights += [share / len(self.snapshots)] * len(self.snapshots) if share else [0.0] * len(self.snapshots)
         picks = self.rng.choice(len(pool), size=self.env.num_players - 1, p=np.asarray(weights) / sum(weights))
-        return [pool[i] for i in picks]
+        players = [pool[i] for i in picks]
+        if c.partner:
+            offset = get_spec(c.game).partner_offset
+            assert offset is not None  # the config checked it
+            players[offset - 1] = (
+                Snapshot(numpy_actor(self.model), self.num_timesteps, self.view) if c.partner == "self" else c.partner
+            )
+        return players
 
     # -------------------------------------------------------------- rollouts and updates
     def collect(self) -> dict[str, Any]:

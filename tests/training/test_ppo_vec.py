@@ -202,6 +202,7 @@ def test_train_py_hands_a_ppo_config_to_ppo_vec(tmp_path: Path, capsys: pytest.C
         ("opponents={nobody: 1.0}", "opponents 'nobody'"),
         ("device=tpu", "device must be 'auto', 'cpu' or 'cuda[:N]', got 'tpu'"),
         ("n_envs=two", "n_envs must be int, got str 'two'"),
+        ("partner=self", "partner applies to partnership games (classic_whist_v0), not german_whist_v0"),
         *([("device=cuda", "torch sees no CUDA device here")] if not torch.cuda.is_available() else []),
     ],
 )
@@ -424,6 +425,25 @@ def test_self_play_draws_frozen_snapshots() -> None:
     current = net.numpy_actor(trainer.model).arrays()
     first = trainer.snapshots[0].policy.arrays()
     assert any(not np.array_equal(current[k], first[k]) for k in current if k != "activations")
+
+
+def test_partner_self_plays_the_partner_seat_with_the_learners_weights_of_the_moment() -> None:
+    """``partner: self`` in classic whist: before every rollout the partner's seat (relative seat 2) gets a frozen
+    copy of the learner as it is then, the opponents are drawn as before, and a rollout plays only legal cards."""
+    config = CONFIG.parent / "ppo_vec_classic_whist.yaml"
+    overrides = parse_set([*TINY[1::2], "partner=self", "opponents={heuristic: 1.0}", "total_timesteps=512"])
+    trainer = ppo_trainer.PPOVec(load_config_as(PPOVecConfig, config, overrides))
+    left, partner, right = trainer.draw_opponents()
+    assert left == right == "heuristic" and isinstance(partner, ppo_rollout.Snapshot) and partner.step == 0
+    trainer.train()  # the env raises on an illegal card, the partner's included
+    left, partner, right = trainer.draw_opponents()
+    assert left == right == "heuristic" and partner.step == 512
+    current = net.numpy_actor(trainer.model).arrays()
+    assert all(np.array_equal(current[k], v) for k, v in partner.policy.arrays().items())
+    with pytest.raises(ConfigError, match="partner must be 'self', 'random', 'heuristic' or empty"):
+        load_config_as(PPOVecConfig, config, parse_set([*TINY[1::2], "partner=pimc"]))
+    fixed = load_config_as(PPOVecConfig, config, parse_set([*TINY[1::2], "partner=random"]))
+    assert ppo_trainer.PPOVec(fixed).draw_opponents()[1] == "random"
 
 
 def test_one_config_per_game_and_all_load() -> None:
