@@ -50,6 +50,7 @@ def _make_env(config: TrainConfig) -> gym.Env:
         learner_seat=config.learner_seat,
         partner=partner_spec(config),
         illegal_reward=config.illegal_reward,
+        step_info="lean",  # SB3's DummyVecEnv deep-copies every step's info, and the trainer reads none mid-episode
         **config.game_options,
     )
     if config.canonical_suits:  # innermost, so that every other wrapper sees the learner's (renamed) game

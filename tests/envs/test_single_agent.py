@@ -397,3 +397,30 @@ def test_snapshot_includes_the_memory_of_opponents_that_expose_it() -> None:
     fresh.set_state(snap)
     assert fresh._agents[1].memory == snap["agent_memory"][1]  # type: ignore[union-attr]
     assert fresh._agents[1].memory is not snap["agent_memory"][1]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("game", "kwargs"), CASES, ids=IDS)
+def test_lean_step_info_is_the_full_info_cut_mid_episode(game: str, kwargs: dict) -> None:
+    """``step_info="lean"`` plays the same episodes (observations, rewards, ends) as the default; a mid-episode info
+    is the full one cut to ``LEAN_INFO_KEYS``, and the reset's and the last step's infos are whole."""
+    from whist_env.envs.single_agent import LEAN_INFO_KEYS
+
+    full = make_single_agent(game, opponents="heuristic", **kwargs)
+    lean = make_single_agent(game, opponents="heuristic", step_info="lean", **kwargs)
+    rng = np.random.default_rng(5)
+    for episode in range(3):
+        (obs_f, info_f), (obs_l, info_l) = full.reset(seed=episode), lean.reset(seed=episode)
+        assert np.array_equal(obs_f, obs_l) and info_l.keys() == info_f.keys()
+        done = False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(full.action_masks())))
+            obs_f, r_f, done, _, info_f = full.step(action)
+            obs_l, r_l, done_l, _, info_l = lean.step(action)
+            assert np.array_equal(obs_f, obs_l) and r_f == r_l and done == done_l
+            if done:
+                assert info_l.keys() == info_f.keys()
+                assert all(np.array_equal(info_l[k], info_f[k]) for k in info_f)
+            else:
+                assert info_l == {k: info_f[k] for k in LEAN_INFO_KEYS}
+    with pytest.raises(OptionError, match="step_info must be 'full' or 'lean', got 'some'"):
+        make_single_agent(game, step_info="some", **kwargs)
