@@ -390,7 +390,9 @@ def _ship(args: argparse.Namespace) -> int:
     config = run_config(args.run)
     npz, card_path = _targets(config.game, args.out_dir)
     if not args.card_only:
-        npz = export_policy(_final_network(args.run, config), npz, config.game, config.game_options)
+        # sb3's model.zip carries its canonical_suits; a policy.npz's actor is renamed as its run's config says
+        canonical = config.canonical_suits if config.trainer == "ppo" else None
+        npz = export_policy(_final_network(args.run, config), npz, config.game, config.game_options, canonical)
     if npz.stat().st_size > MAX_BYTES:
         raise ValueError(f"{npz} is {npz.stat().st_size / 1e6:.1f} MB; shipped weights must stay under 3 MB")
     # The evaluation is kept in the run: --card-only rewrites the card from it (same file, deals and seed).

@@ -99,6 +99,10 @@ def test_a_fast_path_run_ships_its_policy(tmp_path: Path) -> None:
         load_policy(run / "policy.npz", "german_whist_v0"),
     )
     assert all(np.array_equal(a, b) for a, b in zip(shipped.arrays().values(), trained.arrays().values(), strict=True))
+    meta = read_metadata(out / "pretrained.npz")
+    assert meta is not None and meta.canonical_suits  # the recipe's learner sees trump as spades: so must the agent
+    assert meta == read_metadata(run / "policy.npz")
     card = (out / "model_card.md").read_text()
+    assert "| Canonical suits | True |" in card
     assert "python training/ppo_vec.py --config" in card and "the fast path's" in card
     assert "set-up " in card and "warm start " in card and "PPO " in card
