@@ -8,8 +8,8 @@ What it does, in order:
 
 1. exports the run's final network (the actor alone, as a numpy ``.npz`` with its metadata: the game, its options
    and the observation layout's fingerprint) to the file its spec names (``GameSpec.pretrained``:
-   ``whist_env/games/<name>/pretrained.npz``): an sb3 run's ``model.zip``, or, from a run of the fast path
-   (``trainer: ppo``) or RLlib's batched engine, the ``policy.npz`` it exported at its end;
+   ``whist_env/games/<name>/pretrained.npz``): an sb3 run's ``model.zip``, or the ``policy.npz`` a run of the fast
+   path (``trainer: ppo``) exported at its end;
 2. evaluates that file as ``pretrained(path=...)`` -- exactly what ``make_agent("pretrained", game)`` plays once it
    is shipped -- on duplicate deals against ``random`` and ``heuristic`` (``--deals``, 2,000 by default) and, with
    ``--pimc-deals``, against plain ``pimc`` together with the hybrid ``pimc:fallback=pretrained`` against
