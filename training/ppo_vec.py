@@ -145,14 +145,14 @@ def resolve(args: argparse.Namespace) -> tuple[PPOVecConfig, Path, tuple[Path, d
     return config, run_dir, found
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, script: str = "ppo_vec.py") -> int:
     """Run ``ppo_vec.py``; returns the exit status (0 done, 2 a bad config or command or a checkpoint that could not
-    be written)."""
+    be written). ``script``: the command the run records (``train.py`` when that handed the config over)."""
     from training.checkpoint import CheckpointWriteError
 
     args = parse_args(argv)
     try:
-        return _run(args, argv)
+        return _run(args, argv, script)
     except (ConfigError, CheckpointWriteError) as err:
         if args.debug:
             raise
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
+def _run(args: argparse.Namespace, argv: list[str] | None, script: str) -> int:
     t_start, cpu_mark = time.perf_counter(), time.process_time()
     phase_cpu: dict[str, float] = {}  # this session's CPU seconds per phase (the wall times are the clock's)
 
@@ -179,7 +179,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     save_config(config, run_dir / "config.yaml")
     from training.report import PhaseClock, write_command
 
-    command = write_command(run_dir, "ppo_vec.py", argv)
+    command = write_command(run_dir, script, argv)
 
     clock = PhaseClock(run_dir / "phases.json", start=t_start)
 

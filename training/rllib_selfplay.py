@@ -544,13 +544,14 @@ def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[
 
 
 # ----------------------------------------------------------------------------- main
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, script: str = "rllib_selfplay.py") -> int:
     """Run the self-play; returns the exit status (0 done, 2 a bad config or command or a checkpoint that could not
     be written, 130 interrupted). With ``--address`` (a cluster) it ends the process with that status instead of
-    returning (:func:`_leave_cluster`)."""
+    returning (:func:`_leave_cluster`). ``script``: the command the run records (``train.py`` when that handed the
+    config over)."""
     args = parse_args(argv)
     try:
-        status = _run(args, argv)
+        status = _run(args, argv, script)
     except (ConfigError, CheckpointWriteError) as err:
         if args.debug:
             raise
@@ -578,7 +579,7 @@ def _leave_cluster(status: int) -> NoReturn:
     os._exit(status)
 
 
-def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
+def _run(args: argparse.Namespace, argv: list[str] | None, script: str) -> int:
     from training.report import PhaseClock, write_command
 
     t_start = time.perf_counter()
@@ -597,7 +598,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
-    write_command(run_dir, "rllib_selfplay.py", argv)
+    write_command(run_dir, script, argv)
     found = latest_checkpoint(run_dir) if args.resume else None
     if found is None:  # a fresh run (a resumed one keeps the times of its earlier sessions)
         (run_dir / "phases.json").unlink(missing_ok=True)

@@ -119,15 +119,25 @@ def _cpu_model() -> str:
     return "unknown CPU"
 
 
+def _periodic_evaluations(run: Path) -> bool:
+    """Whether the run evaluated during PPO (rows of kind ``periodic`` in its ``eval.csv``)."""
+    from training.report import read_eval_csv
+
+    path = run / "eval.csv"
+    return path.exists() and any(row["kind"] == "periodic" for row in read_eval_csv(path))
+
+
 def _time_line(run: Path, ppo_wall: float | None) -> str:
     """The run's wall time in words: every phase of ``phases.json`` (what each trainer's ``PhaseClock`` writes), or,
     for a run older than it, the warm start (``pretrain.json``) plus PPO and the final evaluation."""
     if (run / "phases.json").exists():
         phases = json.loads((run / "phases.json").read_text())
         parts = ", ".join(f"{name} {seconds / 60:.1f} min" for name, seconds in phases.items())
+        if _periodic_evaluations(run):
+            parts += " (PPO's includes its periodic evaluations)"
         return (
-            f"{sum(phases.values()) / 60:.1f} min of wall time on 2 CPU cores ({_cpu_model()}): {parts} (PPO's "
-            "includes its periodic evaluations). Whether the machine was idle: docs/results_training.md."
+            f"{sum(phases.values()) / 60:.1f} min of wall time on 2 CPU cores ({_cpu_model()}): {parts}. Whether the "
+            "machine was idle: docs/results_training.md."
         )
     warm = None
     if (run / "pretrain.json").exists():

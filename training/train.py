@@ -310,11 +310,11 @@ def main(argv: list[str] | None = None) -> int:
             if "--config" not in given:  # --resume --run-name: ppo_vec reads the run's saved config as its --config
                 runs = _flag(given, "--runs-dir") or "runs"
                 given = ["--config", str(Path(runs) / str(_flag(given, "--run-name")) / "config.yaml"), *given]
-            return ppo_main(given)
+            return ppo_main(given, script="train.py")
         if trainer == "rllib":
             from training.rllib_selfplay import main as rllib_main
 
-            return rllib_main(given)
+            return rllib_main(given, script="train.py")
     args = parse_args(argv)
     where: dict[str, Any] = {"run_dir": None, "command": None}
     try:

@@ -84,7 +84,7 @@ def test_a_full_disk_is_one_line_and_the_previous_checkpoint_stays_whole(
     assert json.loads((previous / "league.json").read_text()) == league(1)
 
     # the command line: one line on stderr, exit status 2 (the real training loop, Ray and all, is stood in for)
-    def run(args: Any, argv: list[str] | None) -> int:
+    def run(args: Any, argv: list[str] | None, script: str) -> int:
         rllib_selfplay.save_checkpoint(algo, cfg, run_dir, league(2))
         return 0
 

@@ -181,6 +181,7 @@ def test_train_py_hands_a_ppo_config_to_ppo_vec(tmp_path: Path, capsys: pytest.C
     assert train.main([*common, "--total-timesteps", "256", "--run-name", "t"]) == 0
     assert (tmp_path / "t" / "policy.npz").is_file() and (tmp_path / "t" / "phases.json").is_file()
     assert "trainer: ppo" in (tmp_path / "t" / "config.yaml").read_text()
+    assert (tmp_path / "t" / "command.txt").read_text().startswith("python training/train.py --config")
     assert train.trainer_of(["--resume", "--run-name", "t", "--runs-dir", str(tmp_path)]) == "ppo"
     assert train.main(["--resume", "--run-name", "t", "--runs-dir", str(tmp_path), "--total-timesteps", "512"]) == 0
     assert final_state(tmp_path / "t")["num_timesteps"] == 512

@@ -104,5 +104,6 @@ def test_a_fast_path_run_ships_its_policy(tmp_path: Path) -> None:
     assert meta == read_metadata(run / "policy.npz")
     card = (out / "model_card.md").read_text()
     assert "| Canonical suits | True |" in card
-    assert "python training/ppo_vec.py --config" in card and "the fast path's" in card
+    assert "python training/train.py --config" in card and "the fast path's" in card  # the command that was run
     assert "set-up " in card and "warm start " in card and "PPO " in card
+    assert "periodic evaluations" not in card  # this run evaluated at its end only
