@@ -128,6 +128,26 @@ def test_the_cache_plays_only_new_matches(tmp_path: Path) -> None:
     assert [m.cached for m in damaged.matches] == [False] * 3 and damaged.ratings == changed.ratings
 
 
+def test_a_re_shipped_network_is_a_new_match_for_pretrained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pretrained`` names the game's shipped file, not a path: when the package ships other weights under the same
+    name, the matches of ``pretrained`` and of a hybrid falling back to it are played again, the rest come from the
+    cache."""
+    from whist_env.spec import GameSpec
+
+    cache, shipped = tmp_path / "cache", tmp_path / "pretrained.npz"
+    shutil.copyfile(Path(__file__).parents[2] / "whist_env" / "games" / "german_whist" / "pretrained.npz", shipped)
+    monkeypatch.setattr(GameSpec, "pretrained_file", lambda self: shipped)
+    agents = ["random", "heuristic", "pretrained", "pimc(samples=2, fallback=pretrained)"]
+    first = ladder("german_whist_v0", agents, num_deals=6, seed=1, cache_dir=cache, bootstrap=100)
+    assert not any(m.cached for m in first.matches)
+    halve_first_array(shipped)  # re-shipped: the same name, other weights
+    again = ladder("german_whist_v0", agents, num_deals=6, seed=1, cache_dir=cache, bootstrap=100)
+    assert {(m.a, m.b) for m in again.matches if not m.cached} == {
+        (m.a, m.b) for m in again.matches if "pretrained" in m.a + m.b
+    }
+    assert [{m.a, m.b} for m in again.matches if m.cached] == [{"random", "heuristic"}]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

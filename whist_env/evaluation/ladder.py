@@ -299,8 +299,10 @@ def _has_batched_form(spec: str, game_id: str) -> bool:
     return name != "heuristic" or game_id in ported_games()
 
 
-def _files_named(spec: str) -> list[str]:
-    """The sha256 of every existing file a spec names (a model's path), so that a changed file is a new match."""
+def _files_named(spec: str, game_id: str) -> list[str]:
+    """The sha256 of every existing file a spec names (a model's path, and the game's shipped network where it names
+    ``pretrained``), so that a changed file (a network re-shipped, a model retrained) is a new match."""
+    import importlib.resources
     import re
 
     out = []
@@ -308,6 +310,10 @@ def _files_named(spec: str) -> list[str]:
         path = Path(token)
         if token and path.is_file():
             out.append(f"{token}:{hashlib.sha256(path.read_bytes()).hexdigest()}")
+        elif token == "pretrained" and (shipped := spec_of(game_id).pretrained_file()) is not None:
+            with importlib.resources.as_file(shipped) as file:
+                if file.is_file():
+                    out.append(f"pretrained:{hashlib.sha256(file.read_bytes()).hexdigest()}")
     return out
 
 
@@ -325,7 +331,7 @@ def _match_key(config: ArenaConfig, engine: str) -> dict[str, Any]:
         "seed": config.seed,
         "engine": engine,
         "whist_env": __version__,
-        "files": [f for a in config.agents for f in _files_named(str(a))],
+        "files": [f for a in config.agents for f in _files_named(str(a), config.game_id)],
     }
 
 
