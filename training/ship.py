@@ -90,12 +90,18 @@ def evaluate_shipped(
     return rows
 
 
-def _training_wall_s(run: Path) -> float | None:
-    """The run's wall time (the last row of ``eval.csv``: the final evaluation's)."""
+def _eval_rows(run: Path) -> list[dict[str, str]]:
+    """The rows of the run's ``eval.csv`` as written (none without the file)."""
     path = run / "eval.csv"
     if not path.exists():
-        return None
-    rows = list(csv.DictReader(path.open()))
+        return []
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _training_wall_s(run: Path) -> float | None:
+    """The run's wall time (the last row of ``eval.csv``: the final evaluation's)."""
+    rows = _eval_rows(run)
     return float(rows[-1]["wall_s"]) if rows and rows[-1].get("wall_s") else None
 
 
@@ -119,21 +125,13 @@ def _cpu_model() -> str:
     return "unknown CPU"
 
 
-def _periodic_evaluations(run: Path) -> bool:
-    """Whether the run evaluated during PPO (rows of kind ``periodic`` in its ``eval.csv``)."""
-    from training.report import read_eval_csv
-
-    path = run / "eval.csv"
-    return path.exists() and any(row["kind"] == "periodic" for row in read_eval_csv(path))
-
-
 def _time_line(run: Path, ppo_wall: float | None) -> str:
     """The run's wall time in words: every phase of ``phases.json`` (what each trainer's ``PhaseClock`` writes), or,
     for a run older than it, the warm start (``pretrain.json``) plus PPO and the final evaluation."""
     if (run / "phases.json").exists():
         phases = json.loads((run / "phases.json").read_text())
         parts = ", ".join(f"{name} {seconds / 60:.1f} min" for name, seconds in phases.items())
-        if _periodic_evaluations(run):
+        if any(row.get("kind") == "periodic" for row in _eval_rows(run)):
             parts += " (PPO's includes its periodic evaluations)"
         return (
             f"{sum(phases.values()) / 60:.1f} min of wall time on 2 CPU cores ({_cpu_model()}): {parts}. Whether the "
