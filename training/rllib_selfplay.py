@@ -181,6 +181,7 @@ def _ppo(config: RLlibConfig, env_name: str, env_cfg: dict[str, Any], **env_runn
     from ray.rllib.algorithms.ppo import PPOConfig
 
     from whist_env.rllib.callbacks import LeagueMetrics
+    from whist_env.rllib.learner import WhistPPOLearner
 
     return (
         PPOConfig()
@@ -195,7 +196,8 @@ def _ppo(config: RLlibConfig, env_name: str, env_cfg: dict[str, Any], **env_runn
             num_cpus_per_env_runner=1,
             **env_runners,
         )
-        .learners(num_learners=0)
+        # one learner in the driver; RLlib's PPO learner with a lighter optimizer step (whist_env.rllib.learner)
+        .learners(num_learners=0, learner_class=WhistPPOLearner)
         .training(
             lr=config.learning_rate,
             gamma=config.gamma,

@@ -9,10 +9,12 @@ The pieces that a trained policy needs at play time live here (the training scri
   face of a game (the observation wrapper: ``{"observation", "action_mask"}`` per acting seat, scripted
   league members played inside it);
 * :mod:`whist_env.rllib.module`: :class:`~whist_env.rllib.module.MaskedActorCritic`, our masked RLModule;
+* :mod:`whist_env.rllib.learner`: :class:`~whist_env.rllib.learner.WhistPPOLearner`, RLlib's PPO learner with a
+  lighter optimizer step (what the training script uses);
 * :mod:`whist_env.rllib.agent`: :class:`~whist_env.rllib.agent.RLlibAgent`, what
   ``make_agent("rllib:<checkpoint dir>", game)`` returns.
 
-Ray is imported only by ``env``, ``module`` and ``agent`` (never by ``import whist_env`` or by this
+Ray is imported only by ``env``, ``module``, ``learner`` and ``agent`` (never by ``import whist_env`` or by this
 package); without it they raise an ImportError naming the extra: ``pip install "whist_env[rllib]"``.
 """
 
