@@ -14,14 +14,17 @@ env runners play:
   (``EngineLeagueEnv``, the config's tables per runner) through Gymnasium's vector entry point;
 * ``engine:K``: ``engine: batched`` with :class:`whist_env.rllib.engine_runner.EngineEnvRunner` (what the training
   script uses);
+* a ``:plain`` suffix (``engine:1:plain``): the same row with RLlib's own ``PPOTorchLearner`` in place of the
+  training script's :class:`whist_env.rllib.learner.WhistPPOLearner`, to measure what that learner saves;
 * ``ppo_vec``: ``training/ppo_vec.py``'s trainer, the same network shape, PPO settings and tables, against the
   heuristic, for comparison.
 
 For each RLlib row: the env steps of ``algo.train()`` per second of its wall time (the median over the iterations
 after the first), and of them the decisions that enter the train batch, main's (every env step in ``engine`` and
 ``rllib`` rows; in ``aec`` rows as RLlib counts main's module steps), the sampling rate per runner (env steps over the
-iteration's sampling time, RLlib's ``env_runner_sampling_timer``) and the learner's share of the iteration
-(``learner_update_timer``), both as RLlib reports them (smoothed over iterations). Between iterations the league's
+iteration's sampling time) and the learner's share of the iteration (its ``learner_group.update``), both timed in
+each iteration by wrapping the two calls of PPO's ``training_step`` (RLlib's own timers are moving averages, which
+lag behind the first, slow iteration). Between iterations the league's
 numpy copy of main is refreshed in every runner, as the training script does; that is timed apart (``refresh_s``).
 """
 
@@ -44,7 +47,7 @@ if str(REPO) not in sys.path:
 ROWS = ("aec:1", "aec:2", "rllib:1", "engine:1", "engine:2", "ppo_vec")
 
 
-def run_rllib(game: str, kind: str, runners: int, iterations: int) -> dict[str, Any]:
+def run_rllib(game: str, kind: str, runners: int, iterations: int, plain: bool = False) -> dict[str, Any]:
     """One RLlib row: a fresh local Ray, the config's algorithm, ``iterations`` calls of ``algo.train()``."""
     import ray
     import torch
@@ -62,19 +65,21 @@ def run_rllib(game: str, kind: str, runners: int, iterations: int) -> dict[str, 
     ray.init(address="local", num_cpus=max(2, runners + 1), include_dashboard=False, logging_level=logging.WARNING,
              runtime_env={"env_vars": env_vars})  # fmt: skip
     try:
-        algo = build_algorithm(config, runner=kind) if engine == "batched" else build_algorithm(config)
+        learner = "rllib" if plain else "whist"
+        algo = build_algorithm(config, runner=kind, learner=learner) if engine == "batched" else build_algorithm(config)
+        spent = _time_phases(algo)
         league: dict[str, Any] = {"iteration": 0, "snapshots": 0, "next_slot": 0}
         if engine == "batched":
             refresh_main(algo, config)
         rows = []
         for it in range(1, iterations + 1):
+            spent.update(sampling=0.0, learner=0.0)
             start = time.perf_counter()
             result = algo.train()
             wall = time.perf_counter() - start
             steps = int(result["env_runners"]["num_env_steps_sampled"])
             modules = result["env_runners"].get("num_module_steps_sampled", {})
             trained = int(modules.get("main", modules.get("default_policy", steps)))  # the learning module's steps
-            timers = result.get("timers", {})
             start = time.perf_counter()
             if engine == "batched":
                 refresh_main(algo, config)
@@ -83,8 +88,7 @@ def run_rllib(game: str, kind: str, runners: int, iterations: int) -> dict[str, 
                 set_env_snapshots(algo, league["snapshots"])
             rows.append({
                 "steps": steps, "trained": trained, "wall_s": wall, "refresh_s": time.perf_counter() - start,
-                "sampling_s": float(timers.get("env_runner_sampling_timer", 0.0)),
-                "learner_s": float(timers.get("learner_update_timer", 0.0)),
+                "sampling_s": spent["sampling"], "learner_s": spent["learner"],
             })  # fmt: skip
             print(f"  {kind}:{runners} iteration {it}: {steps} steps ({trained} main's) in {wall:.2f} s", flush=True)
         algo.stop()
@@ -93,7 +97,7 @@ def run_rllib(game: str, kind: str, runners: int, iterations: int) -> dict[str, 
     kept = rows[1:] or rows
     per_runner = [r["steps"] / max(runners, 1) / r["sampling_s"] for r in kept if r["sampling_s"] > 0]
     return {
-        "row": f"{kind}:{runners}",
+        "row": f"{kind}:{runners}" + (":plain" if plain else ""),
         "steps_per_s": statistics.median(r["steps"] / r["wall_s"] for r in kept),
         "trained_per_s": statistics.median(r["trained"] / r["wall_s"] for r in kept),
         "range": [min(r["steps"] / r["wall_s"] for r in kept), max(r["steps"] / r["wall_s"] for r in kept)],
@@ -102,6 +106,34 @@ def run_rllib(game: str, kind: str, runners: int, iterations: int) -> dict[str, 
         "refresh_s": statistics.median(r["refresh_s"] for r in kept),
         "iterations": rows,
     }
+
+
+_SPENT = {"sampling": 0.0, "learner": 0.0}
+"""The seconds the current iteration spent sampling and in the learner's update (reset before each iteration)."""
+
+
+def _timed(fn: Any, key: str) -> Any:
+    """``fn``, adding the seconds each call takes to ``_SPENT[key]``."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _SPENT[key] += time.perf_counter() - start
+
+    wrapper.timed = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _time_phases(algo: Any) -> dict[str, float]:
+    """Time the sampling and the learner's update of ``algo``'s PPO ``training_step`` into :data:`_SPENT`."""
+    from ray.rllib.algorithms.ppo import ppo
+
+    if not hasattr(ppo.synchronous_parallel_sample, "timed"):  # the function PPO's training_step calls, once
+        ppo.synchronous_parallel_sample = _timed(ppo.synchronous_parallel_sample, "sampling")
+    algo.learner_group.update = _timed(algo.learner_group.update, "learner")
+    return _SPENT
 
 
 def run_ppo_vec(game: str, steps: int) -> dict[str, Any]:
@@ -146,9 +178,9 @@ def main(argv: list[str] | None = None) -> int:
         if row == "ppo_vec":
             results.append(run_ppo_vec(args.game, 4096 * args.iterations))
             continue
-        kind, runners = row.split(":")
+        kind, runners, *plain = row.split(":")
         iters = max(2, args.iterations // 2) if kind == "aec" else args.iterations
-        results.append(run_rllib(args.game, kind, int(runners), iters))
+        results.append(run_rllib(args.game, kind, int(runners), iters, plain=plain == ["plain"]))
         print(line(results[-1]), flush=True)
     print(f"\n{args.game}, {os.cpu_count()} cores\n")
     print("| row | env steps/s of algo.train() (median, range) | of them main's (train batch) | sampling per runner "

@@ -176,9 +176,14 @@ def env_config(config: RLlibConfig, snapshots: int) -> dict[str, Any]:
     }
 
 
-def _ppo(config: RLlibConfig, env_name: str, env_cfg: dict[str, Any], **env_runners: Any) -> Any:
-    """RLlib's PPO config on the new API stack with the run's PPO settings, for either engine."""
+def _ppo(
+    config: RLlibConfig, env_name: str, env_cfg: dict[str, Any], learner: str = "whist", **env_runners: Any
+) -> Any:
+    """RLlib's PPO config on the new API stack with the run's PPO settings, for either engine (``learner="rllib"``:
+    RLlib's own ``PPOTorchLearner`` in place of :class:`~whist_env.rllib.learner.WhistPPOLearner`, the benchmark's
+    comparison)."""
     from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
 
     from whist_env.rllib.callbacks import LeagueMetrics
     from whist_env.rllib.learner import WhistPPOLearner
@@ -197,7 +202,7 @@ def _ppo(config: RLlibConfig, env_name: str, env_cfg: dict[str, Any], **env_runn
             **env_runners,
         )
         # one learner in the driver; RLlib's PPO learner with a lighter optimizer step (whist_env.rllib.learner)
-        .learners(num_learners=0, learner_class=WhistPPOLearner)
+        .learners(num_learners=0, learner_class=PPOTorchLearner if learner == "rllib" else WhistPPOLearner)
         .training(
             lr=config.learning_rate,
             gamma=config.gamma,
@@ -216,13 +221,14 @@ def _ppo(config: RLlibConfig, env_name: str, env_cfg: dict[str, Any], **env_runn
     )
 
 
-def build_algorithm(config: RLlibConfig, snapshots: int = 0, runner: str = "engine") -> Any:
+def build_algorithm(config: RLlibConfig, snapshots: int = 0, runner: str = "engine", learner: str = "whist") -> Any:
     """RLlib's PPO on the new API stack.
 
     ``engine: batched``: one module (main, RLlib's default module id,
     :class:`~whist_env.rllib.module.EngineActorCritic`: ppo_vec's network), the env runners
     (:class:`~whist_env.rllib.engine_runner.EngineEnvRunner`; ``runner="rllib"``: RLlib's own
-    ``SingleAgentEnvRunner`` through Gymnasium's vector entry point, the benchmark's comparison) step
+    ``SingleAgentEnvRunner`` through Gymnasium's vector entry point, the benchmark's comparison; ``learner``: as
+    :func:`_ppo` takes it) step
     :class:`~whist_env.rllib.engine_env.EngineLeagueEnv`, the env being the vector of tables (see
     ``docs/results_rllib.md`` for why this mechanism). ``engine: aec``: one
     :class:`~whist_env.rllib.module.MaskedActorCritic` per league member, the multi-agent
@@ -248,11 +254,11 @@ def build_algorithm(config: RLlibConfig, snapshots: int = 0, runner: str = "engi
             model_config=model_config,
         )
         if runner == "rllib":  # RLlib's own runner over the same env (the benchmark's middle row)
-            ppo = _ppo(config, ENGINE_ENV_NAME, env_cfg, gym_env_vectorize_mode="vector_entry_point")
+            ppo = _ppo(config, ENGINE_ENV_NAME, env_cfg, learner, gym_env_vectorize_mode="vector_entry_point")
         else:
             from whist_env.rllib.engine_runner import EngineEnvRunner
 
-            ppo = _ppo(config, ENGINE_ENV_NAME, env_cfg, env_runner_cls=EngineEnvRunner)
+            ppo = _ppo(config, ENGINE_ENV_NAME, env_cfg, learner, env_runner_cls=EngineEnvRunner)
         return ppo.rl_module(rl_module_spec=spec).build_algo()
 
     from whist_env.rllib.env import ENV_NAME, WhistMultiAgentEnv
