@@ -4,6 +4,7 @@ included."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,8 @@ import torch
 from gymnasium import spaces
 
 pytestmark = [pytest.mark.rllib]
+
+REPO = Path(__file__).resolve().parents[2]
 
 OBS = spaces.Dict({"observation": spaces.Box(0, 1, (40,), np.uint8), "action_mask": spaces.Box(0, 1, (9,), np.int8)})
 ACT = spaces.Discrete(9)
@@ -95,3 +98,53 @@ def test_nan_and_inf_gradients_are_handled_as_rllib_handles_them(skip_nan: bool,
         assert_same(plain, fast)
     finite = all(bool(torch.isfinite(p).all()) for p in params(fast))
     assert finite != skip_nan  # RLlib zeroes the bad entries by default; with skip_nan it lets them through
+
+
+@pytest.mark.slow
+def test_a_ppo_update_is_rllibs_own_with_the_columns_and_the_lighter_step(tmp_path: Any) -> None:
+    """The whole learner against RLlib's ``PPOTorchLearner`` on the same sampled episodes of the batched engine: the
+    connector hands the module the columns (once per batch, before the advantages), and two epochs of minibatch
+    updates leave the same parameters (to float rounding: fused Adam adds in another order)."""
+    import copy
+    import logging
+    import sys
+
+    import ray
+    from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    from whist_env.rllib.learner import SparseColumns
+
+    sys.path.insert(0, str(REPO))
+    from training.rllib_config import rllib_config_from_dict
+    from training.rllib_selfplay import build_algorithm
+
+    config = rllib_config_from_dict(
+        {"game": "german_whist_v0", "engine": "batched", "num_env_runners": 0, "num_envs_per_env_runner": 16,
+         "train_batch_size": 400, "minibatch_size": 128, "num_epochs": 2, "net_arch": [32],
+         "opponents": {"heuristic": 1.0}, "snapshot_pool": 0, "runs_dir": str(tmp_path), "torch_threads": 1}
+    )  # fmt: skip
+    ray.init(address="local", num_cpus=1, include_dashboard=False, logging_level=logging.WARNING)
+    try:
+        algo = build_algorithm(config)
+        episodes = algo.env_runner_group.local_env_runner.sample(num_timesteps=400, explore=True)
+        fast = algo.learner_group._learner
+        plain = algo.config.copy(copy_frozen=False).learners(learner_class=PPOTorchLearner).build_learner(
+            spaces={DEFAULT_MODULE_ID: (fast.module[DEFAULT_MODULE_ID].observation_space,
+                                        fast.module[DEFAULT_MODULE_ID].action_space)}
+        )  # fmt: skip
+        plain.module[DEFAULT_MODULE_ID].load_state_dict(fast.module[DEFAULT_MODULE_ID].state_dict())
+        assert any(isinstance(c, SparseColumns) for c in fast._learner_connector.connectors)
+        assert not any(isinstance(c, SparseColumns) for c in plain._learner_connector.connectors)
+        before = params(fast)
+        for lrn in (fast, plain):
+            np.random.seed(0)
+            torch.manual_seed(0)
+            lrn.update(episodes=copy.deepcopy(episodes), timesteps={}, num_epochs=2, minibatch_size=128,
+                       shuffle_batch_per_epoch=True)  # fmt: skip
+        algo.stop()
+    finally:
+        ray.shutdown()
+    assert any(not torch.equal(a, b) for a, b in zip(before, params(fast), strict=True))
+    for p, q in zip(params(plain), params(fast), strict=True):
+        torch.testing.assert_close(q, p, rtol=1e-4, atol=1e-5)

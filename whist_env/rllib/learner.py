@@ -8,7 +8,10 @@ learner changes only those two:
 * one check of all gradients at once (their total norm, one fused pass); when it is finite every gradient is, and the
   optimizer steps on them as RLlib's would; when it is not, RLlib's own :meth:`apply_gradients` runs, so ``nan``/``inf``
   gradients are handled exactly as RLlib handles them (by default: set to finite numbers, with a warning);
-* Adam's fused implementation (``fused=True``: the same update in one kernel), where torch has it for the parameters.
+* Adam's fused implementation (``fused=True``: the same update in one kernel), where torch has it for the parameters;
+* for :class:`~whist_env.rllib.module.EngineActorCritic`, the batch's observations scanned for their non-zero
+  columns once (:class:`SparseColumns`, a learner connector piece before the advantages are computed), so that the
+  value pass and every minibatch's forward pass read them instead of scanning their rows again.
 
 The PPO loss, the learning rate and its schedule, gradient clipping and the connectors are RLlib's. The plain twin is
 RLlib's ``PPOTorchLearner`` itself: ``tests/rllib/test_rllib_learner.py`` checks that both give the same parameters
@@ -25,11 +28,24 @@ require("ray.rllib", "whist_env.rllib.learner")
 
 import torch  # noqa: E402
 from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner  # noqa: E402
+from ray.rllib.connectors.connector_v2 import ConnectorV2  # noqa: E402
+from ray.rllib.connectors.learner import GeneralAdvantageEstimation  # noqa: E402
+from ray.rllib.core.columns import Columns  # noqa: E402
+
+from whist_env.rllib.module import COLUMNS, EngineActorCritic  # noqa: E402
 
 
 class WhistPPOLearner(PPOTorchLearner):
     """RLlib's ``PPOTorchLearner`` with one finiteness check per step and fused Adam (see the module docstring);
     set by ``config.learners(learner_class=WhistPPOLearner)``."""
+
+    def build(self) -> None:
+        """RLlib's build, then :class:`SparseColumns` into the learner connector, just before the advantages."""
+        super().build()
+        if self._learner_connector is not None and any(
+            isinstance(c, GeneralAdvantageEstimation) for c in self._learner_connector.connectors
+        ):
+            self._learner_connector.insert_before(GeneralAdvantageEstimation, SparseColumns())
 
     def configure_optimizers_for_module(self, module_id: Any, config: Any = None) -> None:
         """Adam, as RLlib's default (its hyperparameters; the learning rate from ``config.lr``), fused where torch has
@@ -55,3 +71,23 @@ class WhistPPOLearner(PPOTorchLearner):
         for module_id, names in self._module_optimizers.items():
             for name in names:
                 self.get_optimizer(module_id, name).step()
+
+
+class SparseColumns(ConnectorV2):
+    """A learner connector piece: for every :class:`~whist_env.rllib.module.EngineActorCritic` module, the batch's
+    observations as the padded columns of their non-zero entries (``obs["columns"]``,
+    :meth:`whist_env.vector.net.SparseRows.of`; observations with other values than 0 and 1 get none). RLlib's
+    minibatches slice it with the rest of the batch, and the module reads it instead of scanning its rows."""
+
+    def __call__(self, *, rl_module: Any, batch: dict[str, Any], episodes: Any, **kwargs: Any) -> Any:
+        from whist_env.vector.net import SparseRows
+
+        for module_id, module_batch in batch.items():
+            obs = module_batch.get(Columns.OBS) if isinstance(module_batch, dict) else None
+            if not isinstance(obs, dict) or not isinstance(rl_module[module_id], EngineActorCritic):
+                continue
+            observation = obs["observation"]
+            rows = SparseRows.of(observation if isinstance(observation, torch.Tensor) else torch.as_tensor(observation))
+            if rows.vals is None:
+                obs[COLUMNS] = rows.cols
+        return batch

@@ -25,6 +25,9 @@ from ray.rllib.core.rl_module.torch import TorchRLModule  # noqa: E402
 
 MASKED_LOGIT = -1e9
 """The logit of an illegal action."""
+COLUMNS = "columns"
+"""The observation key under which the learner hands :class:`EngineActorCritic` the padded non-zero columns of its
+observations (:class:`whist_env.rllib.learner.SparseColumns`); where it is missing, the module scans the rows."""
 DEFAULT_HIDDEN = (256, 256)
 
 
@@ -91,11 +94,13 @@ class EngineActorCritic(TorchRLModule, ValueFunctionAPI):
         self.hidden = [int(h) for h in config.get("hidden", DEFAULT_HIDDEN)]
         self.net = build_actor_critic(int(space["observation"].shape[0]), int(self.action_space.n), self.hidden)  # type: ignore[union-attr]
 
-    def _encode(self, observation: torch.Tensor) -> torch.Tensor:
-        """The first layers of both heads, bias added: ``(k, 2 h)``."""
+    def _encode(self, observation: torch.Tensor, columns: torch.Tensor | None = None) -> torch.Tensor:
+        """The first layers of both heads, bias added: ``(k, 2 h)`` (from ``columns``, the rows' padded non-zero
+        columns, where given; else from the rows scanned)."""
         from whist_env.vector.net import SparseRows, first_layers
 
-        return first_layers(SparseRows.of(observation), self.net.first_weight) + self.net.first_bias
+        rows = SparseRows.of(observation) if columns is None else SparseRows(columns, None)
+        return first_layers(rows, self.net.first_weight) + self.net.first_bias
 
     def _logits(self, embeddings: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
         from whist_env.vector.net import ILLEGAL_LOGIT
@@ -105,7 +110,7 @@ class EngineActorCritic(TorchRLModule, ValueFunctionAPI):
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
-        embeddings = self._encode(obs["observation"])
+        embeddings = self._encode(obs["observation"], obs.get(COLUMNS))
         return {
             Columns.ACTION_DIST_INPUTS: self._logits(embeddings, obs["action_mask"]),
             Columns.EMBEDDINGS: embeddings,
@@ -114,7 +119,8 @@ class EngineActorCritic(TorchRLModule, ValueFunctionAPI):
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
         """The value of each observation (from the policy pass's ``embeddings`` when given)."""
         if embeddings is None:
-            embeddings = self._encode(batch[Columns.OBS]["observation"])
+            obs = batch[Columns.OBS]
+            embeddings = self._encode(obs["observation"], obs.get(COLUMNS))
         return self.net.critic_rest(embeddings[:, self.hidden[0] :]).squeeze(-1)
 
     def masked_logits(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
