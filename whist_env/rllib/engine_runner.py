@@ -106,21 +106,31 @@ class EngineEnvRunner(SingleAgentEnvRunner):
     def _act(
         self, obs: dict[str, np.ndarray], explore: bool, random_actions: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The actions of every table, their log-probabilities and the distribution inputs (masked logits)."""
+        """The actions of every table, their log-probabilities and the distribution inputs (masked logits).
+
+        The module's ``_forward_exploration`` / ``_forward_inference`` are called as RLlib's ``forward_exploration``
+        calls them, in eval mode (set once here, instead of RLlib's switching every module to eval and back to train
+        on every call); actions are drawn from the softmax of the logits with ``torch.multinomial``, as torch's
+        ``Categorical`` draws them, without building the distribution object."""
         batch = {Columns.OBS: {k: torch.from_numpy(v) for k, v in obs.items()}}
         module: Any = self.module
+        if module.training:
+            module.eval()
         with torch.no_grad():
             if random_actions:
                 mask = batch[Columns.OBS]["action_mask"]
                 out = {Columns.ACTION_DIST_INPUTS: torch.where(mask > 0, 0.0, -1e9)}
             elif explore:
-                out = module.forward_exploration(batch)
+                out = module._forward_exploration(batch)
             else:
-                out = module.forward_inference(batch)
+                out = module._forward_inference(batch)
             logits = out[Columns.ACTION_DIST_INPUTS].float()
-            dist = torch.distributions.Categorical(logits=logits)
-            acts = dist.sample() if (explore or random_actions) else logits.argmax(dim=1)
-            logp = dist.log_prob(acts)
+            logp_all = torch.log_softmax(logits, dim=1)
+            if explore or random_actions:
+                acts = torch.multinomial(logp_all.exp(), 1, True).squeeze(1)
+            else:
+                acts = logits.argmax(dim=1)
+            logp = logp_all.gather(1, acts[:, None]).squeeze(1)
         return acts.numpy(), logp.numpy(), logits.numpy()
 
     def _episodes(self, block: _Block, steps: int) -> list[SingleAgentEpisode]:
