@@ -553,10 +553,10 @@ def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[
 
 # ----------------------------------------------------------------------------- main
 def main(argv: list[str] | None = None, *, script: str = "rllib_selfplay.py") -> int:
-    """Run the self-play; returns the exit status (0 done, 2 a bad config or command or a checkpoint that could not
-    be written, 130 interrupted). With ``--address`` (a cluster) it ends the process with that status instead of
-    returning (:func:`_leave_cluster`). ``script``: the command the run records (``train.py`` when that handed the
-    config over)."""
+    """Run the self-play; returns the exit status (0 done, 1 the env runners kept failing, 2 a bad config or command
+    or a checkpoint that could not be written, 130 interrupted). With ``--address`` (a cluster) it ends the process
+    with that status instead of returning (:func:`_leave_cluster`). ``script``: the command the run records
+    (``train.py`` when that handed the config over)."""
     args = parse_args(argv)
     try:
         status = _run(args, argv, script)
@@ -565,6 +565,11 @@ def main(argv: list[str] | None = None, *, script: str = "rllib_selfplay.py") ->
             raise
         print(f"error: {err}", file=sys.stderr)
         status = 2
+    except EnvRunnerFailureError as err:
+        if args.debug:
+            raise
+        print(f"error: {err}", file=sys.stderr)
+        status = 1
     except KeyboardInterrupt:
         if args.debug:
             raise
@@ -717,11 +722,20 @@ def _use_token_auth() -> None:
         os.environ["RAY_AUTH_MODE"] = "token"
 
 
+EMPTY_ITERATIONS = 3
+"""The run stops (:class:`EnvRunnerFailureError`) after this many iterations in a row that sampled nothing."""
+
+
+class EnvRunnerFailureError(RuntimeError):
+    """The env runners sampled nothing for :data:`EMPTY_ITERATIONS` iterations in a row: they keep failing."""
+
+
 def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]) -> None:
     from whist_env.rllib.league import MAIN
 
     progress = run_dir / "progress.jsonl"
     mid = main_id(config)
+    empty = 0  # iterations in a row that sampled no env step
     while league["iteration"] < config.iterations:
         start = time.perf_counter()
         result = algo.train()
@@ -729,6 +743,19 @@ def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]
         league["iteration"] += 1
         it = league["iteration"]
         steps = int(_metric(result, "env_runners", "num_env_steps_sampled", default=0) or 0)
+        # RLlib answers a failed env runner by restarting it, and PPO's iteration without samples by returning early:
+        # left alone, a runner that fails at every step would end the run with no training and exit status 0
+        empty = empty + 1 if steps == 0 else 0
+        if empty:
+            print(f"[{config.run_name}] iteration {it} sampled no env steps: the env runners failed (Ray restarts "
+                  "them; their errors are above or in Ray's logs, /tmp/ray/session_latest/logs/)",
+                  file=sys.stderr, flush=True)  # fmt: skip
+        if empty >= EMPTY_ITERATIONS:
+            raise EnvRunnerFailureError(
+                f"{config.run_name}: {empty} iterations in a row (up to {it}) sampled no env steps, so the env "
+                "runners keep failing; nothing was trained since. See their errors above or in Ray's logs "
+                "(/tmp/ray/session_latest/logs/); --resume continues from the newest checkpoint"
+            )
         league["env_steps"] += steps
         row: dict[str, Any] = {
             "iteration": it,

@@ -1,7 +1,8 @@
 """``training/rllib_selfplay.py``'s checkpoints without Ray: written through the one atomic write of
 ``training.checkpoint`` (a hidden temporary directory moved into place), a write on a full disk is one line with
-exit status 2 and leaves the previous checkpoint whole, and a resumed run's ``progress.jsonl`` holds each iteration
-once. (A real run killed during a checkpoint write and resumed: ``test_rllib_selfplay.py``.)"""
+exit status 2 and leaves the previous checkpoint whole, a resumed run's ``progress.jsonl`` holds each iteration
+once, and env runners that keep failing stop the run with exit status 1. (A real run killed during a checkpoint
+write and resumed: ``test_rllib_selfplay.py``.)"""
 
 from __future__ import annotations
 
@@ -105,3 +106,59 @@ def test_resuming_drops_the_progress_rows_after_the_checkpoint(tmp_path: Path) -
     assert progress.read_text() == "".join(rows[:2])
     rllib_selfplay.forget_progress_after(progress, 2)
     assert progress.read_text() == "".join(rows[:2])
+
+
+class StopRunError(Exception):
+    """Ends a stood-in run before its last iteration (which would evaluate and write a checkpoint)."""
+
+
+class FailingRunnersAlgorithm:
+    """An ``Algorithm`` whose env runners sample nothing in the iterations ``empty`` (as RLlib reports an iteration
+    whose runners all failed: PPO returns early, no env steps) and 100 steps in the others; iteration ``stop``
+    raises :class:`StopRunError`."""
+
+    def __init__(self, empty: set[int], stop: int = 0) -> None:
+        self.empty, self.stop, self.calls = empty, stop, 0
+
+    def train(self) -> dict[str, Any]:
+        self.calls += 1
+        if self.calls == self.stop:
+            raise StopRunError
+        steps = 0 if self.calls in self.empty else 100
+        return {"env_runners": {"num_env_steps_sampled": steps}}
+
+
+def test_env_runners_that_keep_failing_stop_the_run_with_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A failed iteration now and then is reported and the run goes on (Ray restarts the runner); three in a row
+    stop it with one line and exit status 1, instead of running to the end with nothing trained and status 0."""
+    cfg = load_rllib_config(REPO / "configs" / "rllib_german_whist.yaml",
+                            {"runs_dir": str(tmp_path), "engine": "aec", "iterations": 8, "snapshot_every": 100,
+                             "eval_every": 100, "checkpoint_every": 100})  # fmt: skip
+    run_dir = tmp_path / "r"
+    run_dir.mkdir()
+    state = {"iteration": 0, "snapshots": 0, "next_slot": 0, "env_steps": 0}
+    flaky = FailingRunnersAlgorithm(empty={2, 4, 5}, stop=7)
+    with pytest.raises(StopRunError):  # never three in a row: the run goes on
+        rllib_selfplay._train(flaky, cfg, run_dir, state)
+    assert state["iteration"] == 6 and state["env_steps"] == 300
+    err = capsys.readouterr().err
+    assert err.count("sampled no env steps") == 3 and "iteration 4 sampled no env steps" in err
+
+    state = {"iteration": 0, "snapshots": 0, "next_slot": 0, "env_steps": 0}
+    broken = FailingRunnersAlgorithm(empty={3, 4, 5, 6, 7}, stop=8)
+    with pytest.raises(rllib_selfplay.EnvRunnerFailureError, match=r"3 iterations in a row \(up to 5\)"):
+        rllib_selfplay._train(broken, cfg, run_dir, state)
+    assert broken.calls == 5
+
+    # the command line: one line on stderr, exit status 1 (the rest of the run, Ray and all, is stood in for)
+    def run(args: Any, argv: list[str] | None, script: str) -> int:
+        rllib_selfplay._train(FailingRunnersAlgorithm(empty=set(range(1, 9))), cfg, run_dir, dict(state, iteration=0))
+        return 0
+
+    monkeypatch.setattr(rllib_selfplay, "_run", run)
+    capsys.readouterr()
+    assert rllib_selfplay.main(["--config", str(REPO / "configs" / "rllib_german_whist.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("error: ") and "the env runners keep failing" in err
