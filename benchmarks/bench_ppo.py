@@ -101,8 +101,8 @@ def run_sb3(
     wall, cpu = time.perf_counter() - w, time.process_time() - c
     assert model.num_timesteps == steps, model.num_timesteps
     breakdown = {k: (clock.wall.get(k, 0.0), clock.cpu.get(k, 0.0)) for k in ("env", "rollout", "update")}
-    forward = tuple(r - e for r, e in zip(breakdown.pop("rollout"), breakdown["env"], strict=True))
-    breakdown["forward"] = forward
+    (rollout_wall, rollout_cpu), (env_wall, env_cpu) = breakdown.pop("rollout"), breakdown["env"]
+    breakdown["forward"] = (rollout_wall - env_wall, rollout_cpu - env_cpu)
     venv.close()
     return {"wall_s": wall, "cpu_s": cpu, "breakdown": breakdown}
 
