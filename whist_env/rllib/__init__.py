@@ -10,7 +10,7 @@ The pieces that a trained policy needs at play time live here (the training scri
   league members played inside it);
 * :mod:`whist_env.rllib.module`: :class:`~whist_env.rllib.module.MaskedActorCritic`, our masked RLModule;
 * :mod:`whist_env.rllib.learner`: :class:`~whist_env.rllib.learner.WhistPPOLearner`, RLlib's PPO learner with a
-  lighter optimizer step (what the training script uses);
+  lighter optimizer step and one scan of each batch's observations (what the training script uses);
 * :mod:`whist_env.rllib.agent`: :class:`~whist_env.rllib.agent.RLlibAgent`, what
   ``make_agent("rllib:<checkpoint dir>", game)`` returns.
 

@@ -1,9 +1,10 @@
-"""RLlib's PPO learner with a lighter optimizer step: :class:`WhistPPOLearner`.
+"""RLlib's PPO learner with a lighter optimizer step and one scan of the batch: :class:`WhistPPOLearner`.
 
 Profiled on German Whist (``docs/results_rllib.md``), RLlib's torch learner spent about a sixth of an iteration on
 two things around the optimizer step, not on the step itself: it checks every gradient for ``nan``/``inf`` twice per
-minibatch, one ``torch.isfinite(grad).all()`` per parameter each time, and runs Adam's per-parameter loop. This
-learner changes only those two:
+minibatch, one ``torch.isfinite(grad).all()`` per parameter each time, and runs Adam's per-parameter loop; and the
+batched engine's module scanned every minibatch's observations for their non-zero columns again. This learner
+changes these three:
 
 * one check of all gradients at once (their total norm, one fused pass); when it is finite every gradient is, and the
   optimizer steps on them as RLlib's would; when it is not, RLlib's own :meth:`apply_gradients` runs, so ``nan``/``inf``
@@ -36,8 +37,8 @@ from whist_env.rllib.module import COLUMNS, EngineActorCritic  # noqa: E402
 
 
 class WhistPPOLearner(PPOTorchLearner):
-    """RLlib's ``PPOTorchLearner`` with one finiteness check per step and fused Adam (see the module docstring);
-    set by ``config.learners(learner_class=WhistPPOLearner)``."""
+    """RLlib's ``PPOTorchLearner`` with one finiteness check per step, fused Adam and one scan of the batch's
+    observations (see the module docstring); set by ``config.learners(learner_class=WhistPPOLearner)``."""
 
     def build(self) -> None:
         """RLlib's build, then :class:`SparseColumns` into the learner connector, just before the advantages."""
