@@ -50,15 +50,17 @@ class LearnerView:
         columns of the non-zero entries of :meth:`forward`'s observations (:class:`SparseRows` on ``device``).
 
         The env's dense rows are scanned once (:meth:`SparseRows.of`) and the renaming is applied to the found
-        columns (:meth:`whist_env.canonical.CanonicalSuits.columns`), not to a dense copy: the same sets of columns
-        as ``SparseRows.of(forward(obs, mask)[0])`` (tested), in another order within a row."""
+        columns (:meth:`whist_env.canonical.CanonicalSuits.columns`), not to a dense copy; each row's renamed
+        columns are then sorted, so that the rows are exactly ``SparseRows.of(forward(obs, mask)[0])`` (tested): the
+        first layers add the same weight rows in the same order, and training gives the same network to the last
+        bit as the scan of the renamed dense rows (unsorted, the sums' rounding differed and so did the runs)."""
         import torch
 
         rows = SparseRows.of(torch.as_tensor(obs))
         if self.canonical is None:
             return rows.to(device), mask, None
         perm = self.canonical.perm(obs)
-        cols = torch.from_numpy(self.canonical.columns(rows.cols.numpy(), perm))
+        cols = torch.from_numpy(np.sort(self.canonical.columns(rows.cols.numpy(), perm), axis=1))
         return SparseRows(cols, rows.vals).to(device), self.canonical.mask(mask, perm), perm
 
     def back(self, actions: np.ndarray, perm: np.ndarray | None) -> np.ndarray:
