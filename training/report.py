@@ -93,6 +93,12 @@ def write_command(run_dir: Path, script: str, argv: Sequence[str] | None) -> str
     return path.read_text().strip()
 
 
+def _has_periodic(run: Path) -> bool:
+    """Whether the run's ``eval.csv`` holds periodic evaluations (those made during training)."""
+    path = run / "eval.csv"
+    return path.exists() and any(row["kind"] == "periodic" for row in read_eval_csv(path))
+
+
 def write_report(
     path: Path,
     config: dict[str, Any],
@@ -119,7 +125,7 @@ def write_report(
         + (f", partner `{config['partner']}`" if config.get("partner") else "")
         + self_play,
         f"- timesteps: {timesteps:,}",
-        f"- wall time: {times} (PPO's includes its periodic evaluations)",
+        f"- wall time: {times}" + (" (PPO's includes its periodic evaluations)" if _has_periodic(path.parent) else ""),
         f"- seed {config['seed']}, {envs}, net {config['net_arch']}"
         + (", warm start (`pretrain`)" if config.get("pretrain") else "")
         + (", canonical suits" if config.get("canonical_suits") else ""),

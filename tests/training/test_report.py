@@ -38,3 +38,24 @@ def test_the_report_names_how_the_envs_ran(tmp_path: Path) -> None:
     assert "masked PPO on the batched engine" in path.read_text()
     write_report(path, _config(trainer="rllib"), [], "cmd", "1 s", 512, envs="2 env runners × 8 envs (batched)")
     assert "seed 3, 2 env runners × 8 envs (batched), net [64]" in path.read_text()
+
+
+def test_the_wall_time_mentions_periodic_evaluations_only_when_there_were_some(tmp_path: Path) -> None:
+    """The PPO phase's time includes the evaluations made during training: the report says so only for a run whose
+    ``eval.csv`` holds some (a run evaluated at its end only has none to include)."""
+    from training.report import write_eval_csv
+
+    path = tmp_path / "report.md"
+
+    def row(kind: str) -> dict[str, object]:
+        return {
+            "timesteps": 512, "wall_s": 1.0, "kind": kind, "opponent": "heuristic", "mean": 0.1, "ci95": 0.1,
+            "diff": 0.2, "diff_ci95": 0.1, "win_rate": 0.5, "illegal_actions": 0, "deals": 10, "unit": "deal",
+        }  # fmt: skip
+
+    for rows, said in (([], False), ([row("final")], False), ([row("periodic"), row("final")], True)):
+        if rows:
+            write_eval_csv(tmp_path / "eval.csv", rows)
+        write_report(path, _config(trainer="ppo", n_envs=8), [], "cmd", "PPO 0.5 min", 512)
+        assert ("(PPO's includes its periodic evaluations)" in path.read_text()) == said, rows
+        assert "- wall time: PPO 0.5 min" in path.read_text()
