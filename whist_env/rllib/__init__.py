@@ -14,8 +14,9 @@ The pieces that a trained policy needs at play time live here (the training scri
 * :mod:`whist_env.rllib.agent`: :class:`~whist_env.rllib.agent.RLlibAgent`, what
   ``make_agent("rllib:<checkpoint dir>", game)`` returns.
 
-Ray is imported only by ``env``, ``module``, ``learner`` and ``agent`` (never by ``import whist_env`` or by this
-package); without it they raise an ImportError naming the extra: ``pip install "whist_env[rllib]"``.
+Ray is imported only by ``env``, ``module``, ``learner``, ``engine_runner``, ``callbacks`` and ``agent`` (never by
+``import whist_env``, by this package, by ``league`` or by ``engine_env``); without it they raise an ImportError
+naming the extra: ``pip install "whist_env[rllib]"``.
 """
 
 from __future__ import annotations
