@@ -65,8 +65,7 @@ def run_rllib(game: str, kind: str, runners: int, iterations: int, plain: bool =
     ray.init(address="local", num_cpus=max(2, runners + 1), include_dashboard=False, logging_level=logging.WARNING,
              runtime_env={"env_vars": env_vars})  # fmt: skip
     try:
-        learner = "rllib" if plain else "whist"
-        algo = build_algorithm(config, runner=kind, learner=learner) if engine == "batched" else build_algorithm(config)
+        algo = build_algorithm(config, runner=kind, learner="rllib" if plain else "whist")  # runner: batched rows only
         spent = _time_phases(algo)
         league: dict[str, Any] = {"iteration": 0, "snapshots": 0, "next_slot": 0}
         if engine == "batched":

@@ -93,8 +93,9 @@ def write_command(run_dir: Path, script: str, argv: Sequence[str] | None) -> str
     return path.read_text().strip()
 
 
-def _has_periodic(run: Path) -> bool:
-    """Whether the run's ``eval.csv`` holds periodic evaluations (those made during training)."""
+def has_periodic_evaluations(run: Path) -> bool:
+    """Whether the run's ``eval.csv`` holds periodic evaluations (those made during training; the report and the
+    model card say that the PPO phase's time includes them)."""
     path = run / "eval.csv"
     return path.exists() and any(row["kind"] == "periodic" for row in read_eval_csv(path))
 
@@ -117,6 +118,7 @@ def write_report(
         self_play = f", self-play (pool {config['self_play_pool']}, weight {config['self_play_weight']})"
     if envs is None:
         envs = f"{config['n_envs']} envs ({config.get('vec_env', 'stepped as one batch')})"
+    periodic = " (PPO's includes its periodic evaluations)" if has_periodic_evaluations(path.parent) else ""
     lines = [
         f"# {config['run_name']}: {TRAINER_NAMES.get(trainer, trainer)} on `{config['game']}`",
         "",
@@ -125,7 +127,7 @@ def write_report(
         + (f", partner `{config['partner']}`" if config.get("partner") else "")
         + self_play,
         f"- timesteps: {timesteps:,}",
-        f"- wall time: {times}" + (" (PPO's includes its periodic evaluations)" if _has_periodic(path.parent) else ""),
+        f"- wall time: {times}{periodic}",
         f"- seed {config['seed']}, {envs}, net {config['net_arch']}"
         + (", warm start (`pretrain`)" if config.get("pretrain") else "")
         + (", canonical suits" if config.get("canonical_suits") else ""),

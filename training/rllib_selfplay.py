@@ -227,12 +227,11 @@ def build_algorithm(config: RLlibConfig, snapshots: int = 0, runner: str = "engi
     ``engine: batched``: one module (main, RLlib's default module id,
     :class:`~whist_env.rllib.module.EngineActorCritic`: ppo_vec's network), the env runners
     (:class:`~whist_env.rllib.engine_runner.EngineEnvRunner`; ``runner="rllib"``: RLlib's own
-    ``SingleAgentEnvRunner`` through Gymnasium's vector entry point, the benchmark's comparison; ``learner``: as
-    :func:`_ppo` takes it) step
+    ``SingleAgentEnvRunner`` through Gymnasium's vector entry point, the benchmark's comparison) step
     :class:`~whist_env.rllib.engine_env.EngineLeagueEnv`, the env being the vector of tables (see
     ``docs/results_rllib.md`` for why this mechanism). ``engine: aec``: one
     :class:`~whist_env.rllib.module.MaskedActorCritic` per league member, the multi-agent
-    :class:`~whist_env.rllib.env.WhistMultiAgentEnv`.
+    :class:`~whist_env.rllib.env.WhistMultiAgentEnv`. ``learner``: as :func:`_ppo` takes it, for either engine.
     """
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -275,7 +274,7 @@ def build_algorithm(config: RLlibConfig, snapshots: int = 0, runner: str = "engi
         model_config=model_config,
     )
     ids = module_ids(config.snapshot_pool)
-    ppo = _ppo(config, ENV_NAME, env_cfg)
+    ppo = _ppo(config, ENV_NAME, env_cfg, learner)
     ppo = ppo.multi_agent(policies=set(ids), policy_mapping_fn=module_for_agent, policies_to_train=[MAIN])
     return ppo.rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(ids, module_spec))).build_algo()
 
