@@ -303,6 +303,49 @@ def test_numba_row_sums_equal_torch_embedding_bag() -> None:
         assert not results[0][1][d].any()
 
 
+def _plain_row_sums(cols: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:
+    """The first layers' sums one weight row at a time, in the row's order (the pad column skipped)."""
+    pad = weight.shape[0] - 1
+    for r in range(cols.shape[0]):
+        out[r] = 0.0
+        for c in cols[r]:
+            if c != pad:
+                out[r] += weight[c]
+
+
+def _plain_row_scatter(cols: np.ndarray, grad_out: np.ndarray, grad_weight: np.ndarray) -> None:
+    """Their gradient one row at a time, in the batch's order (the pad column skipped)."""
+    pad = grad_weight.shape[0] - 1
+    for r in range(cols.shape[0]):
+        for c in cols[r]:
+            if c != pad:
+                grad_weight[c] += grad_out[r]
+
+
+def test_numba_row_kernels_add_in_the_plain_loops_order() -> None:
+    """The first layers' numba kernels (eight weight rows per pass; the gradient grouped by column first) against
+    the plain loops that add one row at a time: equal to the last bit, so that a run trains the same network as
+    before they were made faster; on random batches with the pad column anywhere, repeated columns, empty rows and
+    rows of fewer than eight columns."""
+    sums, scatter = net._kernel("row_sums", net._row_sums), net._kernel("row_scatter", net._row_scatter)
+    rng = np.random.default_rng(12)
+    for trial in range(200):
+        k, d, h, width = (int(x) for x in rng.integers(1, (150, 300, 70, 40)))
+        cols = rng.integers(0, d + 1, (k, width))
+        cols[0] = d
+        weight = rng.standard_normal((d + 1, h)).astype(np.float32)
+        grad_out = rng.standard_normal((k, h)).astype(np.float32)
+        fast, plain = np.empty((k, h), np.float32), np.empty((k, h), np.float32)
+        sums(cols, weight, fast)
+        _plain_row_sums(cols, weight, plain)
+        assert np.array_equal(fast.view(np.int32), plain.view(np.int32)), trial
+        fast_g, plain_g = np.zeros((d + 1, h), np.float32), np.zeros((d + 1, h), np.float32)
+        scatter(cols, grad_out, fast_g)
+        _plain_row_scatter(cols, grad_out, plain_g)
+        assert np.array_equal(fast_g.view(np.int32), plain_g.view(np.int32)), trial
+        assert not fast_g[d].any()
+
+
 @pytest.mark.parametrize("canonical", [True, False])
 @pytest.mark.parametrize("game", ["german_whist_v0", "classic_whist_v0", "humbug_v0", "humbug_whist_v0", "oh_hell_v0"])
 def test_the_learners_sparse_view_is_the_dense_view_scanned(game: str, canonical: bool) -> None:

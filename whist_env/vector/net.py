@@ -91,35 +91,78 @@ class SparseRows:
 
 
 def _row_sums(cols: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:
-    """``out[r] = sum of weight[c] over the columns c of row r`` (the pad column, ``len(weight) - 1``, skipped)."""
+    """``out[r] = sum of weight[c] over the columns c of row r`` (the pad column, ``len(weight) - 1``, skipped).
+
+    The weight rows are added in the row's order, eight per pass over ``out[r]`` (``((o + w0) + w1) + ...``: the same
+    additions in the same order as one row at a time, so the same sums to the last bit, tested against that loop),
+    which loads and stores ``out[r]`` once per eight rows instead of once per row: 2.6 times faster on German
+    Whist's minibatches (``docs/results_rllib.md``)."""
     k, width = cols.shape
     h = weight.shape[1]
     pad = weight.shape[0] - 1
+    found = np.empty(width, np.int64)
     for r in range(k):
+        n = 0
+        for i in range(width):
+            c = cols[r, i]
+            if c != pad:
+                found[n] = c
+                n += 1
         o = out[r]
         for j in range(h):
             o[j] = 0.0
-        for i in range(width):
-            c = cols[r, i]
-            if c != pad:
-                w = weight[c]
-                for j in range(h):  # a contiguous row: the compiler vectorises it
-                    o[j] += w[j]
+        i = 0
+        while i + 8 <= n:
+            w0, w1, w2, w3 = weight[found[i]], weight[found[i + 1]], weight[found[i + 2]], weight[found[i + 3]]
+            w4, w5, w6, w7 = weight[found[i + 4]], weight[found[i + 5]], weight[found[i + 6]], weight[found[i + 7]]
+            for j in range(h):  # contiguous rows: the compiler vectorises it
+                o[j] = o[j] + w0[j] + w1[j] + w2[j] + w3[j] + w4[j] + w5[j] + w6[j] + w7[j]
+            i += 8
+        while i < n:
+            w = weight[found[i]]
+            for j in range(h):
+                o[j] += w[j]
+            i += 1
 
 
 def _row_scatter(cols: np.ndarray, grad_out: np.ndarray, grad_weight: np.ndarray) -> None:
-    """``grad_weight[c] += grad_out[r]`` for every column c of every row r (the pad column skipped)."""
+    """``grad_weight[c] += grad_out[r]`` for every column c of every row r, rows in order (the pad column skipped).
+
+    The batch is first grouped by column (a counting sort that keeps the rows' order), then each column's rows are
+    added into its gradient row eight per pass, in the same order as row by row: the same sums to the last bit
+    (tested against that loop), 2.1 times faster on German Whist's minibatches."""
     k, width = cols.shape
     h = grad_out.shape[1]
     pad = grad_weight.shape[0] - 1
+    start = np.zeros(pad + 2, np.int64)  # column c's rows: at[start[c]:start[c + 1]]
     for r in range(k):
-        g = grad_out[r]
         for i in range(width):
             c = cols[r, i]
             if c != pad:
-                gw = grad_weight[c]
-                for j in range(h):
-                    gw[j] += g[j]
+                start[c + 2] += 1
+    for c in range(2, pad + 2):
+        start[c] += start[c - 1]
+    at = np.empty(start[pad + 1], np.int64)
+    for r in range(k):
+        for i in range(width):
+            c = cols[r, i]
+            if c != pad:
+                at[start[c + 1]] = r
+                start[c + 1] += 1
+    for c in range(pad):
+        gw = grad_weight[c]
+        i, stop = start[c], start[c + 1]
+        while i + 8 <= stop:
+            g0, g1, g2, g3 = grad_out[at[i]], grad_out[at[i + 1]], grad_out[at[i + 2]], grad_out[at[i + 3]]
+            g4, g5, g6, g7 = grad_out[at[i + 4]], grad_out[at[i + 5]], grad_out[at[i + 6]], grad_out[at[i + 7]]
+            for j in range(h):
+                gw[j] = gw[j] + g0[j] + g1[j] + g2[j] + g3[j] + g4[j] + g5[j] + g6[j] + g7[j]
+            i += 8
+        while i < stop:
+            g = grad_out[at[i]]
+            for j in range(h):
+                gw[j] += g[j]
+            i += 1
 
 
 def _scan_columns(obs: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> bool:
