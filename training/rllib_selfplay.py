@@ -393,12 +393,15 @@ def warm_start_main(algo: Any, config: RLlibConfig, run_dir: Path) -> None:
     the learner and every env runner."""
     import types
 
+    import torch
+
     from training.ppo_rollout import LearnerView
     from training.vec_pretrain import warm_start
     from whist_env.vector.net import build_actor_critic
 
     probe = algo.get_module(main_id(config))
     size = int(probe.observation_space["observation"].shape[0])
+    torch.manual_seed(config.seed)  # the clone's first weights, whatever RLlib drew before (as ppo_vec seeds them)
     model = build_actor_critic(size, int(probe.action_space.n), list(config.net_arch))
     view = LearnerView(config.game, dict(config.game_options), config.canonical_suits)
     recipe = types.SimpleNamespace(game=config.game, game_options=dict(config.game_options), seed=config.seed,

@@ -151,16 +151,19 @@ def test_batched_engine_warm_start_league_checkpoint_agent_and_resume(tmp_path: 
     assert json.loads((checkpoint / "league.json").read_text())["snapshots"] == 2
     newest = load_policy(checkpoint / "league_policies" / "snapshot_1.npz", "german_whist_v0")
     final = load_policy(run_dir / "eval_policy.npz", "german_whist_v0")  # main after iteration 2
-    assert all(np.array_equal(a, b) for a, b in zip(newest.arrays().values(), final.arrays().values(), strict=True))
+    assert _same_arrays(newest, final)
     # the checkpoint is an agent that plays as the exported copy of main (suits renamed as it learnt)
     report = evaluate("german_whist_v0", [f"rllib:{run_dir}", f"pretrained(path={run_dir / 'eval_policy.npz'})"],
                       num_deals=20, seed=3)  # fmt: skip
     assert report.illegal_actions == 0 and report.pairs[0].diff.mean == 0.0
     warm = evaluate("german_whist_v0", [f"pretrained(path={run_dir / 'warm_start.npz'})", "random"], num_deals=4)
     assert warm.illegal_actions == 0
+    # the warm start depends on the run's seed alone (its first weights once came from what RLlib left of torch's
+    # generator, so two runs of one command cloned two networks): the same clone made here, outside RLlib
+    assert _same_arrays(load_policy(run_dir / "warm_start.npz", "german_whist_v0"), _warm_start_alone(run_dir))
     # the artefacts every trainer writes: the model (policy.npz: main at the end), eval.csv, the curve, the report
     shipped = load_policy(run_dir / "policy.npz", "german_whist_v0")
-    assert all(np.array_equal(a, b) for a, b in zip(shipped.arrays().values(), final.arrays().values(), strict=True))
+    assert _same_arrays(shipped, final)
     history = read_eval_csv(run_dir / "eval.csv")
     assert [(r["timesteps"], r["opponent"], r["kind"]) for r in history] == [
         (r["env_steps"], opponent, "final" if r["iteration"] == 2 else "periodic")
@@ -182,6 +185,36 @@ def test_batched_engine_warm_start_league_checkpoint_agent_and_resume(tmp_path: 
     kinds = [r["kind"] for r in read_eval_csv(run_dir / "eval.csv")]  # the history kept, iteration 3 the final one
     assert kinds == ["periodic"] * 4 + ["final"] * 2
     assert json.loads((run_dir / "phases.json").read_text())["PPO"] > phases["PPO"]
+
+
+def _same_arrays(a: Any, b: Any) -> bool:
+    """Whether two numpy policies hold the same arrays, to the last bit."""
+    return all(np.array_equal(x, y) for x, y in zip(a.arrays().values(), b.arrays().values(), strict=True))
+
+
+def _warm_start_alone(run_dir: Path) -> Any:
+    """The warm start of ``run_dir``'s config cloned in this process, without Ray (as ``warm_start_main`` makes it)."""
+    import types
+
+    import torch
+
+    from training.ppo_rollout import LearnerView
+    from training.rllib_config import load_rllib_config
+    from training.vec_pretrain import warm_start
+    from whist_env.vector import make_learner_env
+    from whist_env.vector.net import build_actor_critic, numpy_actor
+
+    config = load_rllib_config(run_dir / "config.yaml", {})
+    env = make_learner_env(config.game, 1, **config.game_options)
+    torch.set_num_threads(config.torch_threads)
+    torch.manual_seed(config.seed)
+    model = build_actor_critic(env.venv.observation_size, env.venv.num_actions, list(config.net_arch))
+    recipe = types.SimpleNamespace(game=config.game, game_options=dict(config.game_options), seed=config.seed,
+                                   run_name=config.run_name, pretrain=config.pretrain, reward_scale=1.0)  # fmt: skip
+    view = LearnerView(config.game, dict(config.game_options), config.canonical_suits)
+    (run_dir.parent / "alone").mkdir()
+    warm_start(model, recipe, view, run_dir.parent / "alone")
+    return numpy_actor(model)
 
 
 def test_four_player_partnership_game_two_iterations_two_runners(tmp_path: Path) -> None:
