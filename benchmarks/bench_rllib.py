@@ -31,6 +31,7 @@ numpy copy of main is refreshed in every runner, as the training script does; th
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import os
@@ -93,6 +94,7 @@ def run_rllib(game: str, kind: str, runners: int, iterations: int, plain: bool =
         algo.stop()
     finally:
         ray.shutdown()
+        gc.unfreeze()  # build_algorithm froze the heap: let the next row's collector reach this row's algorithm
     kept = rows[1:] or rows
     per_runner = [r["steps"] / max(runners, 1) / r["sampling_s"] for r in kept if r["sampling_s"] > 0]
     return {

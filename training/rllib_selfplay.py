@@ -236,7 +236,9 @@ def build_algorithm(config: RLlibConfig, snapshots: int = 0, runner: str = "engi
 
     What the driver holds once the algorithm is built (Ray, torch, RLlib, the learner: hundreds of thousands of
     objects, kept to the end of the run) is then frozen out of Python's cyclic garbage collector (``gc.freeze``):
-    its full collections took about 0.2 s each and fell in every few iterations.
+    its full collections took about 0.2 s each and fell in every few iterations. The price: a cycle among objects
+    alive at that moment is never collected until ``gc.unfreeze()``: the training script builds one algorithm per
+    process; the benchmark, one per row, unfreezes after each row so that the next one's freeze does not keep it.
     """
     algo = _build_algorithm(config, snapshots, runner, learner)
     gc.collect()
