@@ -144,6 +144,26 @@ def test_bids_and_cards_follow_the_best_mean_playout_score() -> None:
         assert values[legal.index(action)] == values.max()
 
 
+def test_act_with_totals_is_act_and_the_values_it_chose_from() -> None:
+    """``act_with_totals`` (whist-serve's study panel) plays what ``act`` plays and shows each legal action's mean
+    playout score, those of ``action_values`` with the same generator, in bidding and card play; None where the
+    fallback plays (max_tricks) or one action is legal."""
+    game = OhHell(episode="deal")
+    agent = OhHellSearch(SPEC, samples=4, bid_samples=4, max_tricks=8, episode="deal")
+    phases = set()
+    for state in positions({"episode": "deal"}, 40, seed=12):
+        view = game.view(state, state.to_act)
+        action, totals = agent.act_with_totals(view, np.random.default_rng(2))
+        assert action == agent.act(view, np.random.default_rng(2))
+        if totals is None:
+            continue
+        phases.add(view.phase)
+        count = agent.bid_samples if view.phase == "bidding" else agent.samples
+        values = agent.action_values(view, np.random.default_rng(2), count)
+        assert totals == dict(zip(game.legal_actions(state), values.tolist(), strict=True)) and action in totals
+    assert phases == {"bidding", "play"}
+
+
 def test_pimc_names_the_search_in_oh_hell_with_its_settings_and_fallback() -> None:
     agent = make_agent("pimc:samples=3,bid_samples=5,max_tricks=2", "oh_hell_v0")
     assert isinstance(agent, OhHellSearch) and (agent.samples, agent.bid_samples, agent.max_tricks) == (3, 5, 2)

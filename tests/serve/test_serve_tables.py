@@ -264,6 +264,36 @@ def test_the_study_panel_changes_no_agents_choice(kind: str) -> None:
     assert shown > 0 if kind.startswith("pimc") else shown == 0
 
 
+def test_the_study_panel_shows_oh_hells_search_values_with_the_tables_names() -> None:
+    """Oh Hell's search (``pimc`` there) shows the mean playout score of each bid and card it chose from, at no
+    draw of its own; the table's record names each row (a bid as the table writes it, not its action number)."""
+    from whist_env.agents import make_agent
+    from whist_env.serve.tables import explain_and_act
+
+    options = {"max_cards": 2}
+    agent = make_agent("pimc(samples=3, bid_samples=3)", "oh_hell_v0", **options)
+    table = Table("t", "oh_hell_v0", options, ["human"] * 4, seed=2)
+    bids = 0
+    for step in range(40):
+        if table.over:
+            break
+        seat = table.env.game_state.to_act
+        view = table.game.view(table.env.game_state, seat)
+        action, details = explain_and_act(agent, view, np.random.default_rng(step))
+        assert action == details["action"] == agent.act(view, np.random.default_rng(step))
+        if "values" in details:
+            assert [a for a, _ in details["values"]] == view.legal_actions()
+            bids += view.phase == "bidding"
+        table.act(seat, action)
+    assert bids > 0
+    study = Table("s", "oh_hell_v0", options, ["pimc(samples=3, bid_samples=3)"] * 4, study=True, seed=3)
+    study.play_agents()
+    named = [c for deal in study.deals for c in deal.choices if "values" in c]
+    assert named and all(len(c["labels"]) == len(c["values"]) for c in named)
+    bid_rows = [(a, text) for c in named for (a, _), text in zip(c["values"], c["labels"], strict=True) if a >= 52]
+    assert bid_rows and all(text == study._label(a) for a, text in bid_rows)
+
+
 @pytest.mark.parametrize("game_id", game_ids())
 def test_message_text_is_the_encoded_message(game_id: str) -> None:
     """What the server sends (``message_text``: the finished deals encoded once, when each ends) is byte for byte

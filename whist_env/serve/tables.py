@@ -148,24 +148,32 @@ def agent_catalogue() -> list[dict[str, Any]]:
     ]
 
 
+SEARCH_NOTES = {
+    "PIMCAgent": "summed double-dummy value of each card over the sampled deals (higher is better)",
+    "OhHellSearch": "mean deal score of each bid or card over the played-out sample deals (higher is better)",
+}
+"""The search agents whose study panel shows the values they chose from (``act_with_totals``), and what those are."""
+
+
 def explain_and_act(agent: Agent, view: PlayerView, rng: np.random.Generator) -> tuple[int, dict[str, Any]]:
     """The agent's action for ``view`` and what it shows of its reasoning (for the study panel).
 
-    PIMC shows the summed double-dummy value of each legal card over the deals it sampled for this decision (where
-    it searches; elsewhere it follows its fallback); a learned policy shows its probability for each legal action;
-    other agents show their choice only. The action is the one the agent plays without the panel: the panel draws
-    nothing from ``rng`` (PIMC's values are those of the agent's own search, made once).
+    PIMC shows the summed double-dummy value of each legal card over the deals it sampled for this decision, Oh
+    Hell's search the mean deal score of each legal bid or card over its played-out deals (where they search;
+    elsewhere they follow their fallback); a learned policy shows its probability for each legal action; other
+    agents show their choice only. The action is the one the agent plays without the panel: the panel draws nothing
+    from ``rng`` (a search's values are those of the agent's own search, made once).
     """
     kind = type(agent).__name__
     details: dict[str, Any] = {"agent": getattr(agent, "name", kind)}
-    if kind == "PIMCAgent":
+    if kind in SEARCH_NOTES:
         agent_any: Any = agent
         action, totals = agent_any.act_with_totals(view, rng)
         if totals is not None:
             details["values"] = [[int(c), round(float(v), 3)] for c, v in sorted(totals.items())]
-            details["note"] = "summed double-dummy value of each card over the sampled deals (higher is better)"
+            details["note"] = SEARCH_NOTES[kind]
         else:
-            details["note"] = "outside the search (one legal action, not card play, or too many tricks left)"
+            details["note"] = "outside the search (one legal action, or a decision it leaves to its fallback)"
         details["action"] = int(action)
         return int(action), details
     if kind == "ModelAgent":
@@ -432,6 +440,9 @@ class Table:
         else:
             record.calls.append([seat, action, label])
         if explanation is not None:
+            rows = explanation.get("values") or explanation.get("probabilities")
+            if rows:  # each row's action as the table names it (bids, KEEP/EXCHANGE: the panel has no name for them)
+                explanation = {**explanation, "labels": [self._label(int(a)) for a, _ in rows]}
             record.choices.append({"seat": seat, "label": label, **explanation})
             self.seats[seat].explanation = {**explanation, "label": label}
         self.env.step(action)

@@ -183,26 +183,34 @@ class OhHellSearch:
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:
         """A legal action: the searched bid or card, or the fallback's choice outside the search."""
+        return self.act_with_totals(view, rng)[0]
+
+    def act_with_totals(self, view: PlayerView, rng: np.random.Generator) -> tuple[int, dict[int, float] | None]:
+        """:meth:`act`'s action and the mean deal score of each legal action it chose from (:meth:`action_values`;
+        None where it did not search), with the same draws from ``rng``: what whist-serve's study panel shows is
+        what the agent decided on, at no second search."""
         legal = view.legal
         if legal.bit_count() == 1:
-            return legal.bit_length() - 1
+            return legal.bit_length() - 1, None
         if view.phase == "bidding":
             count = self.bid_samples
         elif view.phase == "play":
             left = view.extra.hand_size - sum(view.tricks_won)
             if self.max_tricks is not None and left > self.max_tricks:
-                return self.fallback.act(view, rng)
+                return self.fallback.act(view, rng), None
             count = self.samples
         else:
-            return self.fallback.act(view, rng)
+            return self.fallback.act(view, rng), None
         values = self.action_values(view, rng, count)
+        actions = bits_of(legal)
+        totals = {int(a): float(v) for a, v in zip(actions, values, strict=True)}
         best = values.max()
-        best_actions = [a for a, v in zip(bits_of(legal), values, strict=True) if v >= best - 1e-9]
+        best_actions = [a for a, v in zip(actions, values, strict=True) if v >= best - 1e-9]
         if len(best_actions) > 1:
             choice = self.fallback.act(view, rng)
             if choice in best_actions:
-                return choice
-        return best_actions[0]
+                return choice, totals
+        return best_actions[0], totals
 
     def action_values(self, view: PlayerView, rng: np.random.Generator, count: int) -> np.ndarray:
         """The mean deal score of each legal action (ascending) over ``count`` deals drawn for ``view``."""

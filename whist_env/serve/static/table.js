@@ -129,7 +129,10 @@ function choiceBox(choice) {
   const rows = choice.values || choice.probabilities;
   if (rows) {
     const t = el("table", "values");
-    for (const [a, v] of rows) { const tr = el("tr"); tr.appendChild(el("td", a === choice.action ? "winner" : "", a < 52 ? cardName(a) : String(a))); tr.appendChild(el("td", "", String(v))); t.appendChild(tr); }
+    rows.forEach(([a, v], i) => {
+      const name = a < 52 ? cardName(a) : (choice.labels ? choice.labels[i] : String(a));
+      const tr = el("tr"); tr.appendChild(el("td", a === choice.action ? "winner" : "", name)); tr.appendChild(el("td", "", String(v))); t.appendChild(tr);
+    });
     box.appendChild(t);
   }
   if (choice.note) box.appendChild(el("div", "hint", choice.note));
