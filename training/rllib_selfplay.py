@@ -389,10 +389,10 @@ def refresh_main(algo: Any, config: RLlibConfig) -> Any:
     return policy
 
 
-def warm_start_main(algo: Any, config: RLlibConfig, run_dir: Path) -> None:
-    """``pretrain:``: clone the heuristic on the engine (ppo_vec's warm start, :func:`training.vec_pretrain.warm_start`:
-    teacher data, behaviour cloning of the policy and value networks, DAgger) and make the result main's weights, on
-    the learner and every env runner."""
+def clone_warm_start(config: RLlibConfig, size: int, num_actions: int, out_dir: Path) -> Any:
+    """The warm start of ``config`` (ppo_vec's, :func:`training.vec_pretrain.warm_start`: teacher data, behaviour
+    cloning of the policy and value networks, DAgger) as a fresh ``build_actor_critic`` network; its first weights
+    from the run's seed alone (as ppo_vec seeds them), whatever was drawn from torch's generator before."""
     import types
 
     import torch
@@ -401,14 +401,21 @@ def warm_start_main(algo: Any, config: RLlibConfig, run_dir: Path) -> None:
     from training.vec_pretrain import warm_start
     from whist_env.vector.net import build_actor_critic
 
-    probe = algo.get_module(main_id(config))
-    size = int(probe.observation_space["observation"].shape[0])
-    torch.manual_seed(config.seed)  # the clone's first weights, whatever RLlib drew before (as ppo_vec seeds them)
-    model = build_actor_critic(size, int(probe.action_space.n), list(config.net_arch))
+    torch.manual_seed(config.seed)
+    model = build_actor_critic(size, num_actions, list(config.net_arch))
     view = LearnerView(config.game, dict(config.game_options), config.canonical_suits)
     recipe = types.SimpleNamespace(game=config.game, game_options=dict(config.game_options), seed=config.seed,
                                    run_name=config.run_name, pretrain=config.pretrain, reward_scale=1.0)  # fmt: skip
-    warm_start(model, recipe, view, run_dir)
+    warm_start(model, recipe, view, out_dir)
+    return model
+
+
+def warm_start_main(algo: Any, config: RLlibConfig, run_dir: Path) -> None:
+    """``pretrain:``: clone the heuristic on the engine (:func:`clone_warm_start`) and make the result main's weights,
+    on the learner and every env runner."""
+    probe = algo.get_module(main_id(config))
+    size = int(probe.observation_space["observation"].shape[0])
+    model = clone_warm_start(config, size, int(probe.action_space.n), run_dir)
     module = main_module(algo, config)
     module.net.load_state_dict(model.state_dict())  # the same network (EngineActorCritic wraps build_actor_critic)
     state = module.get_state()

@@ -193,27 +193,20 @@ def _same_arrays(a: Any, b: Any) -> bool:
 
 
 def _warm_start_alone(run_dir: Path) -> Any:
-    """The warm start of ``run_dir``'s config cloned in this process, without Ray (as ``warm_start_main`` makes it)."""
-    import types
-
+    """The warm start of ``run_dir``'s config cloned in this process, without Ray (``warm_start_main`` clones it in
+    the driver, after RLlib has drawn from torch's generator)."""
     import torch
 
-    from training.ppo_rollout import LearnerView
     from training.rllib_config import load_rllib_config
-    from training.vec_pretrain import warm_start
+    from training.rllib_selfplay import clone_warm_start
     from whist_env.vector import make_learner_env
-    from whist_env.vector.net import build_actor_critic, numpy_actor
+    from whist_env.vector.net import numpy_actor
 
     config = load_rllib_config(run_dir / "config.yaml", {})
     env = make_learner_env(config.game, 1, **config.game_options)
     torch.set_num_threads(config.torch_threads)
-    torch.manual_seed(config.seed)
-    model = build_actor_critic(env.venv.observation_size, env.venv.num_actions, list(config.net_arch))
-    recipe = types.SimpleNamespace(game=config.game, game_options=dict(config.game_options), seed=config.seed,
-                                   run_name=config.run_name, pretrain=config.pretrain, reward_scale=1.0)  # fmt: skip
-    view = LearnerView(config.game, dict(config.game_options), config.canonical_suits)
     (run_dir.parent / "alone").mkdir()
-    warm_start(model, recipe, view, run_dir.parent / "alone")
+    model = clone_warm_start(config, env.venv.observation_size, env.venv.num_actions, run_dir.parent / "alone")
     return numpy_actor(model)
 
 
