@@ -392,7 +392,11 @@ def refresh_main(algo: Any, config: RLlibConfig) -> Any:
 def clone_warm_start(config: RLlibConfig, size: int, num_actions: int, out_dir: Path) -> Any:
     """The warm start of ``config`` (ppo_vec's, :func:`training.vec_pretrain.warm_start`: teacher data, behaviour
     cloning of the policy and value networks, DAgger) as a fresh ``build_actor_critic`` network; its first weights
-    from the run's seed alone (as ppo_vec seeds them), whatever was drawn from torch's generator before."""
+    from the run's seed alone (as ppo_vec seeds them), whatever was drawn from torch's generator before.
+
+    It runs on one torch thread (as ppo_vec's warm start does), whatever ``torch_threads`` says: on two, in the driver
+    of a running Ray, the first fit's first batch now and then came out different in the last bits (seen in about 2 of
+    5 runs on a loaded machine, never on one thread), and with it the whole warm start."""
     import types
 
     import torch
@@ -401,12 +405,19 @@ def clone_warm_start(config: RLlibConfig, size: int, num_actions: int, out_dir: 
     from training.vec_pretrain import warm_start
     from whist_env.vector.net import build_actor_critic
 
-    torch.manual_seed(config.seed)
-    model = build_actor_critic(size, num_actions, list(config.net_arch))
-    view = LearnerView(config.game, dict(config.game_options), config.canonical_suits)
-    recipe = types.SimpleNamespace(game=config.game, game_options=dict(config.game_options), seed=config.seed,
-                                   run_name=config.run_name, pretrain=config.pretrain, reward_scale=1.0)  # fmt: skip
-    warm_start(model, recipe, view, out_dir)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        torch.manual_seed(config.seed)
+        model = build_actor_critic(size, num_actions, list(config.net_arch))
+        view = LearnerView(config.game, dict(config.game_options), config.canonical_suits)
+        recipe = types.SimpleNamespace(
+            game=config.game, game_options=dict(config.game_options), seed=config.seed, run_name=config.run_name,
+            pretrain=config.pretrain, reward_scale=1.0,
+        )  # fmt: skip
+        warm_start(model, recipe, view, out_dir)
+    finally:
+        torch.set_num_threads(threads)
     return model
 
 
