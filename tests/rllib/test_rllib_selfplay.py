@@ -194,9 +194,7 @@ def _same_arrays(a: Any, b: Any) -> bool:
 
 def _warm_start_alone(run_dir: Path) -> Any:
     """The warm start of ``run_dir``'s config cloned in this process, without Ray (``warm_start_main`` clones it in
-    the driver, after RLlib has drawn from torch's generator)."""
-    import torch
-
+    the driver, after RLlib has drawn from torch's generator; both on one thread, which it sets itself)."""
     from training.rllib_config import load_rllib_config
     from training.rllib_selfplay import clone_warm_start
     from whist_env.vector import make_learner_env
@@ -204,7 +202,6 @@ def _warm_start_alone(run_dir: Path) -> Any:
 
     config = load_rllib_config(run_dir / "config.yaml", {})
     env = make_learner_env(config.game, 1, **config.game_options)
-    torch.set_num_threads(config.torch_threads)
     (run_dir.parent / "alone").mkdir()
     model = clone_warm_start(config, env.venv.observation_size, env.venv.num_actions, run_dir.parent / "alone")
     return numpy_actor(model)
