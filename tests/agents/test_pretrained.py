@@ -443,3 +443,15 @@ def test_every_shipped_network_has_a_model_card() -> None:
         for field in fields:
             assert field in card, (game_id, field)
         assert (Path(str(weights)).parent / "__init__.py").is_file()  # the package the wheel carries them in
+
+
+def test_the_arrays_of_a_policy_are_copies() -> None:
+    """Changing what ``arrays()`` gives changes no network: the shipped ones are loaded once and shared (a test that
+    changed the output bias it got once changed the shipped network for every later test in its process)."""
+    policy = PretrainedAgent("german_whist_v0").policy
+    obs = np.zeros(policy.obs_size, np.float32)
+    before = policy.logits(obs).copy()
+    for array in policy.arrays().values():
+        if array.ndim:
+            array[...] = 7
+    np.testing.assert_array_equal(policy.logits(obs), before)

@@ -160,13 +160,14 @@ class NumpyPolicy:
         return x @ w + b
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The arrays of the ``.npz`` file (see the module docstring)."""
+        """The arrays of the ``.npz`` file (see the module docstring): copies, so that changing them changes no
+        network (the shipped ones are loaded once and shared)."""
         out: dict[str, np.ndarray] = {"policy_format": np.array(POLICY_FORMAT, np.int64)}
         for i, (w, b) in enumerate(self._layers):
-            out[f"hidden_{i}_weight"] = np.ascontiguousarray(w.T)
-            out[f"hidden_{i}_bias"] = b
-        out["action_weight"] = np.ascontiguousarray(self._out[0].T)
-        out["action_bias"] = self._out[1]
+            out[f"hidden_{i}_weight"] = np.array(w.T, order="C")
+            out[f"hidden_{i}_bias"] = b.copy()
+        out["action_weight"] = np.array(self._out[0].T, order="C")
+        out["action_bias"] = self._out[1].copy()
         out["activations"] = np.array(self.activations, dtype=np.str_)
         return out
 
