@@ -22,7 +22,14 @@ from whist_env.errors import OptionError
 from whist_env.evaluation import ArenaConfig, evaluate, play_deals
 from whist_env.registry import game_ids, get_spec
 from whist_env.vector import make
-from whist_env.vector.arena import BatchedPolicy, BatchedRandom, batched_agent, evaluate_batched, play_batched
+from whist_env.vector.arena import (
+    BatchedPolicy,
+    BatchedRandom,
+    batched_agent,
+    evaluate_batched,
+    play_batched,
+    sparse_affine,
+)
 from whist_env.vector.core import RawVectorEnv
 from whist_env.vector.heuristics import ported_games
 from whist_env.vector.learner import random_actions
@@ -281,3 +288,21 @@ def test_whist_eval_batched_names_the_agent_without_a_batched_form(capsys: Any) 
     assert "agent 'pimc' has no batched form" in err and len(err.strip().splitlines()) == 1
     assert eval_main(["humbug_v0", "--deals", "2", "--quiet", "--batched", "--records", "x"]) == 2
     assert "--records" in capsys.readouterr().err
+
+
+def test_the_sparse_first_layer_is_the_dense_product() -> None:
+    """The plain twin of the batched network's first layer (:func:`sparse_affine`): on random observations about 7%
+    non-zero (binary, and with some scalar entries), and on an all-zero row, it gives ``x @ w + b`` to float32
+    rounding; a single observation takes the dense product itself."""
+    rng = np.random.default_rng(5)
+    for rows, d, h in ((1, 10, 3), (37, 1229, 256), (300, 600, 64)):
+        x = (rng.random((rows, d)) < 0.07).astype(np.float32)
+        x[:, :3] *= rng.random((rows, 3)).astype(np.float32)
+        x[0] = 0
+        w = rng.standard_normal((d, h)).astype(np.float32)
+        b = rng.standard_normal(h).astype(np.float32)
+        got = sparse_affine(x, w, b)
+        assert got.dtype == np.float32 and got.shape == (rows, h)
+        np.testing.assert_allclose(got, x.astype(np.float64) @ w + b, rtol=1e-5, atol=1e-4)
+    single = rng.random(10).astype(np.float32)
+    np.testing.assert_array_equal(sparse_affine(single, w[:10], b), single @ w[:10] + b)

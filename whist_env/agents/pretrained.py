@@ -151,11 +151,14 @@ class NumpyPolicy:
         """The width of each hidden layer (the training config's ``net_arch``)."""
         return [int(w.shape[1]) for w, _ in self._layers]
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """The action logits (float32) of an observation ``(obs_size,)`` or a batch ``(n, obs_size)``."""
+    def logits(self, obs: np.ndarray, affine: Callable[..., np.ndarray] | None = None) -> np.ndarray:
+        """The action logits (float32) of an observation ``(obs_size,)`` or a batch ``(n, obs_size)``.
+
+        ``affine(x, w, b)``, when given, computes the first layer's ``x @ w + b`` instead (the batched arena's
+        sparse kernel, :func:`whist_env.vector.arena.sparse_affine`: an observation is mostly zeros)."""
         x = np.asarray(obs, np.float32)
-        for (w, b), fn in zip(self._layers, self._fns, strict=True):
-            x = fn(x @ w + b)
+        for i, ((w, b), fn) in enumerate(zip(self._layers, self._fns, strict=True)):
+            x = fn(affine(x, w, b) if i == 0 and affine is not None else x @ w + b)
         w, b = self._out
         return x @ w + b
 

@@ -53,7 +53,7 @@ from whist_env.registry import GameRef, ensure_spec, get_spec, spec_of
 from whist_env.rules.core import TrickGame
 from whist_env.spec import GameSpec
 from whist_env.view import PlayerView
-from whist_env.workers import sigint_ignored
+from whist_env.workers import one_blas_thread, sigint_ignored
 
 LINEUPS = ("alternate", "one_vs_rest")
 
@@ -383,7 +383,8 @@ def play_deals(
         with ProcessPoolExecutor(
             max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker, initargs=(config.spec,)
         ) as pool:
-            with sigint_ignored():  # the workers start now and inherit it: Ctrl-C stays the parent's
+            # the workers start now and inherit both: Ctrl-C stays the parent's, and numpy has one thread each
+            with sigint_ignored(), one_blas_thread():
                 futures = [pool.submit(_run_chunk, config, c) for c in chunks]
             try:
                 for f in futures:

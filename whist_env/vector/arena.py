@@ -51,7 +51,7 @@ from whist_env.errors import OptionError
 from whist_env.evaluation.arena import Arena, ArenaConfig, DealResult, Progress, TableResult, summarise
 from whist_env.evaluation.report import ArenaReport
 from whist_env.registry import GameRef, spec_of
-from whist_env.vector.core import RawVectorEnv
+from whist_env.vector.core import RawVectorEnv, jit
 from whist_env.vector.engines import make
 from whist_env.vector.learner import random_actions
 
@@ -63,6 +63,7 @@ __all__ = [
     "batched_agent",
     "evaluate_batched",
     "play_batched",
+    "sparse_affine",
 ]
 
 BATCHED_NAMES = ("random", "heuristic", "pretrained")
@@ -131,7 +132,7 @@ class BatchedPolicy:
         legal = np.asarray(mask, bool)
         policy = self.agent.policy
         # as choose(): float64 logits, illegal ones -inf, the argmax's ties to the lowest action
-        masked = np.where(legal, policy.logits(obs).astype(np.float64), -np.inf)
+        masked = np.where(legal, policy.logits(obs, sparse_affine).astype(np.float64), -np.inf)
         if self.agent.deterministic:
             actions = masked.argmax(axis=1)
             # A matrix product over a batch rounds differently from one row's (measured: up to 2.5e-5 on the shipped
@@ -147,6 +148,31 @@ class BatchedPolicy:
             actions = np.minimum((cum <= u[:, None]).sum(axis=1), legal.shape[1] - 1)
             actions = np.where(legal[np.arange(len(p)), actions], actions, masked.argmax(axis=1))
         return actions if perm is None else canonical.action_back(actions, perm)
+
+
+@jit
+def _sparse_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    h = w.shape[1]
+    for i in range(x.shape[0]):
+        for k in range(h):
+            out[i, k] = b[k]
+        for j in range(x.shape[1]):
+            v = x[i, j]
+            if v != 0.0:
+                for k in range(h):
+                    out[i, k] += v * w[j, k]
+
+
+def sparse_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``x @ w + b`` (float32) for a batch of observations ``x`` (n, D) that are mostly zeros (about 7% non-zero): the
+    rows of ``w`` of the non-zero entries summed, about 10x less work than the dense product. It rounds differently
+    (float32 sums in another order, about 1e-6): :class:`BatchedPolicy` decides near ties alone, as the agent does.
+    A single observation, or any other shape, is the dense product.  # (n, H)"""
+    if x.ndim != 2 or w.ndim != 2 or x.shape[1] != w.shape[0]:
+        return np.asarray(x @ w + b)
+    out = np.empty((x.shape[0], w.shape[1]), np.float32)
+    _sparse_affine(np.ascontiguousarray(x, np.float32), np.ascontiguousarray(w, np.float32), b.astype(np.float32), out)
+    return out
 
 
 def batched_agent(spec: Any, game_id: GameRef, options: dict[str, Any], rng: np.random.Generator) -> BatchedAgent:
