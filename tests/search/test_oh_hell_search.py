@@ -14,7 +14,7 @@ from whist_env.agents.factory import heuristic_for
 from whist_env.errors import OptionError
 from whist_env.games.oh_hell.engine import CFG_NUM_DEALS, CFG_SCHEDULE, SET_ASIDE, OhHellVector
 from whist_env.games.oh_hell.rules import OhHell, OhHellState
-from whist_env.games.oh_hell.search import OhHellSearch, playout_kernel, row_from_view
+from whist_env.games.oh_hell.search import OhHellSearch, playout_kernel
 from whist_env.games.oh_hell.spec import SPEC
 from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
 from whist_env.vector.core import DEALT, DECK, HIST, LAST_ACTOR, RET, TURN_PUBLIC
@@ -76,7 +76,7 @@ def test_engine_playouts_equal_the_rules_played_by_the_python_heuristic(options:
     checked = 0
     for state in positions(options, 40, seed=len(str(options))):
         view = game.view(state, state.to_act)
-        base = row_from_view(view, agent._vec._state.shape[1])
+        base = agent._vec._view_row(view)
         cfg = agent._vec.config.copy()
         cfg[CFG_NUM_DEALS] = 1
         cfg[CFG_SCHEDULE] = state.deal_tricks
@@ -101,7 +101,7 @@ def test_the_row_from_a_view_is_the_engines_own_import_of_the_state(options: dic
     keep = [c for c in range(vec._state.shape[1]) if c not in skip]
     for state in positions(options, 60, seed=7):
         vec.import_state(0, state)
-        row = row_from_view(game.view(state, state.to_act), vec._state.shape[1])
+        row = vec._view_row(game.view(state, state.to_act))
         row[: state.num_players] = state.hands  # HAND is column 0 on
         assert row[keep].tolist() == vec._state[0, keep].tolist()
 
@@ -178,7 +178,8 @@ def test_pimc_names_the_search_in_oh_hell_with_its_settings_and_fallback() -> No
         ("pimc:samples=0", "samples must be an integer ≥ 1, got 0"),
         ("pimc:bid_samples=-2", "bid_samples must be an integer ≥ 1, got -2"),
         ("pimc:max_tricks=0", "max_tricks must be an integer ≥ 1, got 0"),
-        ("pimc:horizon=3", "no option 'horizon'.*the search's own settings: samples, bid_samples, max_tricks"),
+        ("pimc:horizon=3", "horizon is for the solver's PIMC.*own search takes samples, bid_samples, max_tricks"),
+        ("pimc:playouts=3", "playouts is for the solver's PIMC.*own search takes samples, bid_samples, max_tricks"),
     ],
 )
 def test_bad_settings_are_errors_naming_what_is_allowed(text: str, match: str) -> None:

@@ -152,6 +152,7 @@ def test_tables_per_client_address_are_bounded() -> None:
         ("pimc:time_budget=3600", "time_budget=3600"),
         ("pimc:max_tricks=13", "max_tricks=13"),  # classic whist searches 7 tricks; 13 is a search of the whole deal
         ("pimc:horizon=13", "horizon=13"),
+        ("pimc:playouts=100000", "playouts=100000"),  # as many playouts of the whole deal per opening card
         ("pimc(fallback=pimc(samples=100000))", "samples=100000"),  # nested in a fallback too
     ],
 )
@@ -166,7 +167,7 @@ def test_a_search_seat_over_the_servers_limits_is_refused(seat: str, named: str)
         assert named in error and "seat 1" in error and "this server allows" in error, error
         assert app.state.lobby.tables == {}
         # Within the limits (and the defaults) a search seat is taken.
-        for fine in ("pimc", "pimc:samples=100,tt_bits=20,max_tricks=7,time_budget=10"):
+        for fine in ("pimc", "pimc:samples=100,tt_bits=20,max_tricks=7,time_budget=10", "pimc:playouts=20"):
             made = client.post(
                 "/api/tables", json={"game": "classic_whist_v0", "seats": ["human", fine, "random", "random"]}
             )

@@ -134,6 +134,12 @@ AGENT_KINDS: dict[str, AgentKind] = {
                 Param("max_tricks", "int", "search only with at most this many tricks left in the deal", minimum=1),
                 Param("horizon", "int", "search this many tricks ahead and estimate the rest", minimum=1),
                 Param("tt_bits", "int", "the solver's transposition table holds 2**tt_bits entries", minimum=1),
+                Param(
+                    "playouts",
+                    "int",
+                    "before the search starts, deals per card played out by the fallback in every seat",
+                    minimum=1,
+                ),
                 Param("fallback", "agent", "the agent for everything the search does not cover (an agent spec)"),
             ),
         ),

@@ -33,6 +33,7 @@ from whist_env.cards import FULL_DECK
 from whist_env.cards import cards_of as _cards
 from whist_env.errors import OptionError
 from whist_env.registry import GameRef, game_ids, get_spec, spec_of
+from whist_env.search.playout import Playouts
 from whist_env.search.sampler import DealSampler, SampledDeal
 from whist_env.search.solver import Position, Solver, solved_games
 from whist_env.spec import load
@@ -122,6 +123,11 @@ class PIMCAgent:
         max_tricks: search only with at most this many tricks left in the deal; earlier card play follows
             the fallback (None: the game's ``SearchSpec.max_tricks``, or every trick when ``horizon`` is set).
         horizon: search this many tricks ahead and estimate the rest (None: search to the end).
+        playouts: with more than ``max_tricks`` tricks left, draw this many deals per card decision and play each
+            legal card out on each of them, every seat then played by the fallback to the deal's end
+            (:mod:`whist_env.search.playout`), and play the card whose side takes the most tricks on average
+            (None: the fallback plays those cards). The fallback needs a batched form (the game's heuristic or a
+            pretrained network) and the game an engine that takes views (classic whist).
         fallback: the agent for everything the search does not cover (default: the game's heuristic).
         tt_bits: size of the solver's transposition table (``2 ** tt_bits`` entries).
         **options: the game's options (German Whist's ``count_all_tricks`` and ``phase1_follow_suit``
@@ -145,10 +151,13 @@ class PIMCAgent:
         horizon: int | None = None,
         fallback: Agent | None = None,
         tt_bits: int = 18,
+        playouts: int | None = None,
         **options: Any,
     ) -> None:
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples}")
+        if playouts is not None and (not isinstance(playouts, int) or isinstance(playouts, bool) or playouts < 1):
+            raise OptionError(f"pimc: playouts must be None or an int >= 1, got {playouts!r}")
         spec = searched_spec(game_id)
         if spec.search is None:
             raise OptionError(
@@ -166,6 +175,12 @@ class PIMCAgent:
             max_tricks = search.max_tricks
         self.max_tricks = max_tricks
         self.fallback = fallback if fallback is not None else _fallback_for(spec, self.options)
+        self.playouts = playouts
+        self._playouts: Playouts | None = None
+        if playouts is not None:
+            if self.max_tricks is None:
+                raise OptionError("pimc: playouts play the cards before the search starts: give max_tricks with them")
+            self._playouts = Playouts(spec, self.fallback, **self.options)
         self.search = search
         self.searches = True  # whist-serve gives searching seats their own threads
         self.total_tricks = len(search.rules(self.options)[1])
@@ -193,8 +208,11 @@ class PIMCAgent:
             return self.fallback.act(view, rng), None
         left = self.total_tricks - sum(view.tricks_won)
         if self.max_tricks is not None and left > self.max_tricks:
-            return self.fallback.act(view, rng), None
-        totals = self.card_totals(view, rng)
+            if self._playouts is None:
+                return self.fallback.act(view, rng), None
+            totals = self.playout_totals(view, rng)
+        else:
+            totals = self.card_totals(view, rng)
         if len(totals) == 1:
             return next(iter(totals)), totals
         best = max(totals.values())
@@ -225,10 +243,24 @@ class PIMCAgent:
                 break
         return totals
 
+    def playout_totals(self, view: PlayerView, rng: np.random.Generator) -> dict[int, float]:
+        """The summed tricks of the seat's side from now to the deal's end with every legal card, over ``playouts``
+        deals drawn for the view and played out by the fallback (:class:`~whist_env.search.playout.Playouts`)."""
+        assert self._playouts is not None and self.playouts is not None
+        legal = view.legal
+        cards = _cards(legal)
+        if _one_run(view, legal):
+            return {cards[-1]: 0.0}
+        sampler = DealSampler(view)
+        k = 1 if sampler.determined else self.playouts
+        hands = np.array([sampler.sample(rng).hands for _ in range(k)], np.int64)
+        sums = self._playouts.values(view, hands, cards).sum(axis=0)
+        return {c: float(v) for c, v in zip(cards, sums, strict=True)}
+
     def __repr__(self) -> str:
         return (
             f"PIMCAgent({self.game_id!r}, samples={self.samples}, time_budget={self.time_budget}, "
-            f"max_tricks={self.max_tricks}, horizon={self.horizon})"
+            f"max_tricks={self.max_tricks}, horizon={self.horizon}, playouts={self.playouts})"
         )
 
     def __getstate__(self) -> dict[str, Any]:
@@ -285,12 +317,18 @@ def make_pimc(
             raise OptionError(f"{str(spec)!r} names a fallback agent: build it with whist_env.agents.make_agent")
         params["fallback"] = make_fallback(fallback)
     if game.search is None:  # the game's own search (searched_spec checked that it has one)
+        for key in ("horizon", "tt_bits", "playouts"):
+            if key in params:
+                raise OptionError(
+                    f"pimc: {key} is for the solver's PIMC ({', '.join(solved_games())}); {game.game_id}'s own search "
+                    "takes samples, bid_samples, max_tricks, time_budget and fallback"
+                )
         own: Agent = load(str(game.search_agent))(game, **params, **options)
         return own
     if "bid_samples" in params:
         raise OptionError(
             f"pimc: bid_samples is for a game with bids and a search of its own (Oh Hell); the solver's PIMC in "
-            f"{game.game_id} takes samples, time_budget, max_tricks, horizon, tt_bits and fallback"
+            f"{game.game_id} takes samples, time_budget, max_tricks, horizon, tt_bits, playouts and fallback"
         )
     return PIMCAgent(game_id, **params, **options)
 

@@ -202,6 +202,7 @@ def check_search_limits(spec: AgentSpec, game_depth: int | None, max_samples: in
     limits: dict[str, tuple[float, str]] = {
         "samples": (max_samples, f"(whist-serve --max-search-samples {max_samples})"),
         "bid_samples": (max_samples, f"(whist-serve --max-search-samples {max_samples})"),  # Oh Hell's bids
+        "playouts": (max_samples, f"(whist-serve --max-search-samples {max_samples})"),  # classic whist's opening
         "tt_bits": (MAX_TT_BITS, f"(a table of 2**{MAX_TT_BITS} entries, 64 MB)"),
         "time_budget": (MAX_TIME_BUDGET, "seconds per decision"),
     }

@@ -39,6 +39,7 @@ from whist_env.options import reset_options
 from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, State, TrickGame, check_deck
 from whist_env.search.numba_cache import use_writable_cache
 from whist_env.spec import GameSpec
+from whist_env.view import PlayerView
 
 use_writable_cache()  # the kernels are cached on disk (cache=True): somewhere this process can write
 
@@ -695,6 +696,98 @@ class RawVectorEnv:
     def import_state(self, env: int, state: State) -> None:
         """Set environment ``env`` to the rules ``state`` (validated by the game's own invariants)."""
         raise NotImplementedError
+
+    def import_view(self, envs: Any, view: PlayerView, hands: Any) -> None:
+        """Set the environments ``envs[j]`` to the deal ``view`` sees, every seat holding ``hands[j]`` (a deal drawn
+        for the view by :class:`~whist_env.search.sampler.DealSampler`): where search plays deals out from a seat's
+        view (PIMC's ``playouts``, :mod:`whist_env.search.playout`).
+
+        The public facts come from the view. What a view does not give and no kernel reads to play the deal on
+        stays unknown: the deck (-1s), the order of the cards played (the history is empty), the returns so far and
+        the deal's index in the episode (0).
+        Make the engine with the game's single-deal options (``GameSpec.single_deal``) for the episode to end with
+        the deal.
+
+        Args:
+            envs: distinct environment indices, an integer array (k,).
+            view: a seat's view in card play, of this engine's game (with its options).
+            hands: every seat's hand in each environment, masks (k, n); ``hands[j][view.seat]`` is the view's hand.
+
+        Raises:
+            OptionError: in a game whose engine does not take views yet, for a view of another game or outside
+                card play, or hands that do not fit the view (another hand for the seat, cards held twice or
+                already played), naming what was wrong.
+        """
+        rows = self._env_rows(envs)
+        gid = self.game_id
+        if view.game != gid:
+            raise OptionError(f"{gid}: import_view got a view of {view.game}")
+        if view.phase != "play":
+            raise OptionError(f"{gid}: import_view takes a view in card play, got phase {view.phase!r}")
+        n = self.num_players
+        held = np.asarray(hands, np.int64)
+        if held.shape != (len(rows), n):
+            raise OptionError(f"{gid}: import_view needs hands of shape {(len(rows), n)}, got {held.shape}")
+        gone = 0
+        for mask in view.played:
+            gone |= mask
+        for _, card in view.trick:
+            gone |= 1 << card
+        for j, deal in enumerate(held.tolist()):
+            union = 0
+            for mask in deal:
+                if union & mask or gone & mask:
+                    raise OptionError(f"{gid}: import_view: the hands of row {j} hold a card twice or one played")
+                union |= mask
+            if deal[view.seat] != view.hand:
+                raise OptionError(f"{gid}: import_view: row {j} gives seat {view.seat} another hand than its view")
+        base = self._view_row(view)
+        block = np.repeat(base[None, :], len(rows), axis=0)
+        block[:, HAND : HAND + n] = held
+        block[:, DEALT : DEALT + n] = held | block[:, DEALT : DEALT + n]
+        self._state[rows] = block
+        self._started = True
+
+    def _view_row(self, view: PlayerView) -> np.ndarray:
+        """The state row of what ``view`` sees (the hands and what they were dealt are added by :meth:`import_view`:
+        here ``DEALT`` holds each seat's cards played this deal). A game's engine adds its own columns; this one
+        refuses the games that do not."""
+        raise OptionError(f"{self.game_id}: the batched engine does not take a seat's view yet (import_view)")
+
+    def _view_row_common(self, view: PlayerView) -> np.ndarray:
+        """:meth:`_view_row`'s columns every trick game shares."""
+        n = self.num_players
+        row = np.zeros(self._state.shape[1], np.int64)
+        row[TRICK : TRICK + MAX_SEATS] = -1
+        row[LAST : LAST + MAX_SEATS] = -1
+        row[DECK : DECK + NUM_CARDS] = -1
+        played = list(view.played)
+        for seat, card in view.trick:
+            row[TRICK + seat] = card
+            played[seat] |= 1 << card
+        row[DEALT : DEALT + n] = played
+        row[PLAYED : PLAYED + n] = view.played
+        row[VOIDS : VOIDS + n] = view.voids
+        row[WON : WON + n] = view.tricks_won
+        for seat, card in view.last_trick:
+            row[LAST + seat] = card
+        row[DEALER] = view.dealer
+        row[LEADER] = view.leader
+        row[TO_ACT] = view.to_act
+        row[TRUMP] = NO_TRUMP if view.trump is None else view.trump
+        row[TURN_UP] = view.turn_up
+        row[TURN_PUBLIC] = view.turn_up >= 0
+        row[LED] = view.trick[0][1] // 13 if view.trick else -1
+        row[NTRICK] = len(view.trick)
+        row[TRICK_NO] = sum(view.tricks_won)
+        row[LAST_WINNER] = view.last_winner
+        row[PHASE] = PHASE_PLAY
+        last = view.trick or view.last_trick
+        row[LAST_ACTOR] = last[-1][0] if last else view.to_act
+        row[NUM_SEATS] = n
+        in_trick = any(seat == view.seat for seat, _ in view.trick)
+        row[DEAL_TRICKS] = row[TRICK_NO] + view.hand.bit_count() + in_trick
+        return row
 
     def hidden_masks(self) -> np.ndarray:
         """The masks of the spec's ``hidden_pieces`` in every environment, in order (for :meth:`state`).

@@ -13,7 +13,13 @@ from typing import ClassVar
 import numpy as np
 
 from whist_env.cards import NUM_CARDS
-from whist_env.games.classic_whist.rules import NUM_PLAYERS, TRICKS, ClassicWhist, ClassicWhistState
+from whist_env.games.classic_whist.rules import (
+    NUM_PLAYERS,
+    TRICKS,
+    ClassicWhist,
+    ClassicWhistExtras,
+    ClassicWhistState,
+)
 from whist_env.rules import scoring
 from whist_env.rules.core import PHASE_OVER, State
 from whist_env.rules.scoring import GAMES_TO_WIN_RUBBER, HONOUR_RANKS, RUBBER_BONUS
@@ -59,6 +65,7 @@ from whist_env.vector.core import (
     shuffle_deck,
     write_common,
 )
+from whist_env.view import PlayerView
 
 # The game's own columns: team points in the current game, games won in the rubber, the values of those games.
 TEAM_POINTS = GAME_COLS  # 2
@@ -482,6 +489,23 @@ class ClassicWhistVector(RawVectorEnv):
         ]
         state.scores = [state.team_points[s % 2] for s in range(NUM_PLAYERS)]
         return state
+
+    def _view_row(self, view: PlayerView) -> np.ndarray:
+        """The common columns, and the partnership scores the view gives as (my team, the other team) put back on
+        teams 0 and 1 (the values of games won before are not in a view: 0). After the dealer's first card the
+        turn-up is no longer public but still known to be in the dealer's hand until played (RULES.md §2.1, with
+        recall): another seat's view knows it that way, and it is put back; the dealer's own view does not name it,
+        so in a row from the dealer's view the others do not know it either."""
+        row = self._view_row_common(view)
+        known = view.known[view.dealer]
+        if view.turn_up < 0 and view.dealer != view.seat and known:
+            row[TURN_UP] = (known & -known).bit_length() - 1
+        extra: ClassicWhistExtras = view.extra  # type: ignore[assignment]
+        mine = view.seat % 2
+        for k, team in enumerate((mine, 1 - mine)):
+            row[TEAM_POINTS + team] = extra.team_points[k]
+            row[GAMES_WON + team] = extra.games_won[k]
+        return row
 
     def import_state(self, env: int, state: State) -> None:
         """Set environment ``env`` to ``state`` (a ``ClassicWhistState`` in play or over, checked by the rules'

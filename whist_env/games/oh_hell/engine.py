@@ -19,7 +19,7 @@ import numpy as np
 from whist_env.cards import NUM_CARDS
 from whist_env.errors import IllegalActionError
 from whist_env.games.oh_hell.encoding import BEHIND_MAX, SCORE_UNIT
-from whist_env.games.oh_hell.rules import BID_BASE, TRUMP_MODES, OhHell, OhHellState
+from whist_env.games.oh_hell.rules import BID_BASE, TRUMP_MODES, OhHell, OhHellExtras, OhHellState
 from whist_env.rules.core import PHASE_BIDDING, PHASE_OVER, PHASE_PLAY, State
 from whist_env.vector.core import (
     DEAL_INDEX,
@@ -60,6 +60,7 @@ from whist_env.vector.core import (
     shuffle_deck,
     write_common,
 )
+from whist_env.view import PlayerView
 
 # The game's own columns: each seat's bid (-1: not yet), how many bids were made, the card drawn for trump (-1:
 # none), the cards set aside after the deal (a mask).
@@ -557,6 +558,21 @@ class OhHellVector(RawVectorEnv):
         state.set_aside = st[SET_ASIDE]
         state.scores = st[RET : RET + n]  # §4.6: the totals are the returns so far
         return state
+
+    def _view_row(self, view: PlayerView) -> np.ndarray:
+        """The common columns, in bidding too, and the deal's size, the bids and the drawn trump card (the search's
+        playouts, :mod:`whist_env.games.oh_hell.search`, start from it in either phase)."""
+        extra: OhHellExtras = view.extra  # type: ignore[assignment]
+        n = view.num_players
+        row = self._view_row_common(view)
+        row[PHASE] = PHASE_BIDDING if view.phase == "bidding" else PHASE_PLAY
+        row[LAST_ACTOR] = view.to_act
+        row[DEAL_TRICKS] = extra.hand_size
+        row[BIDS : BIDS + MAX_SEATS] = -1
+        row[BIDS : BIDS + n] = extra.bids
+        row[NUM_BIDS] = sum(b >= 0 for b in extra.bids)
+        row[DRAWN] = extra.drawn_card
+        return row
 
     def import_state(self, env: int, state: State) -> None:
         """Set environment ``env`` to ``state`` (an ``OhHellState`` bidding, in play or over, checked by the rules'

@@ -30,34 +30,15 @@ import numpy as np
 from whist_env.agents.base import Agent
 from whist_env.cards import bits_of
 from whist_env.errors import OptionError
-from whist_env.games.oh_hell.engine import BIDS, CFG_NUM_DEALS, CFG_SCHEDULE, DRAWN, NUM_BIDS, OhHellVector
+from whist_env.games.oh_hell.engine import CFG_NUM_DEALS, CFG_SCHEDULE, OhHellVector
 from whist_env.games.oh_hell.engine import step_one as _step_one
 from whist_env.games.oh_hell.engine_heuristic import act_row
-from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
 from whist_env.search.sampler import DealSampler
 from whist_env.vector.core import (
-    DEAL_TRICKS,
-    DEALER,
     HAND,
-    LAST,
-    LAST_ACTOR,
-    LAST_WINNER,
-    LEADER,
-    LED,
     MAX_SEATS,
-    NO_TRUMP,
-    NTRICK,
     NUM_SEATS,
-    PHASE,
-    PLAYED,
     TO_ACT,
-    TRICK,
-    TRICK_NO,
-    TRUMP,
-    TURN_PUBLIC,
-    TURN_UP,
-    VOIDS,
-    WON,
     jit,
 )
 from whist_env.vector.heuristics.table import TABLE_SIZE, new_work
@@ -88,45 +69,6 @@ def playout_kernel(
             while not done:
                 done = _step_one(st, rng, 0, cfg, act_row(st, cfg, tb, known, work), rewards)
             out[s, a] = rewards[me]
-
-
-def row_from_view(view: PlayerView, width: int) -> np.ndarray:
-    """The engine row of the deal as ``view`` sees it: every public fact in place, the other hands empty (a
-    sampled deal fills them), a one-deal episode (the deal index 0, no running scores). What the view cannot give
-    and no playout reads stays empty: the deck, the order of the cards played, the hands as dealt, the cards set
-    aside."""
-    n = view.num_players
-    extra: Any = view.extra
-    row = np.zeros(width, np.int64)
-    row[TRICK : TRICK + MAX_SEATS] = -1
-    row[LAST : LAST + MAX_SEATS] = -1
-    row[BIDS : BIDS + MAX_SEATS] = -1
-    row[HAND + view.seat] = view.hand
-    row[PLAYED : PLAYED + n] = view.played
-    row[VOIDS : VOIDS + n] = view.voids
-    row[WON : WON + n] = view.tricks_won
-    for seat, card in view.trick:
-        row[TRICK + seat] = card
-    for seat, card in view.last_trick:
-        row[LAST + seat] = card
-    row[DEALER] = view.dealer
-    row[LEADER] = view.leader
-    row[TO_ACT] = view.to_act
-    row[TRUMP] = NO_TRUMP if view.trump is None else view.trump
-    row[TURN_UP] = view.turn_up
-    row[TURN_PUBLIC] = view.turn_up >= 0
-    row[LED] = view.trick[0][1] // 13 if view.trick else -1
-    row[NTRICK] = len(view.trick)
-    row[TRICK_NO] = sum(view.tricks_won)
-    row[LAST_WINNER] = view.last_winner
-    row[PHASE] = PHASE_BIDDING if view.phase == "bidding" else PHASE_PLAY
-    row[LAST_ACTOR] = view.to_act
-    row[NUM_SEATS] = n
-    row[DEAL_TRICKS] = extra.hand_size
-    row[BIDS : BIDS + n] = extra.bids
-    row[NUM_BIDS] = sum(b >= 0 for b in extra.bids)
-    row[DRAWN] = extra.drawn_card
-    return row
 
 
 class OhHellSearch:
@@ -216,7 +158,7 @@ class OhHellSearch:
         """The mean deal score of each legal action (ascending) over ``count`` deals drawn for ``view``."""
         actions = np.array(bits_of(view.legal), np.int64)
         sampler = DealSampler(view)
-        base = row_from_view(view, self._vec._state.shape[1])
+        base = self._vec._view_row(view)
         cfg = self._vec.config.copy()
         cfg[CFG_NUM_DEALS] = 1
         cfg[CFG_SCHEDULE] = view.extra.hand_size
