@@ -165,7 +165,8 @@ def _sparse_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray, out: np.ndarray)
 
 def sparse_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``x @ w + b`` (float32) for a batch of observations ``x`` (n, D) that are mostly zeros (about 7% non-zero): the
-    rows of ``w`` of the non-zero entries summed, about 10x less work than the dense product. It rounds differently
+    rows of ``w`` of the non-zero entries summed (a classic whist playout decision: 42.5 ms against 48.9 with the
+    dense product on one BLAS thread; the batched arena's large batches gain little). It rounds differently
     (float32 sums in another order, about 1e-6): :class:`BatchedPolicy` decides near ties alone, as the agent does.
     A single observation, or any other shape, is the dense product.  # (n, H)"""
     if x.ndim != 2 or w.ndim != 2 or x.shape[1] != w.shape[0]:
