@@ -55,8 +55,8 @@ class Playouts:
         """``out[s, a]``: the tricks the side of ``view.seat`` takes from now to the deal's end when it plays
         ``cards[a]`` now with every seat holding ``hands[s]`` (masks, ``(S, n)``) and the agent then plays every seat.
         # (S, len(cards))"""
-        from whist_env.vector.arena import StateAgent
         from whist_env.vector.engines import make
+        from whist_env.vector.policy import StateAgent
 
         k, m = len(hands), len(cards)
         b = k * m
@@ -102,15 +102,15 @@ def _check_engine(spec: GameSpec[Any, Any]) -> None:
     if cls is None or cls._view_row is RawVectorEnv._view_row:
         raise OptionError(
             f"pimc: playouts need a batched engine that takes a seat's view; {spec.game_id}'s engine does not take "
-            "a seat's view yet (classic_whist_v0's does)"
+            "a seat's view yet (an engine takes one once it defines _view_row)"
         )
 
 
 def _batched(agent: Agent, game_id: str, options: dict[str, Any]) -> Any:
     """The batched form of ``agent``: the heuristic's engine port, or the network of a pretrained agent."""
     from whist_env.agents.pretrained import PretrainedAgent
-    from whist_env.vector.arena import BatchedPolicy
     from whist_env.vector.heuristics import BatchedHeuristic
+    from whist_env.vector.policy import BatchedPolicy
 
     if isinstance(agent, PretrainedAgent):
         return BatchedPolicy(agent, np.random.default_rng(0))  # deterministic play draws nothing
