@@ -66,11 +66,7 @@ class Playouts:
         envs = np.arange(b)
         venv.import_view(envs, view, np.repeat(np.asarray(hands, np.int64), m, axis=0))
         step = venv.step_envs(envs, np.tile(np.asarray(cards, np.int64), k))
-        obs = np.zeros((b, venv.observation_size), step.observation.dtype)
-        mask = np.zeros((b, venv.num_actions), bool)
-        done = step.terminated.copy()
-        obs[:] = step.observation
-        mask[:] = step.action_mask.astype(bool)
+        obs, mask, done = step.observation.copy(), step.action_mask.astype(bool), step.terminated.copy()
         while not done.all():
             active = envs[~done]
             if isinstance(self.agent, StateAgent):

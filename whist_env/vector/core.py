@@ -733,14 +733,13 @@ class RawVectorEnv:
             gone |= mask
         for _, card in view.trick:
             gone |= 1 << card
-        for j, deal in enumerate(held.tolist()):
-            union = 0
-            for mask in deal:
-                if union & mask or gone & mask:
-                    raise OptionError(f"{gid}: import_view: the hands of row {j} hold a card twice or one played")
-                union |= mask
-            if deal[view.seat] != view.hand:
-                raise OptionError(f"{gid}: import_view: row {j} gives seat {view.seat} another hand than its view")
+        union = np.bitwise_or.reduce(held, axis=1)  # disjoint masks: their sum is their union
+        bad = np.flatnonzero((held.sum(axis=1) != union) | (union & gone != 0))
+        if len(bad):
+            raise OptionError(f"{gid}: import_view: the hands of row {bad[0]} hold a card twice or one played")
+        other = np.flatnonzero(held[:, view.seat] != view.hand)
+        if len(other):
+            raise OptionError(f"{gid}: import_view: row {other[0]} gives seat {view.seat} another hand than its view")
         base = self._view_row(view)
         block = np.repeat(base[None, :], len(rows), axis=0)
         block[:, HAND : HAND + n] = held
