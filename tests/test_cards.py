@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from whist_env.cards import (
@@ -8,6 +9,7 @@ from whist_env.cards import (
     above,
     below,
     bits_of,
+    bits_of_loop,
     card_pretty,
     card_str,
     cards_of,
@@ -74,6 +76,18 @@ def test_bits_of_lists_set_bits_beyond_the_deck_too() -> None:
     assert bits_of(0) == []
     assert bits_of((1 << 53) | (1 << 52) | (1 << 7) | 1) == [0, 7, 52, 53]
     assert bits_of(FULL_DECK) == cards_of(FULL_DECK) == list(range(52))
+
+
+def test_bits_of_tables_equal_the_plain_loop() -> None:
+    # bits_of reads masks below 2**56 a byte at a time from tables; bits_of_loop is its plain twin.
+    rng = np.random.default_rng(0)
+    masks = [0, 1, (1 << 56) - 1, 1 << 55, 1 << 56, (1 << 70) | 5, FULL_DECK, *SUIT_MASKS]
+    for _ in range(20_000):
+        width = int(rng.integers(1, 72))
+        density = rng.uniform(0.0, 1.0)
+        masks.append(sum(1 << int(b) for b in np.flatnonzero(rng.random(width) < density)))
+    for mask in masks:
+        assert bits_of(mask) == bits_of_loop(mask) == [b for b in range(mask.bit_length()) if mask >> b & 1], mask
 
 
 def test_lowest_highest_above_below() -> None:

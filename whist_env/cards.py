@@ -96,8 +96,27 @@ def mask_of(cards: Iterable[int]) -> int:
     return m
 
 
+def _byte_bits() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Per byte position k of a mask (bits 8k..8k+7), per byte value, the indices of its set bits."""
+    by_value: list[tuple[int, ...]] = [()]
+    for bit in range(8):
+        by_value += [b + (bit,) for b in by_value]  # the values with this bit set follow the ones below it
+    return tuple(tuple(tuple(8 * k + b for b in bits) for bits in by_value) for k in range(7))
+
+
+_B0, _B1, _B2, _B3, _B4, _B5, _B6 = _byte_bits()
+
+
 def bits_of(mask: int) -> list[int]:
     """Indices of the bits set in ``mask``, ascending: the card ids of a card mask, the action ids of an action mask."""
+    if 0 <= mask < 1 << 56:  # a byte at a time from tables: a third of the loop's time on a hand (tests: the loop)
+        return [*_B0[mask & 255], *_B1[(mask >> 8) & 255], *_B2[(mask >> 16) & 255], *_B3[(mask >> 24) & 255],
+                *_B4[(mask >> 32) & 255], *_B5[(mask >> 40) & 255], *_B6[mask >> 48]]  # fmt: skip
+    return bits_of_loop(mask)
+
+
+def bits_of_loop(mask: int) -> list[int]:
+    """:func:`bits_of` written plainly, for any non-negative ``mask`` (its twin in the tests)."""
     out = []
     while mask:
         low = mask & -mask

@@ -32,9 +32,12 @@ class Table:
         exact: per seat, whether ``possible`` is exactly that seat's hand. # (n,)
         outside: cards that may be in any other seat's hand.
         partner: my partner's seat, or -1.
+        rivals: the seats of ``after`` that are not my partner.
     """
 
-    __slots__ = ("view", "me", "trump", "led", "winner", "best", "after", "possible", "exact", "outside", "partner")
+    __slots__ = (
+        "view", "me", "trump", "led", "winner", "best", "after", "rivals", "possible", "exact", "outside", "partner"
+    )  # fmt: skip
 
     def __init__(self, view: PlayerView, partner: int = -1, restrict: Mapping[int, int] | None = None) -> None:
         """Read ``view``.
@@ -59,6 +62,7 @@ class Table:
             self.led, self.winner, self.best = -1, -1, -1
         in_trick = {s for s, _ in trick}
         self.after = [s for s in ((me + i) % n for i in range(1, n)) if s not in in_trick] if view.to_act == me else []
+        self.rivals = tuple(s for s in self.after if s != partner)  # read by holds(), several times a decision
         size = view.hand.bit_count()
         possible = [0] * n
         exact = [False] * n
@@ -86,7 +90,7 @@ class Table:
     # ------------------------------------------------------------------ questions about seats
     def opponents_after(self) -> list[int]:
         """Seats still to play to this trick that are not my partner."""
-        return [s for s in self.after if s != self.partner]
+        return list(self.rivals)
 
     def may_be_void(self, seat: int, suit: int) -> bool:
         """Whether ``seat`` is (or is likely to be) out of ``suit``.
@@ -125,10 +129,10 @@ class Table:
 
     def holds(self, card: int, seats: Iterable[int] | None = None) -> bool:
         """Whether ``card`` played now wins the trick against every opponent still to play."""
-        if not self.wins_now(card):
+        if self.best >= 0 and not beats(card, self.best, self.trump):  # not self.wins_now(card), without a call
             return False
         led = self.led if self.led >= 0 else card // NUM_RANKS
-        for s in self.opponents_after() if seats is None else seats:
+        for s in self.rivals if seats is None else seats:
             if self.can_beat(s, card, led):
                 return False
         return True
@@ -136,7 +140,7 @@ class Table:
     def safe_against(self, card: int) -> bool:
         """Whether a trick won by ``card`` (now or already) can no longer be taken by an opponent."""
         led = self.led if self.led >= 0 else card // NUM_RANKS
-        return not any(self.can_beat(s, card, led) for s in self.opponents_after())
+        return not any(self.can_beat(s, card, led) for s in self.rivals)
 
     def is_master(self, card: int) -> bool:
         """Whether no other seat may hold a higher card of ``card``'s suit."""

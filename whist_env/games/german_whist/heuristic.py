@@ -6,7 +6,7 @@ from typing import cast
 
 from whist_env.agents.cardplay import Table
 from whist_env.agents.heuristic import HeuristicAgent, cheapest_winner, two_player_play, winners
-from whist_env.cards import NUM_RANKS, SUIT_MASKS, cards_of, rank
+from whist_env.cards import NUM_CARDS, NUM_RANKS, SUIT_MASKS, cards_of, rank
 from whist_env.games.german_whist.rules import GermanWhistExtras
 from whist_env.view import PlayerView
 
@@ -17,6 +17,15 @@ def card_value(card: int, trump: int | None) -> float:
     if trump is not None and card // NUM_RANKS == trump:
         return 0.55 + 0.45 * r
     return r**3
+
+
+# card_value of every card, per trump suit (index 4: no trump), for the agent's loops: a lookup costs a fraction of
+# the call, and the floats are the function's own
+_VALUES = tuple(tuple(card_value(c, None if t == 4 else t) for c in range(NUM_CARDS)) for t in range(5))
+
+
+def _values(trump: int | None) -> tuple[float, ...]:
+    return _VALUES[4 if trump is None else trump]
 
 
 class GermanWhistHeuristic(HeuristicAgent):
@@ -47,7 +56,7 @@ class GermanWhistHeuristic(HeuristicAgent):
         if cast(GermanWhistExtras, view.extra).stage == 2 or prize < 0:
             return two_player_play(t, legal)
         trump = t.trump
-        gain = card_value(prize, trump) - self.draw_value(view)
+        gain = _values(trump)[prize] - self.draw_value(view)
         if not view.trick:
             return self.lead(t, legal, gain)
         return self.follow(t, legal, gain)
@@ -56,35 +65,35 @@ class GermanWhistHeuristic(HeuristicAgent):
         """Average worth of the unseen card the loser draws (over the cards this seat cannot place)."""
         pool = view.unseen & ~(1 << view.turn_up)
         n = pool.bit_count()
-        return sum(card_value(c, view.trump) for c in cards_of(pool)) / n if n else 0.0
+        # summed in ascending card order, as the engine's port sums them
+        return sum(map(_values(view.trump).__getitem__, cards_of(pool))) / n if n else 0.0
 
     def lead(self, t: Table, legal: int, gain: float) -> int:
-        trump = t.trump
+        values = _values(t.trump)
         if gain > 0:
             sure = winners(t, legal, sure=True)
             if sure:
-                card = min(cards_of(sure), key=lambda c: card_value(c, trump))
+                card = min(cards_of(sure), key=values.__getitem__)
                 card = t.lowest_equal(card)
                 # A sure winner keeps its worth for phase 2 too: spend it only for a prize worth more.
-                if card_value(card, trump) <= gain + 0.35:
+                if values[card] <= gain + 0.35:
                     return card
         return self.least_valuable(t, legal, prefer_losing=True)
 
     def follow(self, t: Table, legal: int, gain: float) -> int:
-        trump = t.trump
+        values = _values(t.trump)
         beat = winners(t, legal, sure=False)
         if beat and gain > 0:
             card = cheapest_winner(t, beat)
             lose = legal & ~beat
-            spare = min((card_value(c, trump) for c in cards_of(lose)), default=card_value(card, trump))
+            spare = min(map(values.__getitem__, cards_of(lose)), default=values[card])
             # Winning costs the card spent instead of the cheapest loser, and brings the prize instead of a draw.
-            if card_value(card, trump) - spare <= gain + 0.1:
+            if values[card] - spare <= gain + 0.1:
                 return card
         return self.least_valuable(t, legal, prefer_losing=True)
 
     def least_valuable(self, t: Table, legal: int, prefer_losing: bool) -> int:
         """The legal card worth least, among the ones that lose the trick when that is possible."""
-        trump = t.trump
         pool = legal
         if prefer_losing and t.best >= 0:
             losing = legal & ~winners(t, legal, sure=False)
@@ -96,9 +105,7 @@ class GermanWhistHeuristic(HeuristicAgent):
                 if not t.holds(c):
                     beatable |= 1 << c
             pool = beatable or legal
-        best = min(cards_of(pool), key=lambda c: (card_value(c, trump), -_suit_len(t, c)))
-        return best
-
-
-def _suit_len(t: Table, card: int) -> int:
-    return (t.view.hand & SUIT_MASKS[card // NUM_RANKS]).bit_count()
+        values = _values(t.trump)
+        hand = t.view.hand
+        shorter = [-(hand & m).bit_count() for m in SUIT_MASKS]  # among equal values, the longer suit's card
+        return min(cards_of(pool), key=lambda c: (values[c], shorter[c // NUM_RANKS]))
