@@ -145,6 +145,10 @@ def above(card: int) -> int:
     return SUIT_MASKS[card // NUM_RANKS] & ~((2 << card) - 1)
 
 
+ABOVE = tuple(above(c) for c in range(NUM_CARDS))
+"""``ABOVE[c] == above(c)``, looked up: the encoders and the rules of thumb ask it many times a decision."""
+
+
 def below(card: int) -> int:
     """Mask of the cards of ``card``'s suit ranking below it."""
     return SUIT_MASKS[card // NUM_RANKS] & ((1 << card) - 1)

@@ -293,6 +293,18 @@ def test_table_reads_who_wins_and_who_may_beat() -> None:
     assert not t.possible[3] & SUIT_MASKS[1] & (1 << parse_card("AD"))
 
 
+def test_table_winning_is_wins_now_card_by_card() -> None:
+    # Table.winning (one mask) against its plain twin, wins_now per card: every best card, trump and card set
+    rng = np.random.default_rng(0)
+    t = object.__new__(Table)
+    for best in range(-1, 52):
+        for trump in (None, 0, 1, 2, 3):
+            t.best, t.trump = best, trump
+            for cards in (FULL_DECK, *(int(rng.integers(0, 1 << 52)) for _ in range(20))):
+                plain = sum(1 << c for c in range(52) if cards >> c & 1 and t.wins_now(c))
+                assert t.winning(cards) == plain, (best, trump, cards)
+
+
 def test_every_heuristic_is_deterministic() -> None:
     from whist_env.registry import game_ids
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from whist_env.cards import NUM_RANKS, SUIT_MASKS, above, suits_cards
+from whist_env.cards import ABOVE, NUM_RANKS, SUIT_MASKS, suits_cards
 from whist_env.rules.tricks import beats, trick_leader
 from whist_env.view import PlayerView
 
@@ -116,16 +116,28 @@ class Table:
     def can_beat(self, seat: int, best: int, led: int) -> bool:
         """Whether ``seat``, still to play to a trick led in ``led`` now won by ``best``, may beat it."""
         if best // NUM_RANKS == led:
-            if self.possible[seat] & above(best):
+            if self.possible[seat] & ABOVE[best]:
                 return True
             return self.may_trump(seat, led)
         # ``best`` is a trump played to another suit: only a higher trump by a seat void in ``led`` beats it.
-        return bool(self.possible[seat] & above(best)) and self.may_be_void(seat, led)
+        return bool(self.possible[seat] & ABOVE[best]) and self.may_be_void(seat, led)
 
     # ------------------------------------------------------------------ questions about cards
     def wins_now(self, card: int) -> bool:
         """Whether ``card`` would be winning the trick right after I play it."""
         return self.best < 0 or beats(card, self.best, self.trump)
+
+    def winning(self, cards: int) -> int:
+        """The cards of ``cards`` that would be winning the trick right after I play them (:meth:`wins_now` of
+        each, as one mask): all of them when I lead, else the higher cards of the best card's suit, and the trumps
+        when the best card is not one."""
+        best = self.best
+        if best < 0:
+            return cards
+        trump = self.trump
+        if trump is None or trump == best // NUM_RANKS:
+            return cards & ABOVE[best]
+        return cards & (ABOVE[best] | SUIT_MASKS[trump])
 
     def holds(self, card: int, seats: Iterable[int] | None = None) -> bool:
         """Whether ``card`` played now wins the trick against every opponent still to play."""
@@ -144,7 +156,7 @@ class Table:
 
     def is_master(self, card: int) -> bool:
         """Whether no other seat may hold a higher card of ``card``'s suit."""
-        return not self.outside & above(card)
+        return not self.outside & ABOVE[card]
 
     def opponents_trumps(self) -> int:
         """Trumps that opponents (not my partner) may hold."""

@@ -90,9 +90,12 @@ def cheapest_winner(t: Table, choice: int) -> int:
 
 def winners(t: Table, legal: int, sure: bool) -> int:
     """Legal cards that win the trick now (and, if ``sure``, against every opponent still to play)."""
+    now = t.winning(legal)
+    if not sure:
+        return now
     m = 0
-    for c in cards_of(legal):
-        if t.holds(c) if sure else t.wins_now(c):
+    for c in cards_of(now):
+        if t.holds(c):
             m |= 1 << c
     return m
 

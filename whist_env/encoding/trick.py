@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.cards import FULL_DECK, NUM_CARDS, NUM_RANKS, SUIT_MASKS, above
+from whist_env.cards import ABOVE, FULL_DECK, NUM_CARDS, NUM_RANKS, SUIT_MASKS
 from whist_env.encoding import layout as L
 from whist_env.view import PlayerView
 
@@ -223,7 +223,6 @@ class TrickEncoder:
 
 # TOP_BIT[m.bit_length()]: the highest card of the card set ``m`` as a one-card set (0 for the empty set)
 TOP_BIT = [0] + [1 << c for c in range(NUM_CARDS)]
-ABOVE = [above(c) for c in range(NUM_CARDS)]  # the cards of c's suit that beat c, looked up rather than computed
 
 
 def card_fact_pieces() -> list[L.Piece]:
