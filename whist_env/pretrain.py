@@ -42,7 +42,7 @@ import numpy as np
 from whist_env.errors import ModelMismatchError, OptionError
 from whist_env.fingerprint import ModelMetadata, check
 from whist_env.registry import GameRef, ensure_spec, spec_of
-from whist_env.workers import sigint_ignored
+from whist_env.workers import one_blas_thread, sigint_ignored
 
 if TYPE_CHECKING:
     from whist_env.spec import GameSpec
@@ -219,7 +219,9 @@ def _collect(
         with ProcessPoolExecutor(
             max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker, initargs=(spec,)
         ) as pool:
-            with sigint_ignored():  # the workers start now and inherit it: Ctrl-C stays the parent's
+            # the workers start now and inherit both: Ctrl-C stays the parent's, and each loads numpy with one BLAS
+            # thread (a worker is one process per core; the learner's network plays in them for DAgger)
+            with sigint_ignored(), one_blas_thread():
                 futures = [pool.submit(_play_chunk, spec, opts, teacher, seed, c, learner) for c in chunks]
             try:
                 for f, c in zip(futures, chunks, strict=True):
