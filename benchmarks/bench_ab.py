@@ -19,13 +19,25 @@ observations checked equal after every block), and the decisions per CPU-second 
 Without it, prints, per game (defaults, uint8) and Oh Hell with 8 players in float32, and per batch size ``B``:
 decisions per CPU-second of ``step()`` for the commit and for this tree, and their ratio (tree / commit).
 The copy is kept in ``--workdir`` (its numba cache with it: compiled once).
+
+With ``--sb3``, the sb3 path of ``bench_ppo.py`` (``MaskablePPO`` on 16 single-agent envs in a ``DummyVecEnv``,
+heuristic opponents, one torch thread): the commit's ``whist_env/``, ``training/`` and ``benchmarks/`` (as they are,
+in a folder of their own) and this tree each run it in a worker process of their own, in short runs of ``--steps``
+learner steps (the same seed every time), in blocks of four, ``commit, tree, tree, commit`` then ``tree, commit,
+commit, tree``. It prints each block's ratio of steps per second (tree / commit) and their geometric mean with a 95%
+interval:
+
+    python benchmarks/bench_ab.py 7db7238 --sb3 --blocks 30
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import math
 import re
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -58,6 +70,86 @@ def checkout(commit: str, workdir: Path) -> Path:
         text = re.sub(r"^(\s*)(from|import) whist_env\b(?!_)", rf"\1\2 {ALIAS}", text, flags=re.MULTILINE)
         path.write_text(text, encoding="utf-8")
     return target
+
+
+def tree(commit: str, workdir: Path) -> Path:
+    """``whist_env/``, ``training/`` and ``benchmarks/`` of ``commit``, as they are, under ``workdir/<commit>-tree``
+    (made once): the sb3 path of a commit runs in a process of its own."""
+    target = workdir / f"{commit}-tree"
+    if (target / "benchmarks" / "bench_ppo.py").exists():
+        return target
+    archive = subprocess.run(
+        ["git", "archive", commit, "whist_env", "training", "benchmarks"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(target, filter="data")
+    return target
+
+
+# A worker: the sb3 path of bench_ppo.py of the tree it is given, a run of the given steps per line read.
+SB3_WORKER = """
+import json, sys
+sys.path.insert(0, sys.argv[1] + "/benchmarks")
+import bench_ppo  # puts its own tree first on sys.path
+for line in sys.stdin:
+    steps = int(line)
+    result = bench_ppo.run_sb3(sys.argv[2], steps, False, 0, "heuristic", 1)
+    print("RESULT", json.dumps([steps / result["wall_s"], result["breakdown"]["env"][0] / steps]), flush=True)
+"""
+
+
+def compare_sb3(roots: list[Path], game: str, steps: int, blocks: int) -> list[float]:
+    """Per block, the tree's steps per second over the commit's on the sb3 path (``roots``: the commit's, then the
+    tree's)."""
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", SB3_WORKER, str(root), game],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for root in roots
+    ]
+
+    def run(j: int) -> list[float]:
+        stdin, stdout = workers[j].stdin, workers[j].stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(f"{steps}\n")
+        stdin.flush()
+        while True:
+            line = stdout.readline()
+            if not line:
+                raise SystemExit(f"the worker of {roots[j]} stopped")
+            if line.startswith("RESULT "):
+                return json.loads(line[7:])
+
+    try:
+        for j in (0, 1):
+            run(j)  # imports, numba's cache, a first learn(): before the clock
+        ratios = []
+        for k in range(blocks):
+            order = (0, 1, 1, 0) if k % 2 == 0 else (1, 0, 0, 1)
+            rates: list[list[float]] = [[], []]
+            env_us: list[list[float]] = [[], []]
+            for j in order:
+                rate, env = run(j)
+                rates[j].append(rate)
+                env_us[j].append(env * 1e6)
+            ratio = statistics.mean(rates[1]) / statistics.mean(rates[0])
+            ratios.append(ratio)
+            print(
+                f"block {k + 1:>3}: commit {statistics.mean(rates[0]):>7,.0f} tree {statistics.mean(rates[1]):>7,.0f}"
+                f" steps/s ({ratio - 1:+.1%}); env {statistics.mean(env_us[0]):.1f} and "
+                f"{statistics.mean(env_us[1]):.1f} µs a step",
+                flush=True,
+            )
+        return ratios
+    finally:
+        for w in workers:
+            if w.stdin is not None:
+                w.stdin.close()
+            w.wait()
 
 
 def compare(modules: list, game: str, options: dict, obs_dtype: str, b: int, seconds: float) -> list[float]:
@@ -132,7 +224,24 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024])
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/whist_env_ab"), help="where the copy is kept")
     parser.add_argument("--aec", action="store_true", help="time the AEC loop of env() instead of the engine")
+    parser.add_argument("--sb3", action="store_true", help="time bench_ppo.py's sb3 path, heuristic opponents")
+    parser.add_argument("--game", default="german_whist_v0", help="--sb3: the game")
+    parser.add_argument("--steps", type=int, default=8192, help="--sb3: learner steps per run (a multiple of 4096)")
+    parser.add_argument("--blocks", type=int, default=20, help="--sb3: blocks of four runs")
     args = parser.parse_args()
+    if args.sb3:
+        print(f"sb3 path, {args.game}, heuristic opponents, {args.steps:,} steps a run: the commit {args.commit} "
+              f"and this tree ({ROOT})")  # fmt: skip
+        ratios = compare_sb3([tree(args.commit, args.workdir), ROOT], args.game, args.steps, args.blocks)
+        logs = [math.log(r) for r in ratios]
+        half = 1.96 * statistics.stdev(logs) / math.sqrt(len(logs)) if len(logs) > 1 else math.inf
+        mean = statistics.mean(logs)
+        low, high = math.exp(mean - half), math.exp(mean + half)
+        print(
+            f"tree / commit: {math.exp(mean):.3f} (95% interval {low:.3f} to {high:.3f} over {len(ratios)} blocks; "
+            f"the tree faster in {sum(r > 1 for r in ratios)})"
+        )
+        return
     sys.path.insert(0, str(checkout(args.commit, args.workdir)))
     if args.aec:
         packages = [importlib.import_module(ALIAS), whist_env]
