@@ -88,6 +88,8 @@ def test_bits_of_tables_equal_the_plain_loop() -> None:
         masks.append(sum(1 << int(b) for b in np.flatnonzero(rng.random(width) < density)))
     for mask in masks:
         assert bits_of(mask) == bits_of_loop(mask) == [b for b in range(mask.bit_length()) if mask >> b & 1], mask
+    with pytest.raises(ValueError, match="non-negative int"):
+        bits_of(-1)  # no finite set of bits: refused, not looped over for ever
 
 
 def test_lowest_highest_above_below() -> None:

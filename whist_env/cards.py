@@ -116,7 +116,13 @@ def bits_of(mask: int) -> list[int]:
 
 
 def bits_of_loop(mask: int) -> list[int]:
-    """:func:`bits_of` written plainly, for any non-negative ``mask`` (its twin in the tests)."""
+    """:func:`bits_of` written plainly, for any non-negative ``mask`` (its twin in the tests).
+
+    Raises:
+        ValueError: for a negative ``mask``, which has no finite set of bits.
+    """
+    if mask < 0:
+        raise ValueError(f"a mask is a non-negative int (bit c set: card or action c), got {mask}")
     out = []
     while mask:
         low = mask & -mask
