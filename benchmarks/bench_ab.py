@@ -60,9 +60,7 @@ def checkout(commit: str, workdir: Path) -> Path:
     target = workdir / commit
     if (target / ALIAS / "__init__.py").exists():
         return target
-    archive = subprocess.run(["git", "archive", commit, "whist_env"], cwd=ROOT, capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(target, filter="data")
+    extract(commit, ["whist_env"], target)
     (target / "whist_env").rename(target / ALIAS)
     for path in (target / ALIAS).rglob("*.py"):
         text = path.read_text(encoding="utf-8")
@@ -78,12 +76,15 @@ def tree(commit: str, workdir: Path) -> Path:
     target = workdir / f"{commit}-tree"
     if (target / "benchmarks" / "bench_ppo.py").exists():
         return target
-    archive = subprocess.run(
-        ["git", "archive", commit, "whist_env", "training", "benchmarks"], cwd=ROOT, capture_output=True, check=True
-    ).stdout
+    extract(commit, ["whist_env", "training", "benchmarks"], target)
+    return target
+
+
+def extract(commit: str, paths: list[str], target: Path) -> None:
+    """``paths`` of ``commit`` (``git archive``) under ``target``."""
+    archive = subprocess.run(["git", "archive", commit, *paths], cwd=ROOT, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(target, filter="data")
-    return target
 
 
 # A worker: the sb3 path of bench_ppo.py of the tree it is given, a run of the given steps per line read.
