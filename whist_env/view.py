@@ -9,9 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from types import SimpleNamespace
-from typing import Any
+from typing import Annotated, Any
 
 from whist_env.cards import bits_of, card_pretty, format_cards, suit_str
+
+CardSet = Annotated[int, "card set"]
+"""The type of a :class:`ViewExtras` field that holds a set of cards as an int mask (bit ``c`` = card ``c``).
+
+It is an ``int`` to Python and mypy; the annotation tells generic readers that the number is a set of cards, not a
+count or a single card (the bot protocol, :mod:`whist_env.evaluation.protocol`, sends it as a list of card ids).
+"""
 
 
 # A frozen dataclass on SimpleNamespace, without a dataclass __init__: ``view_extra`` builds one on
@@ -24,8 +31,10 @@ class ViewExtras(SimpleNamespace):
     """Game-specific knowledge in a view; each game subclasses it in its rules module (``GermanWhistExtras``, ...).
 
     Subclasses are declared ``@dataclass(frozen=True, kw_only=True, init=False)`` and built by keyword;
-    fields left out keep their defaults. Readers outside a game's own modules use only the fields
-    declared here, which every game has, so that no generic code needs to know which game it looks at.
+    fields left out keep their defaults. A field that holds a set of cards is annotated :data:`CardSet` (an
+    ``int`` mask), so that generic readers (the bot protocol) can tell it from a count. Readers outside a game's own
+    modules use only the fields declared here, which every game has, so that no generic code needs to know which
+    game it looks at.
 
     Attributes:
         stock_size: cards in a stock that no seat holds (German Whist's, the face-up card included);

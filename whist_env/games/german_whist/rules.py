@@ -18,7 +18,7 @@ from whist_env.cards import FULL_DECK, SUIT_MASKS, card_pretty, format_cards
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import PHASE_DEAL_END, PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
-from whist_env.view import ViewExtras
+from whist_env.view import CardSet, ViewExtras
 
 NUM_PLAYERS = 2
 HAND_SIZE = 13
@@ -47,8 +47,8 @@ class GermanWhistExtras(ViewExtras):
 
     stage: int  # 1 while the stock lasts (tricks 1–13), then 2
     phase1_tricks: tuple[int, int]  # (2,) tricks won in phase 1 per seat; phase-2 tricks: tricks_won minus these
-    prizes: tuple[int, int]  # (2,) masks: face-up cards each seat took (all of them with recall, else the last)
-    my_draws: int  # mask: the cards this seat drew face down (that it remembers)
+    prizes: tuple[CardSet, CardSet]  # (2,) masks: face-up cards each seat took (all of them with recall, else the last)
+    my_draws: CardSet  # mask: the cards this seat drew face down (that it remembers)
     opponent_draws: int  # how many cards the opponent drew face down (public: one sees the draw, not what)
     opponent_hand_size: int
     deals_left: int  # deals left in the series, this one included

@@ -16,7 +16,7 @@ from whist_env.errors import OptionError
 from whist_env.options import GameConfig, option
 from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, State, TrickGame
 from whist_env.rules.tricks import deal_round_robin
-from whist_env.view import ViewExtras
+from whist_env.view import CardSet, ViewExtras
 
 NUM_PLAYERS = 2
 TRICKS = 26
@@ -47,7 +47,7 @@ class HumbugExtras(ViewExtras):
     mode: str  # the ``mode`` option: "open_table" or "hidden_hand"
     deals_left: int  # deals left in the series, this one included
     # (my hand as dealt, the opponent's hand as dealt) while this seat is at its study step, else None
-    initial_layout: tuple[int, int] | None = None
+    initial_layout: tuple[CardSet, CardSet] | None = None
 
 
 class Humbug(TrickGame[State]):

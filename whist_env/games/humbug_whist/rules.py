@@ -27,7 +27,7 @@ from whist_env.rules.scoring import (
     trick_points,
 )
 from whist_env.rules.tricks import deal_round_robin
-from whist_env.view import ViewExtras
+from whist_env.view import CardSet, ViewExtras
 
 NUM_PLAYERS = 2
 TRICKS = 13
@@ -66,7 +66,7 @@ class HumbugWhistExtras(ViewExtras):
 
     exchange: tuple[int, int]  # (2,) exchange decisions (-1 undecided / not yet public, 0 keep, 1 exchange)
     turn_up_status: str  # "face_up", "taken_up" or "discarded"
-    put_away: int  # mask: the hand this seat put away (0 without recall)
+    put_away: CardSet  # mask: the hand this seat put away (0 without recall)
     discarded_turn_up: int  # the turn-up card discarded with the dealer's hand (with recall), else -1
     game_points: tuple[int, int]  # (2,)
     trick_points: tuple[int, int]  # (2,)
