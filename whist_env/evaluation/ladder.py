@@ -85,6 +85,26 @@ def fit_ratings(
     Raises:
         ValueError: for mismatched shapes, or agents the matches do not connect to the anchor.
     """
+    ratings, draws = fit_with_draws(num_agents, pairs, diffs, anchor, bootstrap, seed)
+    if draws is None:
+        nan = np.full(num_agents, np.nan)
+        return ratings, nan, nan.copy()
+    low, high = np.percentile(draws, [2.5, 97.5], axis=0)
+    return ratings, low, high
+
+
+def fit_with_draws(
+    num_agents: int,
+    pairs: Sequence[tuple[int, int]],
+    diffs: np.ndarray,
+    anchor: int = 0,
+    bootstrap: int = BOOTSTRAP,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`fit_ratings`'s fit and its bootstrap draws: ``(ratings (k,), draws (bootstrap, k))``, the ratings
+    refitted on each resample of the deals (the same resampled deals in every match), None when ``bootstrap`` is 0.
+    Percentiles of a column are a rating's interval; of a difference of two columns, the interval of the two
+    agents' difference (the classroom tournament's gates)."""
     diffs = np.asarray(diffs, np.float64)
     if diffs.ndim != 2 or diffs.shape[0] != len(pairs) or diffs.shape[1] < 1:
         raise ValueError(f"diffs must be (pairs, deals) = ({len(pairs)}, N >= 1), got shape {diffs.shape}")
@@ -104,8 +124,7 @@ def fit_ratings(
 
     ratings = ratings_of(diffs.mean(axis=1))
     if bootstrap < 1:
-        nan = np.full(num_agents, np.nan)
-        return ratings, nan, nan.copy()
+        return ratings, None
     n = diffs.shape[1]
     rng = np.random.default_rng([seed, 27])
     draws = np.empty((bootstrap, num_agents))
@@ -113,8 +132,7 @@ def fit_ratings(
         size = min(250, bootstrap - first)
         counts = rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)
         draws[first : first + size] = ratings_of(counts @ diffs.T / n)
-    low, high = np.percentile(draws, [2.5, 97.5], axis=0)
-    return ratings, low, high
+    return ratings, draws
 
 
 # ---------------------------------------------------------------------------------------------------- the report
@@ -255,31 +273,43 @@ class LadderReport:
 
     def plot(self, path: str | Path) -> Path:
         """Draw the ratings with their intervals to a PNG at ``path`` (needs matplotlib: the ``train`` extra)."""
-        try:
-            import matplotlib
+        return plot_ratings(
+            self.ratings,
+            path,
+            f"{self.game_id}: {self.num_deals} duplicate deals per match, seed {self.seed}",
+            f"rating: mean gain per deal over {self.anchor} ({self.unit})",
+        )
 
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError as err:
-            raise OptionError(
-                "the ladder's plot needs matplotlib: pip install 'whist_env[train]' (or pass --no-plot)"
-            ) from err
-        out = Path(path)
-        rows = list(reversed(self.ratings))  # the best at the top
-        y = np.arange(len(rows))
-        fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.6))
-        values = np.array([r.rating for r in rows])
-        spread = np.array([[r.rating - r.low, r.high - r.rating] for r in rows]).T
-        ax.errorbar(values, y, xerr=np.nan_to_num(spread), fmt="o", capsize=4, color="tab:blue")
-        ax.axvline(0.0, color="grey", linewidth=0.8)
-        ax.set_yticks(y, [r.name for r in rows])
-        ax.set_xlabel(f"rating: mean gain per deal over {self.anchor} ({self.unit})", wrap=True)
-        ax.set_title(f"{self.game_id}: {self.num_deals} duplicate deals per match, seed {self.seed}", fontsize=10)
-        ax.grid(axis="x", alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(out, dpi=110)
-        plt.close(fig)
-        return out
+
+def plot_ratings(ratings: Sequence[Rating], path: str | Path, title: str, xlabel: str) -> Path:
+    """Ratings with their 95% intervals, the best at the top, as a PNG at ``path`` (needs matplotlib).
+
+    Raises:
+        OptionError: when matplotlib is missing (naming the extra that brings it).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as err:
+        raise OptionError("the plot needs matplotlib: pip install 'whist_env[train]' (or pass --no-plot)") from err
+    out = Path(path)
+    rows = list(reversed(ratings))  # the best at the top
+    y = np.arange(len(rows))
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.6))
+    values = np.array([r.rating for r in rows])
+    spread = np.array([[r.rating - r.low, r.high - r.rating] for r in rows]).T
+    ax.errorbar(values, y, xerr=np.nan_to_num(spread), fmt="o", capsize=4, color="tab:blue")
+    ax.axvline(0.0, color="grey", linewidth=0.8)
+    ax.set_yticks(y, [r.name for r in rows])
+    ax.set_xlabel(xlabel, wrap=True)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------- playing
