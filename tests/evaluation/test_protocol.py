@@ -1,0 +1,225 @@
+"""The bot protocol's messages (whist_env.evaluation.protocol): a view goes to JSON and back exactly in every game and
+option set, orjson writes the json module's bytes, every message fits the shipped JSON Schema (which is what the code
+builds), answers are read as documented, and a seat is never sent what it may not see (hidden twins)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import numpy as np
+import pytest
+
+from whist_env.agents.factory import heuristic_for
+from whist_env.evaluation import protocol
+from whist_env.evaluation.protocol import AnswerError, ViewCodec, decode_line, encode_line
+from whist_env.registry import BUILT_IN, game_ids, get_spec
+
+VALIDATOR = jsonschema.Draft202012Validator(protocol.schema())
+GRID = [(game_id, options) for game_id in game_ids() for options in get_spec(game_id).option_grid]
+
+
+def random_views(game_id: str, options: dict[str, Any], episodes: int, seed: int) -> Any:
+    """Every seat's view at every step of ``episodes`` random games (the acting seat's first)."""
+    game = get_spec(game_id).make_rules(**options)
+    rng = np.random.default_rng(seed)
+    for _ in range(episodes):
+        state = game.new_episode(rng)
+        while True:
+            seats = [state.to_act] + [s for s in range(game.num_players) if s != state.to_act] if not state.done else []
+            for seat in seats or range(game.num_players):
+                yield game, game.view(state, seat)
+            if state.done:
+                break
+            game.step(state, int(rng.choice(game.view(state, state.to_act).legal_actions())), rng)
+
+
+def act_message(codec: ViewCodec, view: Any, decision: int) -> dict[str, Any]:
+    return {"type": "act", "deal": 0, "decision": decision, "view": codec.to_json(view), "legal": codec.legal(view)}
+
+
+@pytest.mark.parametrize(("game_id", "options"), GRID)
+def test_a_view_goes_to_json_and_back_exactly(game_id: str, options: dict[str, Any]) -> None:
+    """Every view of random games, every seat, sent as a line and read back, is the view (extras' class and card sets
+    included); orjson's line is the json module's, byte for byte; the message fits the schema."""
+    codec = None
+    for n, (game, view) in enumerate(random_views(game_id, options, episodes=3, seed=11)):
+        codec = codec or ViewCodec(game)
+        message = act_message(codec, view, n) if view.legal else {"type": "deal_end", "deal": 0,
+                                                                   "returns": [0.0] * view.num_players,
+                                                                   "view": codec.to_json(view)}  # fmt: skip
+        line = encode_line(message)
+        assert line == encode_line(message, fast=False)
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        read = decode_line(line)
+        assert read == decode_line(line, fast=False)
+        back = codec.from_json(read["view"])
+        assert back == view
+        assert type(back.extra) is type(view.extra) and back.extra.items() == view.extra.items()
+        if n % 7 == 0:
+            VALIDATOR.validate(read)
+    assert codec is not None
+
+
+def test_card_sets_in_the_extras_are_card_lists() -> None:
+    """A :data:`CardSet` field of the extras is sent as the sorted card ids of its mask; a plain int as the int."""
+    game = get_spec("german_whist_v0").make_rules()
+    codec = ViewCodec(game)
+    rng = np.random.default_rng(3)
+    state = game.new_episode(rng)
+    for _ in range(6):
+        game.step(state, int(game.view(state, state.to_act).legal_actions()[0]), rng)
+    view = game.view(state, 0)
+    extra = codec.to_json(view)["extra"]
+    assert extra["prizes"] == [sorted(c for c in range(52) if (m >> c) & 1) for m in view.extra.prizes]
+    assert extra["my_draws"] == sorted(c for c in range(52) if (view.extra.my_draws >> c) & 1)
+    assert extra["opponent_draws"] == view.extra.opponent_draws and isinstance(extra["opponent_draws"], int)
+
+
+def test_the_shipped_schema_is_what_the_code_builds() -> None:
+    """protocol.schema.json is build_schema() of the built-in games: run ``python -m whist_env.evaluation.protocol``
+    after changing a message or a game's extras."""
+    built = protocol.build_schema([get_spec(g).rules_cls for g in BUILT_IN])
+    assert protocol.schema() == json.loads(json.dumps(built))
+    jsonschema.Draft202012Validator.check_schema(protocol.schema())
+
+
+def test_every_kind_of_message_fits_the_schema_and_a_wrong_one_does_not() -> None:
+    spec = get_spec("oh_hell_v0")
+    game = spec.make_rules(**spec.single_deal)
+    encoder = spec.make_encoder(game)
+    greeting = protocol.hello(game, spec.single_deal, 1, 7, {"decision_s": 1.0}, protocol.layout_of(encoder), 5)
+    codec = ViewCodec(game)
+    state = game.new_episode(np.random.default_rng(0))
+    view = game.view(state, state.to_act)
+    act = act_message(codec, view, 0)
+    obs, mask = encoder.encode_with_mask(view)
+    with_obs = {**act, "observation": obs.tolist(), "mask": mask.tolist()}
+    ending = {"type": "match_end", "deals": 5, "returns": [1.0, -2.0, 0.0, 3.0], "faults": 0, "forfeit": False}
+    for message in (greeting, act, with_obs, ending, {"type": "goodbye", "reason": "the match is over"}):
+        VALIDATOR.validate(decode_line(encode_line(message)))
+    bad = json.loads(json.dumps(act))
+    bad["view"]["hand"] = [52]
+    assert not VALIDATOR.is_valid(bad)
+    bad = json.loads(json.dumps(act))
+    del bad["view"]["extra"]["bids"]
+    assert not VALIDATOR.is_valid(bad), "a game's extras are checked by its own schema"
+    answers = jsonschema.Draft202012Validator({**protocol.schema(), "$ref": "#/$defs/answer"})
+    for answer in (47, "TS", {"action": 47}, {"action": "bid 2"}):
+        answers.validate(answer)
+    hello_answers = jsonschema.Draft202012Validator({**protocol.schema(), "$ref": "#/$defs/hello_answer"})
+    hello_answers.validate({"type": "hello", "protocol": protocol.PROTOCOL, "name": "x", "observation": True})
+    assert not hello_answers.is_valid({"type": "hello", "protocol": protocol.PROTOCOL + 1})
+
+
+def test_answers_are_read_as_documented() -> None:
+    spec = get_spec("oh_hell_v0")
+    game = spec.make_rules(**spec.single_deal)
+    codec = ViewCodec(game)
+    state = game.new_episode(np.random.default_rng(2))
+    legal = game.view(state, state.to_act).legal
+    bids = [a for a in range(game.num_actions) if (legal >> a) & 1]
+    first = bids[0]
+    label = game.describe_action(first)
+    for line in (f"{first}", f"{first}\n", json.dumps(label), json.dumps(label.upper()), json.dumps({"action": first}),
+                 json.dumps({"action": label}), f" {first} "):  # fmt: skip
+        assert codec.read_answer(line.encode(), legal) == first
+    with pytest.raises(AnswerError) as err:
+        codec.read_answer(b"bid please", legal)
+    assert err.value.kind == "malformed" and "print debugging to stderr" in str(err.value)
+    for bad in (b'"nonsense"', b"true", b"1.5", b"[1]", b'{"act": 3}', b"\xff\xfe", b"123456789012345678901234567890"):
+        with pytest.raises(AnswerError) as err:
+            codec.read_answer(bad, legal)
+        assert err.value.kind == "malformed"
+    with pytest.raises(AnswerError) as err:
+        codec.read_answer(b"0", legal)  # a card, while it is a bid's turn
+    assert err.value.kind == "illegal" and err.value.action == 0 and label in str(err.value)
+    with pytest.raises(AnswerError) as err:
+        codec.read_answer(b"-1", legal)
+    assert err.value.kind == "illegal"
+    # card names: "TS", "10S", "10♠", "ts" are 10♠ (47) where it is legal
+    game = get_spec("german_whist_v0").make_rules()
+    codec = ViewCodec(game)
+    for text in ("TS", "10S", "10♠", "ts"):
+        assert codec.read_answer(json.dumps(text, ensure_ascii=False).encode(), 1 << 47) == 47
+
+
+def test_a_hello_of_another_version_is_one_line_naming_both() -> None:
+    answer = protocol.check_hello_answer({"type": "hello", "protocol": protocol.PROTOCOL})
+    assert answer["protocol"] == protocol.PROTOCOL
+    with pytest.raises(AnswerError) as err:
+        protocol.check_hello_answer({"type": "hello", "protocol": 7})
+    text = str(err.value)
+    assert err.value.kind == "version" and "\n" not in text and "7" in text and str(protocol.PROTOCOL) in text
+    with pytest.raises(AnswerError) as err:
+        protocol.check_hello_answer(3)
+    assert err.value.kind == "malformed"
+    line = protocol.version_error(9)
+    assert "\n" not in line and "9" in line and str(protocol.PROTOCOL) in line
+
+
+# Option sets of one deal whose seats see different things (as tests/serve's twins)
+TWINS = [(g, dict(get_spec(g).single_deal)) for g in BUILT_IN] + [
+    ("oh_hell_v0", {"episode": "deal", "num_players": 4, "hand_size": 6, "trump_mode": "drawn_card"}),
+    ("german_whist_v0", {"include_history": False, "phase1_follow_suit": False}),
+    ("humbug_whist_v0", {"episode": "deal", "exchange_order": "simultaneous"}),
+]
+
+
+@pytest.mark.parametrize(("game_id", "options"), TWINS)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_hidden_twins_send_a_seat_identical_lines(game_id: str, options: dict[str, Any], seat: int) -> None:
+    """Two deals that differ only in two cards hidden from ``seat`` (swapped between two places it cannot see) give
+    it byte-identical ``act`` and ``deal``-state lines, observation and mask included, action by action, until one
+    of the two cards becomes visible to it."""
+    spec = get_spec(game_id)
+    game = spec.make_rules(**options)
+    codec, encoder = ViewCodec(game), spec.make_encoder(game)
+    deck = np.random.default_rng(100 + seat).permutation(52).tolist()
+
+    def play(cards: list[int], actions: list[int] | None) -> tuple[list[bytes], list[int], list[int]]:
+        """The seat's line at every step (observation and mask included), its unseen cards, the actions taken."""
+        state = game.new_episode(np.random.default_rng(0), deck=cards, dealer=0)
+        chooser = [heuristic_for(spec, **options) for _ in range(game.num_players)]
+        rng, out, unseen, taken = np.random.default_rng(5), [], [], []
+        while not state.done:
+            view = game.view(state, seat)
+            obs, mask = encoder.encode_with_mask(view)
+            out.append(encode_line({**act_message(codec, view, len(taken)), "observation": obs.tolist(),
+                                    "mask": mask.tolist()}))  # fmt: skip
+            unseen.append(view.unseen)
+            actor = game.view(state, state.to_act)
+            if actions is not None and len(taken) == len(actions):
+                break
+            action = actions[len(taken)] if actions is not None else chooser[state.to_act].act(actor, rng)
+            if not (actor.legal >> action) & 1:
+                break
+            game.step(state, action, rng)
+            taken.append(action)
+        return out, unseen, taken
+
+    first, unseen, actions = play(deck, None)
+    start = game.new_episode(np.random.default_rng(0), deck=deck, dealer=0)
+    places = list(start.hands) + list(spec.hidden_masks(start))
+
+    def reveal(card: int) -> int:  # the first step at which the seat sees the card
+        return next((k for k, mask in enumerate(unseen) if not (mask >> card) & 1), len(unseen))
+
+    hidden = [c for c in range(52) if (unseen[0] >> c) & 1]
+    pairs = [(min(reveal(x), reveal(y)), x, y) for x in hidden for y in hidden
+             if x < y and [(m >> x) & 1 for m in places] != [(m >> y) & 1 for m in places]]  # fmt: skip
+    if not pairs:
+        assert game_id == "humbug_v0", "only Humbug shows a seat every card at its study step (RULES.md §3.3)"
+        return
+    horizon, a, b = max(pairs)
+    twin = list(deck)
+    i, j = twin.index(a), twin.index(b)
+    twin[i], twin[j] = twin[j], twin[i]
+    second, _, _ = play(twin, actions[: horizon - 1])
+    compared = min(horizon, len(second))
+    assert compared >= 4, f"the twins diverge too early to test anything ({compared} lines)"
+    assert first[:compared] == second[:compared]
+    assert not np.array_equal(start.hands, game.new_episode(np.random.default_rng(0), deck=twin, dealer=0).hands) or (
+        spec.hidden_masks(start) != spec.hidden_masks(game.new_episode(np.random.default_rng(0), deck=twin, dealer=0))
+    ), "the twins are the same deal"
