@@ -1,0 +1,187 @@
+"""The referee (whist_env.evaluation.referee): every library agent run as a bot plays the actions it plays in process;
+a bot gets the observation and mask ``env.observe()`` gives when it asks, a scrubbed environment and a fresh folder;
+a sandbox prefix wraps its command; the limits this platform has are all there on Linux."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import whist_env
+from whist_env.agents.factory import make_agent
+from whist_env.evaluation.referee import BotCommand, BotLedger, Limits, Referee, Seating, platform_limits
+from whist_env.record import GameRecord
+from whist_env.registry import game_ids, get_spec
+
+HELPER = (sys.executable, "-m", "whist_env.evaluation.bot")
+CHEAP_SEARCH = {"oh_hell_v0": "pimc(samples=1, bid_samples=1, max_tricks=3)"}  # Oh Hell's playouts, kept short
+
+
+def library_bot(spec: str) -> BotCommand:
+    return BotCommand(spec, (*HELPER, spec))
+
+
+def play(game_id: str, specs: tuple[str, str], deals: int, seeds: tuple[int, ...] = (11, 12, 13, 14)) -> list[Any]:
+    """One half: ``specs[0]`` at seat 0, ``specs[1]`` at every other seat (one process each): the game records."""
+    spec = get_spec(game_id)
+    referee = Referee(spec, dict(spec.single_deal), Limits(decision_s=30, start_s=60), seed=3)
+    n = referee.game.num_players
+    bots = tuple(library_bot(specs[0] if seat == 0 else specs[1]) for seat in range(n))
+    ledgers = {name: BotLedger(name) for name in set(specs)}
+    result = referee.play_half(Seating(bots, seeds[:n]), range(deals), ledgers)
+    assert all(not ledger.faults for ledger in ledgers.values()), {k: v.faults for k, v in ledgers.items()}
+    return result.records
+
+
+def replay_in_process(game_id: str, specs: tuple[str, str], records: list[Any], seeds: tuple[int, ...]) -> None:
+    """Every recorded action is what the agent of that seat plays in this process, given the same views and a
+    generator seeded as the bot's was (one agent and one generator per seat for the whole half, as in a bot)."""
+    spec = get_spec(game_id)
+    options = dict(spec.single_deal)
+    n = spec.make_rules(**options).num_players
+    agents = [make_agent(specs[0] if seat == 0 else specs[1], spec, **options) for seat in range(n)]
+    rngs = [np.random.default_rng(seeds[seat]) for seat in range(n)]
+    checked = 0
+    for data in records:
+        record = GameRecord.from_dict(data)
+        for step, (game, state) in enumerate(record.states()):
+            if state.done:
+                break
+            seat = state.to_act
+            assert agents[seat].act(game.view(state, seat), rngs[seat]) == record.actions[step], (game_id, step)
+            checked += 1
+    assert checked >= 20 * len(records)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", game_ids())
+def test_library_agents_as_bots_play_as_in_process(game_id: str) -> None:
+    """random, heuristic, pretrained and pimc (cheap settings) over 200 deals of every game: each action a bot
+    answered equals the action the same agent takes in this process."""
+    seeds = (11, 12, 13, 14)
+    for specs in (("random", "heuristic"), ("pretrained", CHEAP_SEARCH.get(game_id, "pimc(samples=1, max_tricks=3)"))):
+        records = play(game_id, specs, 200, seeds)
+        assert len(records) == 200
+        replay_in_process(game_id, specs, records, seeds)
+
+
+@pytest.mark.slow
+def test_a_saved_model_as_a_bot_plays_as_in_process(tmp_path: Path) -> None:
+    """``model:<path>`` (a MaskablePPO .zip with whist_env's metadata) as a bot: the same actions as in process."""
+    from sb3_contrib import MaskablePPO
+
+    from whist_env.fingerprint import save_model_metadata
+
+    env = whist_env.make_single_agent("german_whist_v0", opponents="random")
+    path = tmp_path / "model.zip"
+    MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=8, device="cpu", seed=0).save(path)
+    save_model_metadata(path, "german_whist_v0", dict(get_spec("german_whist_v0").single_deal))
+    specs = (f"model:{path}", "heuristic")
+    records = play("german_whist_v0", specs, 200)
+    replay_in_process("german_whist_v0", specs, records, (11, 12))
+
+
+OBSERVER = """
+import json, sys
+out = open(sys.argv[1], "w")
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "protocol": 1, "observation": True}), flush=True)
+        print(json.dumps(sorted(__import__("os").environ)), file=sys.stderr, flush=True)
+        print(__import__("os").getcwd(), file=sys.stderr, flush=True)
+    elif message["type"] == "act":
+        out.write(json.dumps([message["observation"], message["mask"]]) + "\\n")
+        print(message["view"]["legal"][-1], flush=True)
+    elif message["type"] == "goodbye":
+        break
+"""
+
+
+@pytest.mark.parametrize("game_id", ["oh_hell_v0", "humbug_whist_v0"])
+def test_a_bot_that_asks_gets_env_observe_bit_for_bit(
+    game_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot whose hello asks for the observation gets, in every act, the observation and mask that the AEC env's
+    ``observe()`` gives for that seat at that point (the record replayed through the env); it starts in a fresh
+    folder with a scrubbed environment: none of the referee's variables but PATH and LANG."""
+    monkeypatch.setenv("WHIST_TEST_SECRET", "do not pass me on")
+    bot = tmp_path / "observer.py"
+    bot.write_text(OBSERVER)
+    seen = tmp_path / "seen.jsonl"
+    spec = get_spec(game_id)
+    options = dict(spec.single_deal)
+    logs = tmp_path / "logs"
+    referee = Referee(spec, options, Limits(decision_s=10), seed=8, logs=logs, workroot=tmp_path)
+    n = referee.game.num_players
+    observer = BotCommand("observer", (sys.executable, bot.name, str(seen)), str(bot))
+    random = library_bot("random")
+    ledgers = {"observer": BotLedger("observer"), "random": BotLedger("random")}
+    result = referee.play_half(Seating((observer,) + (random,) * (n - 1), tuple(range(n))), range(3), ledgers)
+    assert not ledgers["observer"].faults
+    received = [json.loads(line) for line in seen.read_text().splitlines()]
+    expected = []
+    for data in result.records:
+        record = GameRecord.from_dict(data)
+        env = whist_env.make(game_id, raw=True, **options)
+        env.reset(options={"deck": list(record.deck), "dealer": record.dealer})
+        for action in record.actions:
+            agent = env.agent_selection
+            if agent == "player_0":
+                obs = env.observe(agent)
+                expected.append([obs["observation"].tolist(), obs["action_mask"].tolist()])
+            env.step(action)
+    assert len(received) == len(expected) > 10
+    for (obs, mask), (want_obs, want_mask) in zip(received, expected, strict=True):
+        assert np.array_equal(np.asarray(obs, np.float32), np.asarray(want_obs, np.float32)) and mask == want_mask
+    log = (logs / "observer.stderr.log").read_text()
+    names = json.loads(log.splitlines()[1])
+    allowed = {"PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+               "PYTHONDONTWRITEBYTECODE", "LC_CTYPE"}  # fmt: skip
+    assert "WHIST_TEST_SECRET" not in names and set(names) <= allowed
+    folder = log.splitlines()[2]
+    assert folder.startswith(str(tmp_path)) and not Path(folder).exists()  # a fresh folder, removed afterwards
+
+
+def test_a_sandbox_prefix_wraps_every_bot_command(tmp_path: Path) -> None:
+    """``prefix`` runs each bot through another command (a no-op one here: ``env``), ``{workdir}`` filled in."""
+    spec = get_spec("german_whist_v0")
+    marker = tmp_path / "ran"
+    prefix = ("sh", "-c", f'echo "{{workdir}}" >> {marker}; exec "$@"', "sandbox")
+    referee = Referee(spec, dict(spec.single_deal), Limits(), seed=1, prefix=prefix)
+    ledgers = {"random": BotLedger("random"), "heuristic": BotLedger("heuristic")}
+    seating = Seating((library_bot("random"), library_bot("heuristic")), (1, 2))
+    result = referee.play_half(seating, range(2), ledgers)
+    assert len(result.returns) == 2 and not any(ledger.faults for ledger in ledgers.values())
+    folders = marker.read_text().split()
+    assert len(folders) == 2 and all("whist-referee-" in folder for folder in folders)
+
+
+def test_every_limit_is_enforced_on_linux() -> None:
+    limits = platform_limits()
+    if sys.platform.startswith("linux"):
+        assert all(limits.values()), limits
+    else:  # pragma: no cover - CI runs on Linux
+        assert not all(limits.values())
+    with pytest.raises(whist_env.OptionError, match="decision_s"):
+        Limits(decision_s=0)
+    assert Limits(match_s=50, start_s=5).cpu == 55
+
+
+def test_a_bot_that_cannot_start_is_a_start_fault(tmp_path: Path) -> None:
+    spec = get_spec("german_whist_v0")
+    referee = Referee(spec, dict(spec.single_deal), Limits(), seed=1)
+    missing = BotCommand("missing", ("no-such-program-here",))
+    ledgers = {"missing": BotLedger("missing"), "random": BotLedger("random")}
+    result = referee.play_half(Seating((missing, library_bot("random")), (1, 2)), range(1), ledgers)
+    assert [f.kind for f in ledgers["missing"].faults] == ["start"] and "no-such-program-here" in ledgers[
+        "missing"
+    ].faults[0].message
+    assert ledgers["missing"].forfeit is not None and len(result.returns) == 1
+    assert os.path.exists(sys.executable)
