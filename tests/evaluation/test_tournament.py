@@ -1,0 +1,239 @@
+"""The classroom tournament (whist_env.evaluation.tournament, ``whist-arena``): a Python bot and a JavaScript bot play
+the reference bots; every hostile bot gets its faults and forfeit while the tournament finishes, the other pairings
+stay what they are without it and no process is left; the outputs, the gates' pins, ``--require-beat`` and resuming
+a tournament killed half-way."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from whist_env.errors import OptionError
+from whist_env.evaluation.referee import FAULT_KINDS
+from whist_env.evaluation.tournament import TournamentReport, load_tournament, run_tournament
+from whist_env.record import GameRecord
+
+BOTS = Path(__file__).resolve().parent / "bots"
+STARTERS = Path(__file__).resolve().parents[2] / "whist_env" / "evaluation" / "starters"
+# Limits at least 20 times the good bots' slowest decision (a few milliseconds; the first of a process ~50 ms)
+LIMITS = {"decision_s": 2.0, "match_s": 60.0, "start_s": 30.0, "memory_mb": 400, "max_faults": 2}
+
+
+def write_tournament(folder: Path, bots: dict[str, str], gates: dict[str, str], deals: int = 3, **extra: Any) -> Path:
+    """A tournament file in ``folder``: ``bots`` maps a name to a file to copy or to ``hostile:<kind>``."""
+    (folder / "bots").mkdir(parents=True, exist_ok=True)
+    for name, source in bots.items():
+        if source.startswith("hostile:"):
+            bot = folder / "bots" / name
+            bot.mkdir()
+            shutil.copy(BOTS / "hostile.py", bot)
+            kind = source.split(":")[1]
+            (bot / "bot.toml").write_text(f'command = ["{{python}}", "hostile.py", "{kind}"]\n')
+        else:
+            shutil.copy(source, folder / "bots" / f"{name}{Path(source).suffix}")
+    limits = {**LIMITS, **extra.pop("limits", {})}
+    lines = ['game = "german_whist_v0"', f"deals = {deals}", "seed = 5", "workers = 2", 'bots = ["bots/*"]']
+    lines += [f"{k} = {json.dumps(v)}" for k, v in extra.items()]
+    lines += ["[limits]", *(f"{k} = {v}" for k, v in limits.items())]
+    for name, agent in gates.items():
+        lines += ["[[gates]]", f'name = "{name}"', f'agent = "{agent}"']
+    file = folder / "tournament.toml"
+    file.write_text("\n".join(lines) + "\n")
+    return file
+
+
+def processes_in(root: Path) -> list[str]:
+    """Processes whose working directory lies under ``root`` (a bot's, or its descendants')."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                cwd = os.readlink(f"/proc/{entry.name}/cwd")
+            except OSError:
+                continue
+            if cwd.startswith(str(root)):
+                found.append(f"{entry.name}: {cwd}")
+    return found
+
+
+def run(file: Path, out: Path, workroot: Path | None = None) -> TournamentReport:
+    tournament = load_tournament(file, workroot=str(workroot) if workroot else None)
+    return run_tournament(tournament, out)
+
+
+def match(report: TournamentReport, a: str, b: str) -> dict[str, Any]:
+    return next(m for m in report.matches if {m["a"], m["b"]} == {a, b})
+
+
+def records(path: str) -> list[dict[str, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines]
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> TournamentReport:
+    """The good bot against the random gate, with nobody hostile about."""
+    folder = tmp_path_factory.mktemp("baseline")
+    file = write_tournament(folder, {"good": str(BOTS / "good.py")}, {"random": "random"})
+    return run(file, folder / "out")
+
+
+HOSTILE: dict[str, tuple[set[str], bool]] = {
+    # kind: (the kinds of fault it gets, whether it forfeits its matches)
+    "sleep": ({"timeout"}, True),
+    "loop": ({"timeout"}, True),
+    "crash": ({"crash"}, True),
+    "flood": ({"flood"}, True),
+    "memory": ({"crash"}, True),
+    "garbage": ({"malformed", "illegal"}, True),
+    "orphan": ({"leftover"}, False),
+    "quit": ({"start"}, True),
+}
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE))
+def test_a_hostile_bot_is_counted_and_changes_nothing_else(
+    kind: str, baseline: TournamentReport, tmp_path: Path
+) -> None:
+    """Beside the good bot and the random gate (two workers), the hostile bot gets the faults its behaviour is (as
+    FAULT_KINDS documents them) and forfeits where the referee says it does; the tournament finishes; the good bot's
+    match with the random gate is what it is without the hostile bot, deal for deal and card for card; and no
+    process is left running."""
+    workroot = tmp_path / "work"
+    workroot.mkdir()
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py"), "hostile": f"hostile:{kind}"},
+                            {"random": "random"})  # fmt: skip
+    started = time.monotonic()
+    report = run(file, tmp_path / "out", workroot)
+    expected, forfeits = HOSTILE[kind]
+    hostile = report.standing("hostile")
+    assert set(hostile.faults) == expected, hostile.faults
+    assert set(hostile.faults) <= set(FAULT_KINDS)
+    assert hostile.forfeits == (2 if forfeits else 0), (hostile.forfeits, hostile.faults)
+    for name in ("good", "random"):
+        assert report.standing(name).faults == {} and report.standing(name).forfeits == 0
+    ours, theirs = match(report, "good", "random"), match(baseline, "good", "random")
+    assert ours["diffs"] == theirs["diffs"] and ours["scores"] == theirs["scores"]
+    assert records(ours["records"]["file"])[1:] == records(theirs["records"]["file"])[1:]
+    for name in ("good", "random"):  # the hostile bot's matches: the stand-in played its seats where it forfeited
+        m = match(report, "hostile", name)
+        assert len(m["diffs"]) == 3 and m["ledgers"]["hostile"]["faults"]
+    assert processes_in(workroot) == []
+    assert time.monotonic() - started < 120
+
+
+def test_a_python_and_a_javascript_bot_play_the_reference_bots(tmp_path: Path) -> None:
+    """The starters (Python behind the helper, JavaScript under node) against random, heuristic and pretrained: no
+    fault, each verdict written, the outputs all there and readable."""
+    bots = {"py_starter": str(STARTERS / "starter.py"), "js_starter": str(STARTERS / "starter.js")}
+    gates = {"random": "random", "heuristic": "heuristic", "pretrained": "pretrained"}
+    file = write_tournament(tmp_path, bots, gates, deals=4)
+    out = tmp_path / "results"
+    report = run(file, out)
+    assert [s.faults for s in report.standings] == [{}] * 5
+    assert report.standing("random").rating == 0.0 and report.anchor == "random"
+    for bot in bots:
+        verdicts = {v.gate: v for v in report.standing(bot).gates}
+        assert set(verdicts) == set(gates)
+        for v in verdicts.values():
+            assert v.low <= v.diff <= v.high or v.low == v.high
+            assert v.verdict == ("pass" if v.low > 0 else "fail" if v.high < 0 else "undecided")
+        grade = json.loads((out / "autograder" / f"{bot}.json").read_text())
+        assert grade["score"] == report.standing(bot).score <= grade["max_score"] == 3.0
+        assert {t["name"] for t in grade["tests"]} == {f"beats {g}" for g in gates}
+    assert report.verdict("py_starter", "random").verdict == "pass"
+    assert {"leaderboard.md", "leaderboard.json", "leaderboard.csv", "index.html", "ratings.png"} <= {
+        p.name for p in out.iterdir()
+    }
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert [s["name"] for s in board["standings"]] == [s.name for s in report.standings]
+    rows = list(csv.DictReader((out / "leaderboard.csv").open()))
+    assert [r["name"] for r in rows] == [s.name for s in report.standings]
+    html = (out / "index.html").read_text()
+    assert all(s.name in html for s in report.standings) and "ratings.png" in html
+    # each match's records replay to the returns it reports
+    m = match(report, "js_starter", "py_starter")
+    lines = records(m["records"]["file"])
+    assert lines[0]["match"] == ["js_starter", "py_starter"] and len(lines) == 1 + 2 * 4
+    for line in lines[1:]:
+        _, state = GameRecord.from_dict(line["record"]).replay()
+        assert state.done and list(state.returns) == line["returns"]
+    assert m["records"]["bytes"] == Path(m["records"]["file"]).stat().st_size > 0
+
+
+def test_a_gate_pinned_to_other_weights_is_refused(tmp_path: Path) -> None:
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random"})
+    text = file.read_text()
+    file.write_text(text + '[[gates]]\nname = "pretrained"\nagent = "pretrained"\nsha256 = "' + "0" * 64 + '"\n')
+    with pytest.raises(OptionError, match="pinned to sha256 0000000000000000"):
+        load_tournament(file)
+    file.write_text(text + "bogus = 1\n")
+    with pytest.raises(OptionError, match="unknown key"):
+        load_tournament(file)
+
+
+def test_init_pins_the_gates_and_require_beat_sets_the_exit_status(tmp_path: Path) -> None:
+    """``whist-arena init`` writes a file whose gates load (the network copied and pinned); ``run --require-beat``
+    exits 0 when every bot passes the gate and 1 when one does not."""
+    from whist_env.cli_arena import arena_main
+
+    folder = tmp_path / "class"
+    assert (
+        arena_main(["init", str(folder), "--game", "german_whist_v0", "--deals", "6", "--gates", "random,pretrained"])
+        == 0
+    )
+    tournament = load_tournament(folder / "tournament.toml")
+    assert {e.name for e in tournament.entrants} == {"random", "pretrained", "python_starter", "js_starter"}
+    (folder / "bots" / "js_starter.js").unlink()
+    common = ["run", str(folder / "tournament.toml"), "--quiet", "--workers", "2"]
+    assert arena_main([*common, "--require-beat", "random"]) == 0
+    assert arena_main([*common, "--require-beat", "pretrained"]) == 1  # the heuristic starter does not beat the network
+    assert arena_main([*common, "--require-beat", "nobody"]) == 2
+    assert arena_main(["init", str(folder), "--game", "german_whist_v0"]) == 2  # the file exists
+
+
+def test_a_tournament_killed_half_way_resumes_to_the_same_results(tmp_path: Path) -> None:
+    """``whist-arena run`` killed (SIGKILL) once some matches are stored, then run again, ends with the results of
+    an uninterrupted run (timing aside), and plays only the matches that were missing."""
+    bots = {"good": str(BOTS / "good.py"), "js": str(STARTERS / "starter.js")}
+    gates = {"random": "random", "heuristic": "heuristic"}
+    whole = write_tournament(tmp_path / "whole", bots, gates, deals=4)
+    cut = write_tournament(tmp_path / "cut", bots, gates, deals=4)
+    command = [sys.executable, "-m", "whist_env.cli_arena", "run", "--quiet", "--workers", "1"]
+    subprocess.run([*command, str(whole), "--out", str(tmp_path / "whole" / "out")], check=True, capture_output=True)
+    out = tmp_path / "cut" / "out"
+    process = subprocess.Popen([*command, str(cut), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while len(list((out / "cache").glob("*.json"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    kept = len(list((out / "cache").glob("*.json")))
+    assert 2 <= kept < 6, f"{kept} matches were stored before the kill"
+    again = subprocess.run([*command, str(cut), "--out", str(out)], check=True, capture_output=True, text=True)
+    assert f"({6 - kept} played now" in again.stdout
+
+    def results(folder: Path) -> dict[str, Any]:
+        board = json.loads((folder / "leaderboard.json").read_text())
+        for s in board["standings"]:
+            for key in ("answer_s", "cpu_s", "start_s", "ms_per_decision"):
+                s.pop(key)
+        matches = [{k: v for k, v in m.items() if k not in ("wall_s", "records")} for m in board["matches"]]
+        for m in matches:
+            for ledger in m["ledgers"].values():
+                for key in ("answer_s", "cpu_s", "start_s"):
+                    ledger.pop(key)
+        return {"standings": board["standings"], "matches": matches}
+
+    assert results(out) == results(tmp_path / "whole" / "out")

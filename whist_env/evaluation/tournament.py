@@ -1,0 +1,878 @@
+"""A class tournament: bots and reference bots play a round robin of duplicate matches under the referee.
+
+    whist-arena init class/ --game german_whist_v0     # a tournament file, the gates pinned, two starter bots
+    whist-arena run class/tournament.toml --out class/results
+
+**Entrants.** The *bots* are files or folders (``bots = ["submissions/*"]``): a ``.py`` file runs with the
+referee's Python, a ``.js`` file with ``node``, any other executable file as it is, and a folder names its command
+in a ``bot.toml`` (``command = ["node", "main.js"]``, ``{python}`` for the referee's Python). The *gates* are the
+library's reference agents (``random``, ``heuristic``, ``pimc``, ``pretrained``, ...), run as bots through the
+Python helper (:mod:`whist_env.evaluation.bot`), each pinned in the file by its spec and the sha256 of every file
+it plays with (the shipped network's weights): a whist_env that ships other weights refuses to play the gate
+rather than move a course's bar. ``whist-arena init`` copies the shipped network beside the file and pins it.
+
+**Matches.** Every pair of entrants plays the same ``deals`` duplicate deals (deal ``i`` as the arena draws it),
+once per seating (:func:`~whist_env.evaluation.arena.seat_assignments`: two players swap seats, classic whist's
+partnerships are two copies of each bot, Oh Hell seats one against copies of the other in every position), each
+seating with fresh processes (:class:`~whist_env.evaluation.referee.Referee`). Matches run in ``workers`` processes;
+each match is stored when it ends (``cache/``, keyed by everything that decides it: the game, options, deals, seed,
+limits and both bots' sha256), so a tournament stopped half-way resumes from its finished matches and ends with the
+results an uninterrupted run gives.
+
+**Ratings and gates.** The ratings are the ladder's (:func:`~whist_env.evaluation.ladder.fit_with_draws`: least
+squares of every match's mean per-deal difference, in the game's unit per deal, the ``random`` gate at 0, 95%
+intervals from a bootstrap over the deals). A bot *passes* a gate when the 95% interval of its rating minus the
+gate's lies above 0, *fails* it when the interval lies below 0, and is *undecided* otherwise. Its score is the sum
+over the gates of their ``points``: all of them for a pass, ``undecided_score`` (0.5) of them for an undecided
+verdict, none for a fail.
+
+**Outputs** (in ``--out``): ``leaderboard.md``, ``.json``, ``.csv`` and ``index.html`` (with the plot), ``ratings.png``,
+each match's game records (``records/<a>--<b>.jsonl.gz``, one JSON line per table), each bot's standard error
+(``logs/``), and an autograder file per bot (``autograder/<bot>.json``, Gradescope's ``results.json`` format).
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import gzip
+import hashlib
+import html
+import io
+import json
+import math
+import os
+import shlex
+import signal
+import sys
+import time
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field, replace
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from whist_env.agents.agent_spec import AgentSpec, format_agent_spec, parse_agent_spec
+from whist_env.errors import OptionError
+from whist_env.evaluation.arena import DealResult, TableResult, seat_assignments
+from whist_env.evaluation.ladder import BOOTSTRAP, Rating, fit_with_draws, plot_ratings
+from whist_env.evaluation.protocol import PROTOCOL
+from whist_env.evaluation.referee import (
+    FAULT_KINDS,
+    BotCommand,
+    BotLedger,
+    Limits,
+    Referee,
+    Seating,
+    become_subreaper,
+    die_with_parent,
+    seat_seed,
+)
+from whist_env.registry import ensure_spec, get_spec
+from whist_env.spec import GameSpec
+from whist_env.workers import one_blas_thread, sigint_ignored
+
+CACHE_FORMAT = 1
+BOT_FILE = "bot.toml"
+MAX_BOT_MB = 50  # the largest bot folder, in MiB (copied into a fresh working directory for every process)
+GATE_KIND, BOT_KIND = "gate", "bot"
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One player of a tournament.
+
+    Attributes:
+        name: unique in the tournament.
+        kind: ``"bot"`` (a submission) or ``"gate"`` (a reference agent).
+        command: how the referee starts it.
+        agent: a gate's agent spec.
+        points: a gate's weight in a bot's score.
+    """
+
+    name: str
+    kind: str
+    command: BotCommand
+    agent: str | None = None
+    points: float = 1.0
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """What a tournament file says (see the module docstring and :func:`load_tournament`).
+
+    Attributes:
+        spec: the game.
+        options: the game's options, one deal per episode added (the arena's unit).
+        entrants: the bots and the gates.
+        deals: duplicate deals per match.
+        seed: the deals' seed.
+        workers: matches played at once.
+        limits: what each bot process may use.
+        lineup: the arena's lineup (``alternate``; ``one_vs_rest`` where the game seats more than two sides).
+        prefix: a command that wraps every bot command (a sandbox; ``{workdir}`` is the bot's working directory).
+        undecided_score: the share of a gate's points an undecided verdict earns.
+        records: keep every match's game records.
+        bootstrap: resamples of the deals for the intervals.
+        workroot: where the bots' working directories are made (None: the system's temporary folder).
+        source: the file it was read from.
+    """
+
+    spec: GameSpec[Any, Any]
+    options: dict[str, Any]
+    entrants: tuple[Entrant, ...]
+    deals: int = 100
+    seed: int = 0
+    workers: int = 1
+    limits: Limits = field(default_factory=Limits)
+    lineup: str = "alternate"
+    prefix: tuple[str, ...] = ()
+    undecided_score: float = 0.5
+    records: bool = True
+    bootstrap: int = BOOTSTRAP
+    workroot: str | None = None
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        names = [e.name for e in self.entrants]
+        if len(set(names)) != len(names):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            raise OptionError(f"every entrant needs its own name; given twice: {', '.join(twice)}")
+        if len(names) < 2:
+            raise OptionError(f"a tournament needs two entrants or more, got {names}")
+        if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
+            raise OptionError(f"deals must be an int >= 1, got {self.deals!r}")
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
+            raise OptionError(f"workers must be an int >= 1, got {self.workers!r}")
+
+    def entrant(self, name: str) -> Entrant:
+        """The entrant called ``name``."""
+        for e in self.entrants:
+            if e.name == name:
+                return e
+        raise OptionError(f"no entrant {name!r}; entrants: {', '.join(e.name for e in self.entrants)}")
+
+    def pairs(self) -> list[tuple[Entrant, Entrant]]:
+        """Every match, its two entrants in name order (so that results do not depend on the file's order)."""
+        ordered = sorted(self.entrants, key=lambda e: e.name)
+        return [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :]]
+
+
+# --------------------------------------------------------------------------------------------- the file
+def _sha256_files(path: Path) -> str:
+    """The sha256 of a file, or of a folder's files (their paths and contents, in sorted order)."""
+    digest = hashlib.sha256()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for file in files:
+        digest.update(str(file.relative_to(path) if path.is_dir() else file.name).encode() + b"\0")
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def bot_command(path: Path, name: str | None = None) -> BotCommand:
+    """How to start the bot at ``path``: a ``.py`` file (the referee's Python), a ``.js`` file (``node``), another
+    executable file, or a folder with a ``bot.toml`` naming its ``command`` (and optionally its ``name``).
+
+    Raises:
+        OptionError: for a missing path, a folder without ``bot.toml``, a folder over :data:`MAX_BOT_MB`, or a file
+            the referee does not know how to run.
+    """
+    if not path.exists():
+        raise OptionError(f"no bot at {path}")
+    if path.is_dir():
+        manifest = path / BOT_FILE
+        if not manifest.is_file():
+            raise OptionError(f"the bot folder {path} has no {BOT_FILE} naming its command (command = [...])")
+        size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        if size > MAX_BOT_MB << 20:
+            raise OptionError(f"the bot folder {path} holds {size >> 20} MiB; the limit is {MAX_BOT_MB} MiB")
+        try:
+            data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            raise OptionError(f"{manifest}: {err}") from None
+        command = data.get("command")
+        if isinstance(command, str):
+            command = shlex.split(command)
+        if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
+            raise OptionError(f'{manifest}: command must be a list of strings such as ["node", "main.js"]')
+        argv = tuple(sys.executable if c == "{python}" else c for c in command)
+        return BotCommand(str(data.get("name") or name or path.name), argv, str(path.resolve()), _sha256_files(path))
+    return BotCommand(name or path.stem, _file_command(path), str(path.resolve()), _sha256_files(path))
+
+
+def _file_command(path: Path) -> tuple[str, ...]:
+    """How a one-file bot is run, from its name."""
+    if path.suffix == ".py":
+        return (sys.executable, path.name)
+    if path.suffix in (".js", ".mjs"):
+        return ("node", path.name)
+    if os.access(path, os.X_OK):
+        return (f"./{path.name}",)
+    raise OptionError(
+        f"{path}: a bot file is a .py or .js file or an executable; for anything else make a folder with a "
+        f"{BOT_FILE} naming its command"
+    )
+
+
+def gate_files(agent: str | AgentSpec, spec: GameSpec[Any, Any]) -> list[Path]:
+    """The files a gate plays with: the paths its spec names, and the shipped network where it names
+    ``pretrained`` without a path (nested specs included)."""
+    parsed = parse_agent_spec(agent) if isinstance(agent, str) else agent
+    out: list[Path] = []
+    path = parsed.get("path")
+    if path is not None:
+        out.append(Path(str(path)))
+    elif parsed.name == "pretrained" and (shipped := spec.pretrained_file()) is not None:
+        import importlib.resources
+
+        with importlib.resources.as_file(shipped) as file:
+            out.append(Path(file))
+    for _, value in parsed.args:
+        if isinstance(value, AgentSpec):
+            out += gate_files(value, spec)
+    return out
+
+
+def gate_digest(agent: str, spec: GameSpec[Any, Any], base: Path) -> str:
+    """The sha256 a gate is pinned by: of its spec as written and of every file it plays with (:func:`gate_files`,
+    relative paths from ``base``), so that the pin holds wherever the course's folder is."""
+    digest = hashlib.sha256(agent.encode())
+    for path in gate_files(agent, spec):
+        file = path if path.is_absolute() else base / path
+        if not file.is_file():
+            raise OptionError(f"the gate {agent!r} plays with {file}, which does not exist")
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def _absolute_paths(spec: AgentSpec, base: Path) -> AgentSpec:
+    """``spec`` with every ``path`` made absolute (relative to ``base``): the gate runs in another folder."""
+    args: dict[str, Any] = {}
+    for key, value in spec.args:
+        if isinstance(value, AgentSpec):
+            value = _absolute_paths(value, base)
+        elif key == "path":
+            value = str((base / str(value)).resolve())
+        args[key] = value
+    return AgentSpec(spec.name, args)
+
+
+def gate_command(name: str, agent: str, spec: GameSpec[Any, Any], base: Path, pinned: str | None) -> Entrant:
+    """A gate: the library agent ``agent`` played as a bot through the Python helper, checked against its pin.
+
+    Raises:
+        OptionError: for a bad agent spec, or a pin that is not what this whist_env plays (a re-shipped network).
+    """
+    resolved = format_agent_spec(_absolute_paths(parse_agent_spec(agent), base))
+    digest = gate_digest(agent, spec, base)
+    if pinned is not None and pinned != digest:
+        raise OptionError(
+            f"the gate {name!r} ({agent}) is pinned to sha256 {pinned[:16]}..., but here it plays with "
+            f"{digest[:16]}... (another network or file): give it the pinned file (whist-arena init copies the shipped "
+            "network beside the tournament file), or re-pin it with `whist-arena pin` once the course agrees"
+        )
+    argv = (sys.executable, "-m", "whist_env.evaluation.bot", resolved)
+    return Entrant(name, GATE_KIND, BotCommand(name, argv, None, digest), resolved)
+
+
+TOP_KEYS = {"game", "options", "deals", "seed", "workers", "lineup", "bots", "gates", "limits", "undecided_score",
+            "records", "bootstrap", "bot_prefix"}  # fmt: skip
+GATE_KEYS = {"name", "agent", "points", "sha256"}
+
+
+def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
+    """Read a tournament file (TOML; see the module docstring and ``whist-arena init``).
+
+    Args:
+        path: the file; relative paths in it are relative to its folder.
+        **overrides: fields of :class:`Tournament` to set instead (``workers``, ``deals``, ``prefix``, ...).
+
+    Raises:
+        OptionError: for an unknown key, a bad value, a missing bot, or a gate that is not what it is pinned to.
+    """
+    file = Path(path)
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise OptionError(f"no tournament file {file}; make one with whist-arena init DIR --game GAME") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise OptionError(f"{file}: {err}") from None
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise OptionError(f"{file}: unknown key(s) {unknown}; known: {sorted(TOP_KEYS)}")
+    base = file.resolve().parent
+    spec = get_spec(data.get("game", ""))
+    options = dict(data.get("options") or {})
+    for key, value in spec.single_deal.items():
+        if options.setdefault(key, value) != value:
+            raise OptionError(f"{file}: option {key}={options[key]!r}: a tournament plays one deal per episode")
+    spec.make_rules(**options)  # a bad option fails here
+    try:
+        limits = Limits(**(data.get("limits") or {}))
+    except TypeError as err:
+        raise OptionError(f"{file}: [limits]: {err}; known: {sorted(asdict(Limits()))}") from None
+    entrants = [*_gates(data.get("gates") or [], spec, base, file), *_bots(data.get("bots") or [], base)]
+    prefix = data.get("bot_prefix") or ()
+    fields = {
+        "spec": spec,
+        "options": options,
+        "entrants": tuple(entrants),
+        "deals": data.get("deals", 100),
+        "seed": data.get("seed", 0),
+        "workers": data.get("workers", 1),
+        "limits": limits,
+        "lineup": data.get("lineup", "alternate"),
+        "prefix": tuple(shlex.split(prefix) if isinstance(prefix, str) else prefix),
+        "undecided_score": float(data.get("undecided_score", 0.5)),
+        "records": bool(data.get("records", True)),
+        "bootstrap": data.get("bootstrap", BOOTSTRAP),
+        "source": str(file),
+    }
+    fields.update({k: v for k, v in overrides.items() if v is not None})
+    return Tournament(**fields)
+
+
+def _gates(items: Sequence[Any], spec: GameSpec[Any, Any], base: Path, file: Path) -> list[Entrant]:
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or "agent" not in item:
+            raise OptionError(f'{file}: each [[gates]] needs an agent (agent = "heuristic"), got {item!r}')
+        unknown = sorted(set(item) - GATE_KEYS)
+        if unknown:
+            raise OptionError(
+                f"{file}: [[gates]] {item.get('agent')}: unknown key(s) {unknown}; known: {sorted(GATE_KEYS)}"
+            )
+        agent = str(item["agent"])
+        gate = gate_command(str(item.get("name", agent)), agent, spec, base, item.get("sha256"))
+        out.append(replace(gate, points=float(item.get("points", 1.0))))
+    return out
+
+
+def _bots(patterns: Sequence[Any], base: Path) -> list[Entrant]:
+    out = []
+    for pattern in [patterns] if isinstance(patterns, str) else patterns:
+        matches = sorted(glob.glob(str(base / str(pattern))))
+        if not matches and not any(ch in str(pattern) for ch in "*?["):
+            raise OptionError(f"no bot at {base / str(pattern)}")
+        for match in matches:
+            path = Path(match)
+            if path.name.startswith((".", "_")) or path.name == BOT_FILE:
+                continue
+            command = bot_command(path)
+            out.append(Entrant(command.name, BOT_KIND, command))
+    return out
+
+
+# --------------------------------------------------------------------------------------------- playing
+@dataclass(frozen=True)
+class MatchTask:
+    """One match, as a worker plays it."""
+
+    spec: GameSpec[Any, Any]
+    options: dict[str, Any]
+    a: BotCommand
+    b: BotCommand
+    deals: int
+    seed: int
+    lineup: str
+    limits: Limits
+    prefix: tuple[str, ...]
+    records: str | None  # the records file to write (None: none)
+    logs: str | None
+    workroot: str | None = None
+
+
+def match_key(t: Tournament, a: Entrant, b: Entrant) -> dict[str, Any]:
+    """Everything that decides a match's result (its cache entry's key)."""
+    from whist_env import __version__
+
+    return {
+        "format": CACHE_FORMAT,
+        "protocol": PROTOCOL,
+        "whist_env": __version__,
+        "game": t.spec.game_id,
+        "options": {k: repr(v) for k, v in sorted(t.options.items())},
+        "deals": t.deals,
+        "seed": t.seed,
+        "lineup": t.lineup,
+        "limits": asdict(t.limits),
+        "prefix": list(t.prefix),
+        "a": [a.name, a.command.digest, list(a.command.argv[1:]) if a.kind == GATE_KIND else []],
+        "b": [b.name, b.command.digest, list(b.command.argv[1:]) if b.kind == GATE_KIND else []],
+    }
+
+
+def _init_worker(spec: GameSpec[Any, Any]) -> None:
+    """A referee worker: a child subreaper (it ends what a bot leaves behind), Ctrl-C left to the parent, and a
+    SIGTERM that unwinds (so that the bots of the match being played are ended)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    die_with_parent(signal.SIGTERM)  # a tournament killed outright takes its workers, and they their bots, along
+    become_subreaper()
+    ensure_spec(spec)
+
+
+def play_match(task: MatchTask) -> dict[str, Any]:
+    """Play one match: every seating of the lineup with fresh processes, on the same deals (in a worker).
+
+    Returns:
+        JSON-ready: ``diffs`` (a's score minus b's, per deal), ``scores`` ([a, b] per deal), each bot's
+        :class:`~whist_env.evaluation.referee.BotLedger`, the records' file and size, the wall time.
+    """
+    start = time.perf_counter()
+    referee = Referee(task.spec, task.options, task.limits, task.seed, prefix=task.prefix,
+                      workroot=Path(task.workroot) if task.workroot else None,
+                      logs=Path(task.logs) if task.logs else None, record=task.records is not None)  # fmt: skip
+    n = referee.game.num_players
+    seatings = seat_assignments(n, 2, task.lineup)
+    ledgers = {task.a.name: BotLedger(task.a.name), task.b.name: BotLedger(task.b.name)}
+    bots = (task.a, task.b)
+    halves = []
+    for half, assignment in enumerate(seatings):
+        seeds = tuple(seat_seed(task.seed, task.a.name, task.b.name, half, seat) for seat in range(n))
+        seating = Seating(tuple(bots[j] for j in assignment), seeds)
+        halves.append(referee.play_half(seating, range(task.deals), ledgers, half))
+    scores = []
+    for i in range(task.deals):
+        tables = [TableResult(tuple(assignment), h.returns[i]) for assignment, h in zip(seatings, halves, strict=True)]
+        scores.append(DealResult(i, tables, [0, 0], [0, 0], [0.0, 0.0]).scores(2))
+    size = 0
+    if task.records is not None:
+        size = _write_records(Path(task.records), task, seatings, halves)
+    return {
+        "a": task.a.name,
+        "b": task.b.name,
+        "diffs": [sa - sb for sa, sb in scores],
+        "scores": scores,
+        "ledgers": {name: ledger.as_dict() for name, ledger in ledgers.items()},
+        "records": {"file": task.records, "bytes": size},
+        "wall_s": round(time.perf_counter() - start, 3),
+    }
+
+
+def _write_records(path: Path, task: MatchTask, seatings: Sequence[Sequence[int]], halves: Sequence[Any]) -> int:
+    """Every table of the match as a JSON line (a header line first), gzip-compressed; returns the file's size."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    spare = path.with_suffix(f".{os.getpid()}.tmp")
+    names = (task.a.name, task.b.name)
+    with gzip.open(spare, "wt", encoding="utf-8") as out:
+        header = {"match": list(names), "game": task.spec.game_id, "options": task.options, "deals": task.deals,
+                  "seed": task.seed, "seatings": [[names[j] for j in s] for s in seatings]}  # fmt: skip
+        out.write(json.dumps(header) + "\n")
+        for half, (assignment, result) in enumerate(zip(seatings, halves, strict=True)):
+            for deal, (returns, record) in enumerate(zip(result.returns, result.records, strict=True)):
+                seats = [names[j] for j in assignment]
+                out.write(
+                    json.dumps({"half": half, "deal": deal, "seats": seats, "returns": returns, "record": record})
+                )
+                out.write("\n")
+    spare.replace(path)
+    return path.stat().st_size
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)[:80]
+
+
+def run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], None] | None = None) -> TournamentReport:
+    """Play every match not in ``out``'s cache, then rate and write every output (see the module docstring).
+
+    Args:
+        t: the tournament.
+        out: the results folder (its ``cache/`` holds the finished matches: run again to resume).
+        progress: called with a line per finished match.
+    """
+    folder = Path(out)
+    cache = folder / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+    todo: list[tuple[tuple[str, str], str, MatchTask]] = []  # (pair, its cache file, the task)
+    for a, b in t.pairs():
+        key = match_key(t, a, b)
+        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
+        entry = cache / f"{digest}.json"
+        cached = _read_cache(entry, key)
+        if cached is not None:
+            done[(a.name, b.name)] = cached
+            continue
+        stem = f"{_safe(a.name)}--{_safe(b.name)}"
+        records = str(folder / "records" / f"{stem}.jsonl.gz") if t.records else None
+        task = MatchTask(t.spec, t.options, a.command, b.command, t.deals, t.seed, t.lineup, t.limits, t.prefix,
+                         records, str(folder / "logs" / stem), t.workroot)  # fmt: skip
+        todo.append(((a.name, b.name), str(entry), task))
+    _warm_gates(t)
+    total, finished = len(todo), 0
+    if todo:
+        with sigint_ignored(), one_blas_thread():
+            pool = ProcessPoolExecutor(max_workers=min(t.workers, len(todo)), mp_context=get_context("spawn"),
+                                       initializer=_init_worker, initargs=(t.spec,))  # fmt: skip
+        try:
+            with sigint_ignored():
+                futures = {pool.submit(play_match, task): (pair, entry) for pair, entry, task in todo}
+            pending = set(futures)
+            while pending:
+                ready, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+                for future in ready:
+                    pair, entry_file = futures[future]
+                    result = future.result()
+                    _write_cache(Path(entry_file), match_key(t, t.entrant(pair[0]), t.entrant(pair[1])), result)
+                    done[pair] = result
+                    finished += 1
+                    if progress is not None:
+                        progress(_progress_line(finished, total, result, started))
+        except BaseException:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()  # SIGTERM: each worker ends its match's bots on the way out
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    report = rate(t, [done[(a.name, b.name)] for a, b in t.pairs()], time.perf_counter() - started, total)
+    report.write(folder)
+    return report
+
+
+def _progress_line(finished: int, total: int, result: Mapping[str, Any], started: float) -> str:
+    diffs = result["diffs"]
+    forfeits = [name for name, ledger in result["ledgers"].items() if ledger["forfeit"]]
+    note = f"; forfeit: {', '.join(forfeits)}" if forfeits else ""
+    elapsed = time.perf_counter() - started
+    eta = elapsed / finished * (total - finished)
+    return (f"match {finished}/{total}: {result['a']} − {result['b']} {np.mean(diffs):+.3f} per deal "
+            f"({result['wall_s']:.1f} s{note}); ETA {eta:.0f} s")  # fmt: skip
+
+
+def _read_cache(path: Path, key: Mapping[str, Any]) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # none yet, or damaged: the match is played again
+    if not isinstance(data, dict) or data.get("key") != json.loads(json.dumps(key)):
+        return None
+    result: dict[str, Any] = data["result"]
+    return result
+
+
+def _write_cache(path: Path, key: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+    spare = path.with_suffix(f".{time.time_ns()}.tmp")
+    spare.write_text(json.dumps({"key": key, "result": result}), encoding="utf-8")
+    spare.replace(path)  # atomic: a tournament stopped half-way leaves no half-written match
+
+
+def _warm_gates(t: Tournament) -> None:
+    """Play one deal with each gate in this process first, so that numba compiles (and caches) what a gate's search
+    needs once, before its processes start under the time limits (a cold cache takes seconds to fill)."""
+    from whist_env.agents.factory import make_agent
+
+    game = t.spec.make_rules(**t.options)
+    for entrant in t.entrants:
+        if entrant.kind != GATE_KIND or entrant.agent is None:
+            continue
+        agent = make_agent(entrant.agent, t.spec, **t.options)
+        rng = np.random.default_rng(0)
+        state = game.new_episode(rng)
+        while not state.done:
+            game.step(state, int(agent.act(game.view(state, state.to_act), rng)), rng)
+
+
+# --------------------------------------------------------------------------------------------- the report
+@dataclass(frozen=True)
+class GateVerdict:
+    """A bot against one gate: ``verdict`` is ``pass``, ``fail`` or ``undecided``; ``diff`` its rating minus the
+    gate's with the 95% interval ``[low, high]``; ``score`` the points it earns of ``points``."""
+
+    gate: str
+    verdict: str
+    diff: float
+    low: float
+    high: float
+    score: float
+    points: float
+
+
+@dataclass
+class Standing:
+    """One entrant's line of the leaderboard."""
+
+    name: str
+    kind: str
+    rating: float
+    low: float
+    high: float
+    gates: list[GateVerdict]
+    score: float
+    max_score: float
+    faults: dict[str, int]
+    forfeits: int
+    matches: int
+    decisions: int
+    answer_s: float
+    cpu_s: float
+    start_s: float  # median time from a process's start to its hello
+    processes: int
+
+    @property
+    def ms_per_decision(self) -> float:
+        """Mean milliseconds from a request to its answer."""
+        return 1000 * self.answer_s / self.decisions if self.decisions else 0.0
+
+
+@dataclass
+class TournamentReport:
+    """A tournament's results: the standings (best first), every match, and how long it took."""
+
+    game: str
+    options: dict[str, Any]
+    unit: str
+    deals: int
+    seed: int
+    anchor: str
+    standings: list[Standing]
+    matches: list[dict[str, Any]]
+    bootstrap: int
+    wall_s: float
+    played: int
+    limits: dict[str, Any]
+    undecided_score: float
+
+    def standing(self, name: str) -> Standing:
+        """The line of entrant ``name``."""
+        for s in self.standings:
+            if s.name == name:
+                return s
+        raise KeyError(f"no entrant {name!r}")
+
+    def verdict(self, bot: str, gate: str) -> GateVerdict:
+        """``bot``'s verdict against ``gate``."""
+        for v in self.standing(bot).gates:
+            if v.gate == gate:
+                return v
+        raise KeyError(f"{gate!r} is no gate of this tournament")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (the per-deal differences left out)."""
+        return {
+            "game": self.game,
+            "options": self.options,
+            "unit": self.unit,
+            "deals": self.deals,
+            "seed": self.seed,
+            "anchor": self.anchor,
+            "method": (
+                "round robin of duplicate matches on the same deals; ratings: least squares of every match's mean "
+                f"per-deal difference, {self.anchor} = 0; 95% percentile intervals from {self.bootstrap} bootstrap "
+                "resamples of the deals; a gate is passed when the interval of the rating difference lies above 0, "
+                f"failed below 0, undecided otherwise ({self.undecided_score:g} of its points)"
+            ),
+            "limits": self.limits,
+            "standings": [{**asdict(s), "ms_per_decision": round(s.ms_per_decision, 4)} for s in self.standings],
+            "matches": [{k: v for k, v in m.items() if k not in ("diffs", "scores")} for m in self.matches],
+            "timing": {"wall_s": round(self.wall_s, 3), "matches_played": self.played},
+            "records_bytes": sum(m["records"]["bytes"] for m in self.matches),
+        }
+
+    def to_markdown(self) -> str:
+        """The leaderboard as a markdown table, with the method and the gates' verdicts."""
+        gates = [s.name for s in self.standings if s.kind == GATE_KIND]
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items()) or "defaults"
+        lines = [
+            f"**{self.game}** ({opts}): {self.deals} duplicate deals per match, seed {self.seed}; unit: {self.unit}. "
+            f"Rating: mean gain per deal over {self.anchor} (= 0), 95% bootstrap interval. Gates: ✓ passed "
+            f"(interval above the gate), ✗ failed (below), ? undecided ({self.undecided_score:g} of the points).",
+            "",
+            "| rank | entrant | rating (95% CI) | "
+            + " | ".join(f"vs {g}" for g in gates)
+            + " | score | faults | forfeits | ms/decision | CPU s |",
+            "|---" * (8 + len(gates)) + "|",
+        ]
+        for rank, s in enumerate(self.standings, 1):
+            interval = "anchor" if s.name == self.anchor else f"[{s.low:+.3f}, {s.high:+.3f}]"
+            marks = {v.gate: MARKS[v.verdict] for v in s.gates}
+            cells = [marks.get(g, "—") for g in gates]
+            faults = ", ".join(f"{k} {v}" for k, v in sorted(s.faults.items())) or "0"
+            score = f"{s.score:g}/{s.max_score:g}" if s.kind == BOT_KIND else "gate"
+            name = s.name if s.kind == BOT_KIND else f"*{s.name}*"
+            lines.append(
+                f"| {rank} | {name} | {s.rating:+.3f} {interval} | "
+                + " | ".join(cells)
+                + f" | {score} | {faults} | {s.forfeits}/{s.matches} | {s.ms_per_decision:.2f} | {s.cpu_s:.1f} |"
+            )
+        size = sum(m["records"]["bytes"] for m in self.matches)
+        lines += ["", f"{len(self.matches)} matches ({self.played} played now, the others from the cache), "
+                  f"{self.wall_s:.1f} s; game records: {size / 1e6:.2f} MB."]  # fmt: skip
+        return "\n".join(lines)
+
+    def to_csv(self) -> str:
+        """One row per entrant."""
+        gates = [s.name for s in self.standings if s.kind == GATE_KIND]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(["rank", "name", "kind", "rating", "low", "high", *[f"vs {g}" for g in gates], "score",
+                         "max_score", *FAULT_KINDS, "forfeits", "matches", "decisions", "ms_per_decision", "cpu_s",
+                         "start_s"])  # fmt: skip
+        for rank, s in enumerate(self.standings, 1):
+            verdicts = {v.gate: v.verdict for v in s.gates}
+            writer.writerow([rank, s.name, s.kind, f"{s.rating:.6f}", f"{s.low:.6f}", f"{s.high:.6f}",
+                             *[verdicts.get(g, "") for g in gates], s.score, s.max_score,
+                             *[s.faults.get(k, 0) for k in FAULT_KINDS], s.forfeits, s.matches, s.decisions,
+                             f"{s.ms_per_decision:.4f}", f"{s.cpu_s:.3f}", f"{s.start_s:.3f}"])  # fmt: skip
+        return buffer.getvalue()
+
+    def to_html(self, plot: str | None = None, folder: Path | None = None) -> str:
+        """A static page: the leaderboard, the plot (``plot``: an image file beside it) and links to the records
+        (relative to ``folder``, where the page is written)."""
+        gates = [s.name for s in self.standings if s.kind == GATE_KIND]
+        esc = html.escape
+        head = "".join(f"<th>vs {esc(g)}</th>" for g in gates)
+        rows = []
+        for rank, s in enumerate(self.standings, 1):
+            marks = {v.gate: v for v in s.gates}
+            cells = "".join(
+                f'<td class="{marks[g].verdict}" title="{_interval(marks[g])}">{MARKS[marks[g].verdict]}</td>'
+                if g in marks else "<td>—</td>"
+                for g in gates
+            )  # fmt: skip
+            faults = ", ".join(f"{k} {v}" for k, v in sorted(s.faults.items())) or "0"
+            score = f"{s.score:g}/{s.max_score:g}" if s.kind == BOT_KIND else "gate"
+            rows.append(
+                f'<tr class="{s.kind}"><td>{rank}</td><td>{esc(s.name)}</td><td>{s.rating:+.3f} '
+                f"[{s.low:+.3f}, {s.high:+.3f}]</td>{cells}<td>{score}</td><td>{esc(faults)}</td>"
+                f"<td>{s.forfeits}/{s.matches}</td><td>{s.ms_per_decision:.2f}</td><td>{s.cpu_s:.1f}</td></tr>"
+            )
+        links = "".join(
+            f'<li><a href="{esc(os.path.relpath(m["records"]["file"], start=folder or "."))}">{esc(m["a"])} − '
+            f"{esc(m['b'])}</a> ({np.mean(m['diffs']):+.3f} per deal)</li>"
+            for m in self.matches
+            if m["records"]["file"]
+        )
+        image = f'<p><img src="{esc(plot)}" alt="ratings with their 95% intervals"></p>' if plot else ""
+        return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{esc(self.game)} tournament</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;
+padding:.3em .6em;text-align:right}}td:nth-child(2){{text-align:left}}.pass{{background:#dfd}}.fail{{background:#fdd}}
+.undecided{{background:#ffd}}tr.gate{{font-style:italic;color:#555}}</style></head><body>
+<h1>{esc(self.game)}: the leaderboard</h1>
+<p>{esc(self.to_dict()["method"])}. Unit: {esc(self.unit)}. {self.deals} duplicate deals per match,
+seed {self.seed}.</p>
+<table><tr><th>rank</th><th>entrant</th><th>rating (95% CI)</th>{head}<th>score</th><th>faults</th><th>forfeits</th>
+<th>ms/decision</th><th>CPU s</th></tr>
+{"".join(rows)}
+</table>{image}
+<h2>Game records</h2><ul>{links}</ul></body></html>
+"""
+
+    def write(self, folder: Path) -> None:
+        """Write every output into ``folder`` (the plot only where matplotlib is installed)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "leaderboard.md").write_text(self.to_markdown() + "\n", encoding="utf-8")
+        (folder / "leaderboard.json").write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        (folder / "leaderboard.csv").write_text(self.to_csv(), encoding="utf-8")
+        plot = None
+        try:
+            ratings = [Rating(s.name, s.rating, s.low, s.high) for s in self.standings]
+            plot_ratings(ratings, folder / "ratings.png", f"{self.game}: {self.deals} duplicate deals per match",
+                         f"rating: mean gain per deal over {self.anchor} ({self.unit})")  # fmt: skip
+            plot = "ratings.png"
+        except OptionError:
+            pass  # no matplotlib: the page goes without the plot
+        (folder / "index.html").write_text(self.to_html(plot, folder), encoding="utf-8")
+        graded = folder / "autograder"
+        graded.mkdir(exist_ok=True)
+        for s in self.standings:
+            if s.kind == BOT_KIND:
+                (graded / f"{_safe(s.name)}.json").write_text(
+                    json.dumps(autograder(s, self), indent=1), encoding="utf-8"
+                )
+
+
+MARKS = {"pass": "✓", "fail": "✗", "undecided": "?"}
+
+
+def _interval(v: GateVerdict) -> str:
+    return f"{v.diff:+.3f} [{v.low:+.3f}, {v.high:+.3f}]"
+
+
+def autograder(s: Standing, report: TournamentReport) -> dict[str, Any]:
+    """A bot's grade in Gradescope's ``results.json`` format: a test per gate (its points for a pass, the undecided
+    share for an undecided verdict, none for a fail), the total, and the rating on the leaderboard."""
+    tests = [
+        {
+            "name": f"beats {v.gate}",
+            "score": v.score,
+            "max_score": v.points,
+            "status": "passed" if v.verdict == "pass" else "failed",
+            "output": f"{v.verdict}: rating difference {v.diff:+.3f}, 95% interval [{v.low:+.3f}, {v.high:+.3f}] "
+            f"({report.unit} per deal, {report.deals} duplicate deals per match)",
+        }
+        for v in s.gates
+    ]
+    faults = ", ".join(f"{n} {k}" for k, n in sorted(s.faults.items())) or "none"
+    return {
+        "score": s.score,
+        "max_score": s.max_score,
+        "output": f"{s.name}: rating {s.rating:+.3f} [{s.low:+.3f}, {s.high:+.3f}] over {report.anchor}; faults: "
+        f"{faults}; forfeited {s.forfeits} of {s.matches} matches",
+        "tests": tests,
+        "leaderboard": [{"name": "rating", "value": round(s.rating, 4)}],
+    }
+
+
+def rate(t: Tournament, results: Sequence[dict[str, Any]], wall_s: float, played: int) -> TournamentReport:
+    """The standings from every match's result (see the module docstring for the method)."""
+    names = sorted(e.name for e in t.entrants)
+    index = {name: j for j, name in enumerate(names)}
+    gates = [e for e in t.entrants if e.kind == GATE_KIND]
+    anchor = next((g.name for g in gates if g.agent == "random"), gates[0].name if gates else names[0])
+    pairs = [(index[r["a"]], index[r["b"]]) for r in results]
+    ratings, draws = fit_with_draws(len(names), pairs, np.array([r["diffs"] for r in results]), index[anchor],
+                                    t.bootstrap, t.seed)  # fmt: skip
+    if draws is None:
+        draws = np.repeat(ratings[None, :], 2, axis=0)
+    low, high = np.percentile(draws, [2.5, 97.5], axis=0)
+    standings = []
+    for name in names:
+        entrant, j = t.entrant(name), index[name]
+        ledgers = [BotLedger.from_dict(r["ledgers"][name]) for r in results if name in r["ledgers"]]
+        verdicts = []
+        if entrant.kind == BOT_KIND:
+            for gate in gates:
+                d = draws[:, j] - draws[:, index[gate.name]]
+                lo, hi = (float(x) for x in np.percentile(d, [2.5, 97.5]))
+                verdict = "pass" if lo > 0 else "fail" if hi < 0 else "undecided"
+                share = {"pass": 1.0, "fail": 0.0, "undecided": t.undecided_score}[verdict]
+                verdicts.append(GateVerdict(gate.name, verdict, float(ratings[j] - ratings[index[gate.name]]), lo, hi,
+                                            share * gate.points, gate.points))  # fmt: skip
+        faults: dict[str, int] = {}
+        for ledger in ledgers:
+            for fault in ledger.faults:
+                faults[fault.kind] = faults.get(fault.kind, 0) + 1
+        starts = [s for ledger in ledgers for s in ledger.start_s]
+        standings.append(
+            Standing(
+                name=name,
+                kind=entrant.kind,
+                rating=float(ratings[j]),
+                low=float(low[j]),
+                high=float(high[j]),
+                gates=verdicts,
+                score=sum(v.score for v in verdicts),
+                max_score=sum(v.points for v in verdicts),
+                faults=faults,
+                forfeits=sum(ledger.forfeit is not None for ledger in ledgers),
+                matches=len(ledgers),
+                decisions=sum(ledger.decisions for ledger in ledgers),
+                answer_s=sum(ledger.answer_s for ledger in ledgers),
+                cpu_s=sum(ledger.cpu_s for ledger in ledgers),
+                start_s=float(np.median(starts)) if starts else math.nan,
+                processes=sum(ledger.processes for ledger in ledgers),
+            )
+        )
+    standings.sort(key=lambda s: (-s.rating, s.name))
+    game = t.spec.make_rules(**t.options)
+    return TournamentReport(t.spec.game_id, t.options, game.deal_unit() or t.spec.unit, t.deals, t.seed, anchor,
+                            standings, list(results), t.bootstrap, wall_s, played, asdict(t.limits),
+                            t.undecided_score)  # fmt: skip
