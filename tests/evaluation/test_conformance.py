@@ -1,0 +1,73 @@
+"""``whist-bot check`` (whist_env.evaluation.conformance): the starters pass in every phase of every game; a bot that
+prints debugging to stdout, answers what needs no answer or stays after the goodbye is told so in plain words."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from whist_env.cli_arena import bot_main
+from whist_env.evaluation.conformance import check_bot
+from whist_env.registry import game_ids
+
+STARTERS = Path(__file__).resolve().parents[2] / "whist_env" / "evaluation" / "starters"
+
+CHATTY = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "protocol": 1}), flush=True)
+    elif message["type"] == "act":
+        print("thinking about", len(message["view"]["hand"]), "cards")  # debugging on stdout
+        print(message["view"]["legal"][0], flush=True)
+    elif message["type"] == "goodbye":
+        break
+"""
+
+EAGER = """
+import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "protocol": 1}), flush=True)
+    elif message["type"] == "act":
+        print(message["view"]["legal"][0], flush=True)
+    elif message["type"] not in ("deal_end", "match_end", "goodbye"):
+        print(0, flush=True)  # answers a message it does not know
+time.sleep(60)  # and stays after the goodbye
+"""
+
+
+def test_the_python_starter_passes_every_phase_of_every_game(capsys: pytest.CaptureFixture) -> None:
+    assert bot_main(["check", str(STARTERS / "starter.py"), "--deals", "1"]) == 0
+    out = capsys.readouterr().out
+    for game_id in game_ids():
+        assert f"{game_id}: " in out and out.count(": ok") >= len(game_ids()) + 2
+    assert "phases bidding, play" in out and "phases exchange, play" in out  # Oh Hell's bids, the Humbug exchange
+    assert out.rstrip().endswith("no problem found: the bot is ready for a tournament")
+
+
+def test_the_javascript_starter_passes() -> None:
+    report = check_bot(("node", "starter.js"), ["german_whist_v0", "oh_hell_v0"], source=str(STARTERS / "starter.js"))
+    assert report.problems == 0, report.text()
+
+
+def test_debugging_on_stdout_is_named(tmp_path: Path) -> None:
+    bot = tmp_path / "chatty.py"
+    bot.write_text(CHATTY)
+    report = check_bot((sys.executable, bot.name), ["german_whist_v0"], source=str(bot))
+    text = report.text()
+    assert report.problems >= 1 and "malformed" in text and "print debugging to stderr" in text
+    assert "'thinking about 13 cards'" in text and "would forfeit the match" in text
+
+
+def test_answering_what_needs_no_answer_and_staying_after_goodbye_are_named(tmp_path: Path) -> None:
+    bot = tmp_path / "eager.py"
+    bot.write_text(EAGER)
+    report = check_bot((sys.executable, bot.name), ["humbug_v0"], source=str(bot))
+    text = report.text()
+    assert "humbug_v0: " in text and "messages it does not know" in text
+    assert "goodbye: it did not exit" in text and report.problems == 2, text
