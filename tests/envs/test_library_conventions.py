@@ -233,3 +233,37 @@ def test_gymnasium_make_vec_sync_runs_single_agent_envs(game_id: str) -> None:
         actions = np.array([random_legal(m, rng) if m.any() else 0 for m in infos["action_mask"]])
         obs, _, _, _, infos = envs.step(actions)
     envs.close()
+
+
+IMPORT_ORDERS = [
+    # whist_env first: the games join each registry when that library is imported
+    "import whist_env, sys; assert not {'gymnasium', 'pettingzoo'} & set(sys.modules), sys.modules.keys()\n"
+    "import gymnasium, pettingzoo",
+    # the libraries first: the games join at once
+    "import gymnasium, pettingzoo, whist_env",
+    # a library imported from the middle of one of whist_env's modules (registration imports gymnasium and, through
+    # the AEC env, pettingzoo): the registrations need nothing of ours that is half imported
+    "import whist_env\nfrom whist_env.envs.registration import make\nimport gymnasium, pettingzoo",
+    "import whist_env\nimport pettingzoo\nimport gymnasium",
+]
+
+
+@pytest.mark.parametrize("order", IMPORT_ORDERS)
+def test_import_whist_env_is_light_and_registers_whatever_the_order_of_imports(order: str) -> None:
+    """``import whist_env`` imports neither Gymnasium nor PettingZoo (a bot process starts in a quarter of a
+    second); every game is in both registries once they are imported, in any order of imports."""
+    import subprocess
+    import sys
+
+    check = (
+        f"{order}\n"
+        "ids = [whist_env.gymnasium_id(g) for g in whist_env.game_ids()]\n"
+        "assert all(i in gymnasium.registry for i in ids), [i for i in ids if i not in gymnasium.registry]\n"
+        "from pettingzoo import aec_registry\n"
+        "assert all(i in aec_registry for i in ids)\n"
+        "env = pettingzoo.make('aec', ids[0]); env.reset(seed=0)\n"
+        "print(gymnasium.make(ids[-1]).unwrapped.__class__.__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "SingleAgentWhistEnv"

@@ -26,28 +26,20 @@ from typing import Any
 import gymnasium
 
 from whist_env import registry
+from whist_env.envs import hooks
 from whist_env.envs.aec import WhistAECEnv, raw_env_for
+from whist_env.envs.hooks import gymnasium_id
 from whist_env.spec import GameSpec
 
 # The built-in games' PettingZoo faces are ``whist_env/<id>.py``; a registered game names its own entry point (or
 # None: the generic face built from its spec, :func:`~whist_env.envs.aec.raw_env_for`). A game known to the
 # registry but missing here (added with ``registry.add_spec`` alone, as a worker process does) gets the generic face.
-_ENV_ENTRY: dict[str, str | None] = {game_id: f"whist_env.{game_id}:env" for game_id in registry.BUILT_IN}
+_ENV_ENTRY: dict[str, str | None] = {game_id: hooks.face_entry(game_id) for game_id in registry.BUILT_IN}
 _RAW_ENVS: dict[str, type[WhistAECEnv]] = {}
 
 # environment id -> module of its PettingZoo face (``from whist_env import classic_whist_v0``); the layers
 # below the PettingZoo face read a game through its spec, never through these modules.
 GAMES: dict[str, str] = {game_id: f"whist_env.{game_id}" for game_id in registry.BUILT_IN}
-
-
-def gymnasium_id(game_id: str) -> str:
-    """The id of a game in Gymnasium's and PettingZoo's registries: ``whist_env/<name>-v<N>`` for ``<name>_v<N>``
-    (``german_whist_v0`` → ``whist_env/german_whist-v0``, the versioned form Gymnasium parses), else
-    ``whist_env/<id>``."""
-    name, sep, version = game_id.rpartition("_v")
-    if sep and name and version.isdigit():
-        return f"whist_env/{name}-v{version}"
-    return f"whist_env/{game_id}"
 
 
 def _pettingzoo_key(game_id: str) -> str:
@@ -136,41 +128,25 @@ def _env_factory(game_id: str) -> Callable[..., Any]:
 
 
 def _register_one_with_pettingzoo(game_id: str) -> None:
-    try:
-        from pettingzoo import aec_registry
-        from pettingzoo import register as pz_register
-    except ImportError:  # older PettingZoo without a registry
-        return
-    if _pettingzoo_key(game_id) not in aec_registry:
-        entry = _ENV_ENTRY.get(game_id)
-        pz_register("aec", "whist_env/" + game_id, entry_point=entry if entry is not None else _env_factory(game_id))
+    entry = _ENV_ENTRY.get(game_id)
+    hooks.register_with_pettingzoo({game_id: entry if entry is not None else _env_factory(game_id)})
 
 
 def register_with_pettingzoo() -> None:
-    """Register every id with PettingZoo's registry (PettingZoo ≥ 1.26 has one)."""
+    """Register every id with PettingZoo's registry (PettingZoo ≥ 1.26 has one). ``import whist_env`` does it for the
+    built-in games once PettingZoo is imported (:mod:`whist_env.envs.hooks`)."""
     for game_id in registry.game_ids():
         _register_one_with_pettingzoo(game_id)
 
 
 def _register_one_with_gymnasium(game_id: str) -> None:
-    gym_id = gymnasium_id(game_id)
-    if gym_id in gymnasium.registry:
-        return
-    # a game without a batched engine has no learner env: make_vec then defaults to SyncVectorEnv
-    vector = "whist_env.vector.learner:vector_entry_point" if registry.get_spec(game_id).engine is not None else None
-    gymnasium.register(
-        id=gym_id,
-        entry_point="whist_env.envs.single_agent:make_single_agent",
-        vector_entry_point=vector,
-        kwargs={"game": game_id},
-    )
+    hooks.register_with_gymnasium([game_id])
 
 
 def register_with_gymnasium() -> None:
     """Register every game's single-agent env (and batched learner env) with Gymnasium's registry (see the module
-    docstring)."""
-    for game_id in registry.game_ids():
-        _register_one_with_gymnasium(game_id)
+    docstring). ``import whist_env`` does it for the built-in games once Gymnasium is imported."""
+    hooks.register_with_gymnasium()
 
 
 __all__ = [
