@@ -209,8 +209,9 @@ def test_a_tournament_killed_half_way_resumes_to_the_same_results(tmp_path: Path
     bots = {"good": str(BOTS / "good.py"), "js": str(STARTERS / "starter.js")}
     gates = {"random": "random", "heuristic": "heuristic"}
     whole = write_tournament(tmp_path / "whole", bots, gates, deals=4)
-    cut = write_tournament(tmp_path / "cut", bots, gates, deals=4)
-    command = [sys.executable, "-m", "whist_env.cli_arena", "run", "--quiet", "--workers", "1"]
+    cut = write_tournament(tmp_path / "cut", bots, gates, deals=4, workroot="work")
+    (tmp_path / "cut" / "work").mkdir()
+    command = [sys.executable, "-m", "whist_env.cli_arena", "run", "--quiet", "--workers", "2"]
     subprocess.run([*command, str(whole), "--out", str(tmp_path / "whole" / "out")], check=True, capture_output=True)
     out = tmp_path / "cut" / "out"
     process = subprocess.Popen([*command, str(cut), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -219,6 +220,10 @@ def test_a_tournament_killed_half_way_resumes_to_the_same_results(tmp_path: Path
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.wait()
+    deadline = time.monotonic() + 10  # the workers hear of it (SIGTERM as their parent dies) and end their bots
+    while processes_in(tmp_path / "cut" / "work") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_in(tmp_path / "cut" / "work") == []
     kept = len(list((out / "cache").glob("*.json")))
     assert 2 <= kept < 6, f"{kept} matches were stored before the kill"
     again = subprocess.run([*command, str(cut), "--out", str(out)], check=True, capture_output=True, text=True)

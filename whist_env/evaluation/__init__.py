@@ -8,19 +8,54 @@ See :mod:`whist_env.evaluation.arena` for the method (duplicate deals, seat rota
 compared per game, how the intervals are computed) and ``whist-eval --help`` for the command line.
 """
 
-from whist_env.evaluation.arena import (
-    Arena,
-    ArenaConfig,
-    DealResult,
-    TableResult,
-    evaluate,
-    play_deals,
-    seat_assignments,
-    summarise,
-)
-from whist_env.evaluation.ladder import LadderReport, ladder
-from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult, summary_table
-from whist_env.evaluation.stats import MeanCI, mean_ci, paired_ci, t_quantile_975
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from whist_env.evaluation.arena import (
+        Arena,
+        ArenaConfig,
+        DealResult,
+        TableResult,
+        evaluate,
+        play_deals,
+        seat_assignments,
+        summarise,
+    )
+    from whist_env.evaluation.ladder import LadderReport, ladder
+    from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult, summary_table
+    from whist_env.evaluation.stats import MeanCI, mean_ci, paired_ci, t_quantile_975
+
+# Imported on first use: a bot process imports whist_env.evaluation.bot, and needs neither the arena nor the ladder
+# (their imports, multiprocessing's included, are a fifth of its start).
+_HOME = {
+    **dict.fromkeys(
+        (
+            "Arena",
+            "ArenaConfig",
+            "DealResult",
+            "TableResult",
+            "evaluate",
+            "play_deals",
+            "seat_assignments",
+            "summarise",
+        ),
+        "whist_env.evaluation.arena",
+    ),
+    **dict.fromkeys(("LadderReport", "ladder"), "whist_env.evaluation.ladder"),
+    **dict.fromkeys(("AgentResult", "ArenaReport", "PairResult", "summary_table"), "whist_env.evaluation.report"),
+    **dict.fromkeys(("MeanCI", "mean_ci", "paired_ci", "t_quantile_975"), "whist_env.evaluation.stats"),
+}
+
+
+def __getattr__(name: str):  # noqa: ANN202
+    if name in _HOME:
+        import importlib
+
+        value = getattr(importlib.import_module(_HOME[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'whist_env.evaluation' has no attribute {name!r}")
+
 
 __all__ = [
     "AgentResult",

@@ -34,6 +34,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from importlib import resources
+from operator import attrgetter
 from typing import Any
 
 from whist_env.cards import FULL_DECK, NUM_CARDS, bits_of, parse_card
@@ -107,19 +108,23 @@ def _is_card_set(hint: Any) -> bool:
 
 def _converters(hint: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
     """``(to JSON, from JSON)`` for a value of a declared extras field type: ints, strings, floats, bools, card sets,
-    tuples of those (fixed or variable length) and ``X | None``."""
+    tuples of those (fixed or variable length) and ``X | None``. To JSON, a value without a card set in it goes as it
+    is (a tuple is written as a list); from JSON, lists become tuples again."""
     if _is_card_set(hint):
         return bits_of, _mask
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType) and type(None) in args:
         inner = [a for a in args if a is not type(None)]
         to, back = _converters(inner[0] if len(inner) == 1 else Any)
-        return (lambda v: None if v is None else to(v)), (lambda v: None if v is None else back(v))
+        return (_same if to is _same else lambda v: None if v is None else to(v)), (
+            lambda v: None if v is None else back(v)
+        )
     if origin is tuple:
         items = [_converters(a) for a in args if a is not Ellipsis]
-        if len(args) == 2 and args[1] is Ellipsis:
-            (to, back), = items  # fmt: skip
-            return (lambda v: [to(x) for x in v]), (lambda v: tuple(back(x) for x in v))
+        tos, backs = {to for to, _ in items}, {back for _, back in items}
+        if len(tos) == 1 and len(backs) == 1:  # every item alike (a pair of card sets, a tuple of ints)
+            to, back = items[0]
+            return (_same if to is _same else lambda v: list(map(to, v))), (lambda v: tuple(map(back, v)))
         return (
             lambda v: [f(x) for (f, _), x in zip(items, v, strict=True)],
             lambda v: tuple(g(x) for (_, g), x in zip(items, v, strict=True)),
@@ -158,8 +163,14 @@ class ViewCodec:
         self.game_id = game.game_id
         self.extras_cls = extras_class(type(game))
         self._extras = [(name, *_converters(hint)) for name, hint in extras_fields(self.extras_cls)]
+        names = [name for name, _, _ in self._extras]
+        # the extras read in one call; the card sets among them converted after (the rest goes as it is)
+        self._extra_names = names
+        self._extra_values = attrgetter(*names) if len(names) > 1 else (lambda e: (getattr(e, names[0]),))
+        self._extra_cards = [(i, to) for i, (_, to, _) in enumerate(self._extras) if to is not _same]
         self.labels = tuple(game.describe_action(a) for a in range(game.num_actions))
         self._label_ids = {label.upper(): a for a, label in enumerate(self.labels)}
+        self._legal_items = tuple({"id": a, "label": label} for a, label in enumerate(self.labels))
 
     def to_json(self, view: PlayerView) -> dict[str, Any]:
         """Every field of ``view`` as JSON values: card sets (``hand``, ``unseen``, each seat's ``played`` and
@@ -188,8 +199,14 @@ class ViewCodec:
             "tricks_won": view.tricks_won,
             "scores": view.scores,
             "deal_index": view.deal_index,
-            "extra": {name: to(getattr(extra, name)) for name, to, _ in self._extras},
+            "extra": self._extra_json(extra),
         }
+
+    def _extra_json(self, extra: ViewExtras) -> dict[str, Any]:
+        values = list(self._extra_values(extra))
+        for i, to in self._extra_cards:
+            values[i] = to(values[i])
+        return dict(zip(self._extra_names, values))  # noqa: B905 - as many values as names
 
     def from_json(self, data: Mapping[str, Any]) -> PlayerView:
         """The :class:`~whist_env.view.PlayerView` a :meth:`to_json` object describes.
@@ -225,8 +242,8 @@ class ViewCodec:
 
     def legal(self, view: PlayerView) -> list[dict[str, Any]]:
         """The legal actions of ``view`` with their labels: ``[{"id": 47, "label": "TS"}, ...]``."""
-        labels = self.labels
-        return [{"id": a, "label": labels[a]} for a in bits_of(view.legal)]
+        items = self._legal_items  # the same dict for an action every time: messages are written, never changed
+        return [items[a] for a in bits_of(view.legal)]
 
     def read_answer(self, line: bytes | str, legal: int) -> int:
         """The action a bot's answer line names, checked against the legal actions (mask ``legal``).

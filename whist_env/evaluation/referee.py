@@ -227,6 +227,24 @@ def become_subreaper() -> bool:
 _SUBREAPER = False
 
 
+_LIVE: dict[int, BotProcess] = {}  # the bot processes running now, by pid
+_ROOTS: set[Path] = set()  # the working folders of the halves being played
+
+
+def end_everything(status: int = 143) -> None:
+    """Kill every bot process of this process (their process groups too), end what they left, remove their folders
+    and exit at once with ``status``: a referee worker's answer to SIGTERM (a Ctrl-C or a killed tournament), so that
+    no bot outlives it. (Exiting with SystemExit would not do: the process pool catches it and plays the next
+    match.)"""
+    for pid in list(_LIVE):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+    end_leftovers(set())
+    for root in list(_ROOTS):
+        shutil.rmtree(root, ignore_errors=True)
+    os._exit(status)
+
+
 def die_with_parent(sig: int = signal.SIGKILL) -> bool:
     """Have the kernel send this process ``sig`` when its parent ends (Linux; False elsewhere)."""
     return _libc is not None and _libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) == 0
@@ -339,6 +357,7 @@ class BotProcess:
         self.lines: collections.deque[bytes] = collections.deque()
         self.inbuf = bytearray()
         self.pending = bytearray()  # bytes for its standard input not written yet
+        self.writing = False  # its standard input is in the selector (waiting for room in the pipe)
         self.log = bytearray()
         self.log_total = 0
         self.stdout_total = 0
@@ -377,6 +396,7 @@ class BotProcess:
         except OSError as err:
             self.ended = f"could not start {argv[0]!r}: {err}"
             raise _NoAnswerError("start", self.ended) from None
+        _LIVE[self.popen.pid] = self
         for pipe in self._pipes():
             os.set_blocking(pipe.fileno(), False)
         self.selector.register(self.popen.stdout, selectors.EVENT_READ, (self, "out"))  # type: ignore[arg-type]
@@ -429,6 +449,7 @@ class BotProcess:
             os.killpg(popen.pid, signal.SIGKILL)
         while self.poll() is None:
             time.sleep(0.001)
+        _LIVE.pop(popen.pid, None)
         for pipe, which in ((popen.stdout, "out"), (popen.stderr, "err")):
             self._drain(pipe, which)
             self._unregister(pipe)
@@ -474,14 +495,12 @@ class BotProcess:
             except OSError:  # a broken pipe: it has ended
                 self.pending.clear()
                 self._note_end()
-        try:
-            waiting = self.selector.get_key(stdin) is not None
-        except KeyError:
-            waiting = False
-        if self.pending and not waiting:
+        if self.pending and not self.writing:  # the pipe is full: write the rest when it has room
             self.selector.register(stdin, selectors.EVENT_WRITE, (self, "in"))
-        elif not self.pending and waiting:
+            self.writing = True
+        elif not self.pending and self.writing:
             self._unregister(stdin)
+            self.writing = False
 
     def on_ready(self, which: str) -> None:
         """Handle a ready pipe (called by :func:`pump`)."""
@@ -676,6 +695,7 @@ class Referee:
         keep = children()
         procs: list[BotProcess | None] = [None] * len(seating.bots)
         root = Path(tempfile.mkdtemp(prefix="whist-referee-", dir=self.workroot))
+        _ROOTS.add(root)
         try:
             for seat, bot in enumerate(seating.bots):
                 if ledgers[bot.name].forfeit is None:
@@ -699,6 +719,7 @@ class Referee:
             self._workdirs.clear()
             selector.close()
             shutil.rmtree(root, ignore_errors=True)
+            _ROOTS.discard(root)
         return HalfResult(returns, records, time.perf_counter() - started)
 
     def _owner(self, cwd: str) -> str | None:

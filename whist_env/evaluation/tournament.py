@@ -70,6 +70,7 @@ from whist_env.evaluation.referee import (
     Seating,
     become_subreaper,
     die_with_parent,
+    end_everything,
     seat_seed,
 )
 from whist_env.registry import ensure_spec, get_spec
@@ -280,7 +281,7 @@ def gate_command(name: str, agent: str, spec: GameSpec[Any, Any], base: Path, pi
 
 
 TOP_KEYS = {"game", "options", "deals", "seed", "workers", "lineup", "bots", "gates", "limits", "undecided_score",
-            "records", "bootstrap", "bot_prefix"}  # fmt: skip
+            "records", "bootstrap", "bot_prefix", "workroot"}  # fmt: skip
 GATE_KEYS = {"name", "agent", "points", "sha256"}
 
 
@@ -330,6 +331,7 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
         "undecided_score": float(data.get("undecided_score", 0.5)),
         "records": bool(data.get("records", True)),
         "bootstrap": data.get("bootstrap", BOOTSTRAP),
+        "workroot": str(base / data["workroot"]) if data.get("workroot") else None,
         "source": str(file),
     }
     fields.update({k: v for k, v in overrides.items() if v is not None})
@@ -408,9 +410,10 @@ def match_key(t: Tournament, a: Entrant, b: Entrant) -> dict[str, Any]:
 
 def _init_worker(spec: GameSpec[Any, Any]) -> None:
     """A referee worker: a child subreaper (it ends what a bot leaves behind), Ctrl-C left to the parent, and a
-    SIGTERM that unwinds (so that the bots of the match being played are ended)."""
+    SIGTERM (sent by the parent on Ctrl-C, or by the kernel when the parent dies) that ends the match's bots and the
+    worker at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGTERM, lambda *_: end_everything(143))
     die_with_parent(signal.SIGTERM)  # a tournament killed outright takes its workers, and they their bots, along
     become_subreaper()
     ensure_spec(spec)
