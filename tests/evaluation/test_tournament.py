@@ -129,6 +129,8 @@ def test_a_hostile_bot_is_counted_and_changes_nothing_else(
     for name in ("good", "random"):  # the hostile bot's matches: the stand-in played its seats where it forfeited
         m = match(report, "hostile", name)
         assert len(m["diffs"]) == 3 and m["ledgers"]["hostile"]["faults"]
+    verdict = report.verdict("hostile", "random")  # no credit for a match the stand-in played
+    assert (verdict.verdict == "forfeit" and verdict.score == 0) if forfeits else verdict.verdict != "forfeit"
     assert processes_in(workroot) == []
     assert time.monotonic() - started < 120
 

@@ -22,9 +22,10 @@ results an uninterrupted run gives.
 **Ratings and gates.** The ratings are the ladder's (:func:`~whist_env.evaluation.ladder.fit_with_draws`: least
 squares of every match's mean per-deal difference, in the game's unit per deal, the ``random`` gate at 0, 95%
 intervals from a bootstrap over the deals). A bot *passes* a gate when the 95% interval of its rating minus the
-gate's lies above 0, *fails* it when the interval lies below 0, and is *undecided* otherwise. Its score is the sum
+gate's lies above 0, *fails* it when the interval lies below 0, and is *undecided* otherwise; a bot that forfeited
+its match against the gate gets the verdict *forfeit* (the referee's stand-in played for it). Its score is the sum
 over the gates of their ``points``: all of them for a pass, ``undecided_score`` (0.5) of them for an undecided
-verdict, none for a fail.
+verdict, none for a fail or a forfeit. A forfeited match still counts in the ratings, with the stand-in's results.
 
 **Outputs** (in ``--out``): ``leaderboard.md``, ``.json``, ``.csv`` and ``index.html`` (with the plot), ``ratings.png``,
 each match's game records (``records/<a>--<b>.jsonl.gz``, one JSON line per table), each bot's standard error
@@ -585,8 +586,9 @@ def _warm_gates(t: Tournament) -> None:
 # --------------------------------------------------------------------------------------------- the report
 @dataclass(frozen=True)
 class GateVerdict:
-    """A bot against one gate: ``verdict`` is ``pass``, ``fail`` or ``undecided``; ``diff`` its rating minus the
-    gate's with the 95% interval ``[low, high]``; ``score`` the points it earns of ``points``."""
+    """A bot against one gate: ``verdict`` is ``pass``, ``fail``, ``undecided`` or ``forfeit`` (it forfeited its match
+    against the gate); ``diff`` its rating minus the gate's with the 95% interval ``[low, high]``; ``score`` the points
+    it earns of ``points``."""
 
     gate: str
     verdict: str
@@ -669,7 +671,8 @@ class TournamentReport:
                 "round robin of duplicate matches on the same deals; ratings: least squares of every match's mean "
                 f"per-deal difference, {self.anchor} = 0; 95% percentile intervals from {self.bootstrap} bootstrap "
                 "resamples of the deals; a gate is passed when the interval of the rating difference lies above 0, "
-                f"failed below 0, undecided otherwise ({self.undecided_score:g} of its points)"
+                f"failed below 0, undecided otherwise ({self.undecided_score:g} of its points), forfeit (no points) "
+                "where the bot forfeited its match against the gate"
             ),
             "limits": self.limits,
             "standings": [{**asdict(s), "ms_per_decision": round(s.ms_per_decision, 4)} for s in self.standings],
@@ -685,7 +688,8 @@ class TournamentReport:
         lines = [
             f"**{self.game}** ({opts}): {self.deals} duplicate deals per match, seed {self.seed}; unit: {self.unit}. "
             f"Rating: mean gain per deal over {self.anchor} (= 0), 95% bootstrap interval. Gates: ✓ passed "
-            f"(interval above the gate), ✗ failed (below), ? undecided ({self.undecided_score:g} of the points).",
+            f"(interval above the gate), ✗ failed (below), ? undecided ({self.undecided_score:g} of the points), "
+            "F forfeited (the match against the gate).",
             "",
             "| rank | entrant | rating (95% CI) | "
             + " | ".join(f"vs {g}" for g in gates)
@@ -792,7 +796,7 @@ seed {self.seed}.</p>
                 )
 
 
-MARKS = {"pass": "✓", "fail": "✗", "undecided": "?"}
+MARKS = {"pass": "✓", "fail": "✗", "undecided": "?", "forfeit": "F"}
 
 
 def _interval(v: GateVerdict) -> str:
@@ -842,11 +846,15 @@ def rate(t: Tournament, results: Sequence[dict[str, Any]], wall_s: float, played
         ledgers = [BotLedger.from_dict(r["ledgers"][name]) for r in results if name in r["ledgers"]]
         verdicts = []
         if entrant.kind == BOT_KIND:
+            forfeited = {next(n for n in r["ledgers"] if n != name) for r in results
+                         if name in r["ledgers"] and r["ledgers"][name]["forfeit"]}  # fmt: skip
             for gate in gates:
                 d = draws[:, j] - draws[:, index[gate.name]]
                 lo, hi = (float(x) for x in np.percentile(d, [2.5, 97.5]))
                 verdict = "pass" if lo > 0 else "fail" if hi < 0 else "undecided"
-                share = {"pass": 1.0, "fail": 0.0, "undecided": t.undecided_score}[verdict]
+                if gate.name in forfeited:  # the stand-in played that match, not the bot: no credit for it
+                    verdict = "forfeit"
+                share = {"pass": 1.0, "fail": 0.0, "undecided": t.undecided_score, "forfeit": 0.0}[verdict]
                 verdicts.append(GateVerdict(gate.name, verdict, float(ratings[j] - ratings[index[gate.name]]), lo, hi,
                                             share * gate.points, gate.points))  # fmt: skip
         faults: dict[str, int] = {}
