@@ -104,6 +104,7 @@ def _arena(args: argparse.Namespace) -> int:
     if args.require_beat is not None:
         tournament.entrant(args.require_beat)  # an unknown gate fails before an hour of matches
     out = Path(args.out) if args.out else Path(args.file).resolve().parent / "results"
+    _say_missing_limits("whist-arena")
     report = run_tournament(tournament, out, None if args.quiet else lambda line: print(line, file=sys.stderr))
     print(report.to_markdown())
     print(f"\nwhist-arena: the leaderboard, records and grades are in {out}/ (open index.html)")
@@ -247,10 +248,20 @@ def _check(args: argparse.Namespace) -> int:
     if not argv:
         raise OptionError("name the bot's command, e.g. whist-bot check 'python mybot.py'")
     become_subreaper()  # ends whatever the bot leaves behind
+    _say_missing_limits("whist-bot")
     print(f"whist-bot check: {' '.join(argv)}", flush=True)
     report = check_bot(argv, args.game or game_ids(), replace(Limits(), decision_s=args.decision_s), args.deals, source)
     print(report.text())
     return 1 if report.problems else 0
+
+
+def _say_missing_limits(prog: str) -> None:
+    """One line on stderr naming the referee's guards this platform lacks (none on Linux)."""
+    from whist_env.evaluation.referee import platform_limits
+
+    missing = [name for name, there in platform_limits().items() if not there]
+    if missing:
+        print(f"{prog}: warning: this platform lacks these guards: {'; '.join(missing)}", file=sys.stderr)
 
 
 def arena_entry() -> None:

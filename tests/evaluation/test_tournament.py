@@ -244,3 +244,25 @@ def test_a_tournament_killed_half_way_resumes_to_the_same_results(tmp_path: Path
         return {"standings": board["standings"], "matches": matches}
 
     assert results(out) == results(tmp_path / "whole" / "out")
+
+
+def test_seatings_put_partners_together_and_each_bot_alone_in_every_seat() -> None:
+    """Two players swap seats; classic whist's partnerships are two copies of a bot; in a game of four sides each bot
+    sits alone against three copies of the other, in every seat; and a deal's scores weigh every seating alike."""
+    from whist_env.evaluation.tournament import deal_scores, default_lineup, match_seatings
+    from whist_env.registry import get_spec
+
+    assert match_seatings(2, "alternate") == [(0, 1), (1, 0)]
+    assert match_seatings(4, "alternate") == [(0, 1, 0, 1), (1, 0, 1, 0)]
+    four = match_seatings(4, "one_vs_rest")
+    assert len(four) == 8 and all(sorted(s).count(0) in (1, 3) for s in four)
+    for j in (0, 1):
+        alone = [s for s in four if s.count(j) == 1]
+        assert sorted(s.index(j) for s in alone) == [0, 1, 2, 3]
+    oh_hell = get_spec("oh_hell_v0")
+    assert default_lineup(oh_hell, {"num_players": 4, "episode": "deal"}) == "one_vs_rest"
+    assert default_lineup(oh_hell, {"num_players": 2, "episode": "deal"}) == "alternate"
+    assert default_lineup(get_spec("classic_whist_v0"), {"episode": "deal"}) == "alternate"
+    # bot 0 alone wins 3, the three copies of bot 1 lose 1 each; then bot 1 alone wins 3 and bot 0's copies lose 1
+    tables = [((0, 1, 1, 1), (3.0, -1.0, -1.0, -1.0)), ((1, 0, 0, 0), (3.0, -1.0, -1.0, -1.0))]
+    assert deal_scores(tables) == [1.0, 1.0]

@@ -369,6 +369,7 @@ class BotProcess:
         self.cpu_s = 0.0
         self.observation = False
         self.killed = False  # it was still running when it was stopped (it did not exit after the goodbye)
+        self.launched = 0.0  # when it was started (time.monotonic)
 
     # ------------------------------------------------------------------ start and end
     def start(self, root: Path, prefix: Sequence[str]) -> None:
@@ -699,7 +700,11 @@ class Referee:
         try:
             for seat, bot in enumerate(seating.bots):
                 if ledgers[bot.name].forfeit is None:
-                    procs[seat] = self._start(bot, seat, seating.seeds[seat], len(deals), root, selector, ledgers, half)
+                    procs[seat] = self._launch(bot, seat, seating.seeds[seat], len(deals), root, selector,
+                                               ledgers[bot.name], half)  # fmt: skip
+            for seat, proc in enumerate(procs):
+                if proc is not None:
+                    procs[seat] = self._greet(proc, ledgers[proc.bot.name], half)
             returns, records = [], []
             for index in deals:
                 result, record = self._play_deal(index, procs, ledgers, half)
@@ -730,26 +735,31 @@ class Referee:
         return None
 
     # ------------------------------------------------------------------ the parts of a half
-    def _start(
-        self,
-        bot: BotCommand,
-        seat: int,
-        seed: int,
-        deals: int,
-        root: Path,
-        selector: selectors.BaseSelector,
-        ledgers: Mapping[str, BotLedger],
-        half: int,
-    ) -> BotProcess | None:
-        """Start one bot and exchange hellos; None (and a fault) when it fails."""
-        ledger = ledgers[bot.name]
+    def _launch(
+        self, bot: BotCommand, seat: int, seed: int, deals: int, root: Path, selector: selectors.BaseSelector,
+        ledger: BotLedger, half: int,
+    ) -> BotProcess | None:  # fmt: skip
+        """Start one bot and send it the hello (the answers are read once every seat's bot has started, so that
+        they start side by side); None (and a fault) when it cannot start."""
         proc = BotProcess(bot, seat, self.limits, selector)
         ledger.processes += 1
         greeting = hello(self.game, self.options, seat, seed, self.limits.for_bot(), self.layout, deals)
         try:
             proc.start(root, self.prefix)
-            self._workdirs[str(proc.workdir)] = bot.name
-            line = proc.request(encode_line(greeting), self.limits.start_s)
+        except _NoAnswerError as err:
+            ledger.fault("start", half, -1, str(err), self.limits)
+            self._close(proc, ledger, None)
+            return None
+        self._workdirs[str(proc.workdir)] = bot.name
+        proc.launched = time.monotonic()
+        proc.send(encode_line(greeting))
+        return proc
+
+    def _greet(self, proc: BotProcess, ledger: BotLedger, half: int) -> BotProcess | None:
+        """Read a launched bot's answer to the hello (within ``start_s`` of its start); None (and a fault) when it
+        gives none, or another protocol version."""
+        try:
+            line = proc.read_line(proc.launched + self.limits.start_s)
             try:
                 answer = check_hello_answer(decode_line(line))
             except ValueError:
@@ -763,8 +773,7 @@ class Referee:
             ledger.fault(kind, half, -1, str(err), self.limits)
             self._close(proc, ledger, None)
             return None
-        ledger.start_s.append(proc.took)
-        proc.used_s = 0.0  # the budget counts decisions only
+        ledger.start_s.append(time.monotonic() - proc.launched)
         proc.observation = answer.get("observation") is True
         return proc
 

@@ -12,12 +12,13 @@ it plays with (the shipped network's weights): a whist_env that ships other weig
 rather than move a course's bar. ``whist-arena init`` copies the shipped network beside the file and pins it.
 
 **Matches.** Every pair of entrants plays the same ``deals`` duplicate deals (deal ``i`` as the arena draws it),
-once per seating (:func:`~whist_env.evaluation.arena.seat_assignments`: two players swap seats, classic whist's
-partnerships are two copies of each bot, Oh Hell seats one against copies of the other in every position), each
-seating with fresh processes (:class:`~whist_env.evaluation.referee.Referee`). Matches run in ``workers`` processes;
-each match is stored when it ends (``cache/``, keyed by everything that decides it: the game, options, deals, seed,
-limits and both bots' sha256), so a tournament stopped half-way resumes from its finished matches and ends with the
-results an uninterrupted run gives.
+once per seating (:func:`match_seatings`: two players swap seats, classic whist's partnerships are two copies of
+each bot, in Oh Hell each bot sits alone against copies of the other in every position), each seating with fresh
+processes (:class:`~whist_env.evaluation.referee.Referee`); a bot's score on a deal is its mean return over the
+seatings (:func:`deal_scores`). Matches run in ``workers`` processes; each match is stored when it ends
+(``cache/``, keyed by everything that decides it: the game, options, deals, seed, limits and both bots' sha256),
+so a tournament stopped half-way resumes from its finished matches and ends with the results an uninterrupted run
+gives.
 
 **Ratings and gates.** The ratings are the ladder's (:func:`~whist_env.evaluation.ladder.fit_with_draws`: least
 squares of every match's mean per-deal difference, in the game's unit per deal, the ``random`` gate at 0, 95%
@@ -59,7 +60,7 @@ import numpy as np
 
 from whist_env.agents.agent_spec import AgentSpec, format_agent_spec, parse_agent_spec
 from whist_env.errors import OptionError
-from whist_env.evaluation.arena import DealResult, TableResult, seat_assignments
+from whist_env.evaluation.arena import seat_assignments
 from whist_env.evaluation.ladder import BOOTSTRAP, Rating, fit_with_draws, plot_ratings
 from whist_env.evaluation.protocol import PROTOCOL
 from whist_env.evaluation.referee import (
@@ -115,7 +116,8 @@ class Tournament:
         seed: the deals' seed.
         workers: matches played at once.
         limits: what each bot process may use.
-        lineup: the arena's lineup (``alternate``; ``one_vs_rest`` where the game seats more than two sides).
+        lineup: the arena's lineup (the file's default, :func:`default_lineup`: ``one_vs_rest`` where the game seats
+            more than two sides, each bot alone against copies of the other in every seat; ``alternate`` otherwise).
         prefix: a command that wraps every bot command (a sandbox; ``{workdir}`` is the bot's working directory).
         undecided_score: the share of a gate's points an undecided verdict earns.
         records: keep every match's game records.
@@ -281,6 +283,14 @@ def gate_command(name: str, agent: str, spec: GameSpec[Any, Any], base: Path, pi
     return Entrant(name, GATE_KIND, BotCommand(name, argv, None, digest), resolved)
 
 
+def default_lineup(spec: GameSpec[Any, Any], options: Mapping[str, Any]) -> str:
+    """``one_vs_rest`` for a game of more than two sides (Oh Hell with three seats or more: one bot against copies
+    of the other, rotated through every seat), ``alternate`` otherwise (two players swap seats; partners are two
+    copies of one bot)."""
+    n = spec.make_rules(**options).num_players
+    return "one_vs_rest" if len(set(spec.sides(n))) > 2 else "alternate"
+
+
 TOP_KEYS = {"game", "options", "deals", "seed", "workers", "lineup", "bots", "gates", "limits", "undecided_score",
             "records", "bootstrap", "bot_prefix", "workroot"}  # fmt: skip
 GATE_KEYS = {"name", "agent", "points", "sha256"}
@@ -327,7 +337,7 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
         "seed": data.get("seed", 0),
         "workers": data.get("workers", 1),
         "limits": limits,
-        "lineup": data.get("lineup", "alternate"),
+        "lineup": data.get("lineup") or default_lineup(spec, options),
         "prefix": tuple(shlex.split(prefix) if isinstance(prefix, str) else prefix),
         "undecided_score": float(data.get("undecided_score", 0.5)),
         "records": bool(data.get("records", True)),
@@ -432,7 +442,7 @@ def play_match(task: MatchTask) -> dict[str, Any]:
                       workroot=Path(task.workroot) if task.workroot else None,
                       logs=Path(task.logs) if task.logs else None, record=task.records is not None)  # fmt: skip
     n = referee.game.num_players
-    seatings = seat_assignments(n, 2, task.lineup)
+    seatings = match_seatings(n, task.lineup)
     ledgers = {task.a.name: BotLedger(task.a.name), task.b.name: BotLedger(task.b.name)}
     bots = (task.a, task.b)
     halves = []
@@ -440,10 +450,9 @@ def play_match(task: MatchTask) -> dict[str, Any]:
         seeds = tuple(seat_seed(task.seed, task.a.name, task.b.name, half, seat) for seat in range(n))
         seating = Seating(tuple(bots[j] for j in assignment), seeds)
         halves.append(referee.play_half(seating, range(task.deals), ledgers, half))
-    scores = []
-    for i in range(task.deals):
-        tables = [TableResult(tuple(assignment), h.returns[i]) for assignment, h in zip(seatings, halves, strict=True)]
-        scores.append(DealResult(i, tables, [0, 0], [0, 0], [0.0, 0.0]).scores(2))
+    scores = [
+        deal_scores([(s, h.returns[i]) for s, h in zip(seatings, halves, strict=True)]) for i in range(task.deals)
+    ]
     size = 0
     if task.records is not None:
         size = _write_records(Path(task.records), task, seatings, halves)
@@ -456,6 +465,27 @@ def play_match(task: MatchTask) -> dict[str, Any]:
         "records": {"file": task.records, "bytes": size},
         "wall_s": round(time.perf_counter() - start, 3),
     }
+
+
+def match_seatings(num_players: int, lineup: str) -> list[tuple[int, ...]]:
+    """The seatings of a match (bot 0 or 1 at each seat): the lineup's rotations (:func:`seat_assignments`), and
+    with ``one_vs_rest`` the same again with the roles swapped, so that each bot sits alone against copies of the
+    other in every seat (the arena's ``one_vs_rest`` compares only its first agent alone)."""
+    seatings = seat_assignments(num_players, 2, lineup)
+    if lineup == "one_vs_rest":
+        seatings += [tuple(1 - j for j in s) for s in seatings]
+    return seatings
+
+
+def deal_scores(tables: Sequence[tuple[Sequence[int], Sequence[float]]]) -> list[float]:
+    """Each bot's score on one deal: the mean over the deal's tables (its seatings) of the bot's mean return at the
+    table. Every table counts alike, however many seats a bot holds there (one against three in Oh Hell)."""
+    scores = [0.0, 0.0]
+    for assignment, returns in tables:
+        for j in (0, 1):
+            seats = [returns[seat] for seat, who in enumerate(assignment) if who == j]
+            scores[j] += sum(seats) / len(seats) / len(tables)
+    return scores
 
 
 def _write_records(path: Path, task: MatchTask, seatings: Sequence[Sequence[int]], halves: Sequence[Any]) -> int:
