@@ -61,10 +61,28 @@ def arena_parser() -> argparse.ArgumentParser:
     run.add_argument("--debug", action="store_true", help="show tracebacks")
     pin = sub.add_parser("pin", help="print the sha256 each gate of a tournament file plays with")
     pin.add_argument("file", help="the tournament file")
+    limits = run.add_argument_group("limits (each replaces the file's [limits] value; docs/guide/protocol.md)")
     for name, value in asdict(Limits()).items():
         if name != "cpu_s":
-            run.add_argument(f"--{name.replace('_', '-')}", type=type(value), dest=name, help=argparse.SUPPRESS)
+            limits.add_argument(f"--{name.replace('_', '-')}", type=type(value), dest=name, metavar=name.upper(),
+                                help=f"{LIMIT_HELP[name]} (default {value})")  # fmt: skip
+    limits.add_argument("--cpu-s", type=float, dest="cpu_s", metavar="CPU_S",
+                        help="CPU seconds per process (default: match_s + start_s)")  # fmt: skip
     return p
+
+
+LIMIT_HELP = {
+    "decision_s": "seconds per decision",
+    "match_s": "seconds of answers per process (one half of a match)",
+    "start_s": "seconds from a process's start to its hello",
+    "memory_mb": "private memory per process, MiB",
+    "file_mb": "the largest file a process may write, MiB",
+    "line_bytes": "the longest answer line",
+    "output_bytes": "all a process may write to standard output",
+    "log_bytes": "what is kept of a process's standard error",
+    "max_faults": "faults in a match after which a bot forfeits it",
+    "grace_s": "seconds a bot may take to exit after the goodbye",
+}
 
 
 def arena_main(argv: Sequence[str] | None = None) -> int:
@@ -99,10 +117,22 @@ def _arena(args: argparse.Namespace) -> int:
     tournament = load_tournament(args.file, workers=args.workers, deals=args.deals,
                                  prefix=tuple(shlex.split(args.bot_prefix)) if args.bot_prefix else None)  # fmt: skip
     given = {name: getattr(args, name) for name in asdict(Limits()) if getattr(args, name, None) is not None}
+
     if given:
         tournament = replace(tournament, limits=replace(tournament.limits, **given))
-    if args.require_beat is not None:
-        tournament.entrant(args.require_beat)  # an unknown gate fails before an hour of matches
+    if args.require_beat is not None and tournament.entrant(args.require_beat).kind != "gate":
+        gates = ", ".join(e.name for e in tournament.entrants if e.kind == "gate")
+        raise OptionError(f"--require-beat names a gate ({gates}), not the bot {args.require_beat!r}")
+    for entrant in tournament.entrants:
+        if entrant.kind == "gate" and not entrant.pinned:
+            print(f"whist-arena: warning: the gate {entrant.name!r} has no sha256 pin: a whist_env that plays it "
+                  "otherwise would move it (whist-arena pin prints the pins)", file=sys.stderr)  # fmt: skip
+    if not tournament.prefix:
+        print(
+            "whist-arena: note: without --bot-prefix (a sandbox) a bot can read files, this tournament's seed "
+            "included: fine for a trial, not for a graded class (docs/guide/protocol.md)",
+            file=sys.stderr,
+        )
     out = Path(args.out) if args.out else Path(args.file).resolve().parent / "results"
     _say_missing_limits("whist-arena")
     report = run_tournament(tournament, out, None if args.quiet else lambda line: print(line, file=sys.stderr))
@@ -243,8 +273,9 @@ def _check(args: argparse.Namespace) -> int:
     if path.exists():
         command = bot_command(path)
         argv, source = command.argv, command.source
-    else:
-        argv, source = tuple(shlex.split(args.bot)), None
+    else:  # a command: the files it names here are named by their full path (it runs in a fresh folder)
+        argv = tuple(str(Path(part).resolve()) if Path(part).is_file() else part for part in shlex.split(args.bot))
+        source = None
     if not argv:
         raise OptionError("name the bot's command, e.g. whist-bot check 'python mybot.py'")
     become_subreaper()  # ends whatever the bot leaves behind

@@ -50,6 +50,26 @@ def test_the_python_starter_passes_every_phase_of_every_game(capsys: pytest.Capt
     assert out.rstrip().endswith("no problem found: the bot is ready for a tournament")
 
 
+PRINTER = """
+import sys
+from whist_env.evaluation.bot import run_bot
+
+def act(view, rng):
+    print("thinking about", view.hand, "in phase", view.phase, "x" * 200)  # debugging with print(): to stderr
+    return view.legal_actions()[0]
+
+run_bot(act)
+"""
+
+
+def test_print_in_a_python_bot_goes_to_stderr(tmp_path: Path) -> None:
+    """The helper sends print() to standard error: 40 deals of debugging (far past Python's output buffer) cost no
+    fault, and the check's command may name the bot's file relative to the current folder."""
+    (tmp_path / "printer.py").write_text(PRINTER)
+    report = check_bot((sys.executable, str(tmp_path / "printer.py")), ["german_whist_v0"], deals=40)
+    assert report.problems == 0, report.text()
+
+
 def test_the_javascript_starter_passes() -> None:
     report = check_bot(("node", "starter.js"), ["german_whist_v0", "oh_hell_v0"], source=str(STARTERS / "starter.js"))
     assert report.problems == 0, report.text()
@@ -69,5 +89,5 @@ def test_answering_what_needs_no_answer_and_staying_after_goodbye_are_named(tmp_
     bot.write_text(EAGER)
     report = check_bot((sys.executable, bot.name), ["humbug_v0"], source=str(bot))
     text = report.text()
-    assert "humbug_v0: " in text and "messages it does not know" in text
+    assert "humbug_v0: " in text and "a message of a type it does not know: it answered b'0'" in text
     assert "goodbye: it did not exit" in text and report.problems == 2, text

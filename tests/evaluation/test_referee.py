@@ -185,3 +185,35 @@ def test_a_bot_that_cannot_start_is_a_start_fault(tmp_path: Path) -> None:
     ].faults[0].message
     assert ledgers["missing"].forfeit is not None and len(result.returns) == 1
     assert os.path.exists(sys.executable)
+
+
+SLOW_ONCE = """
+import sys, time
+from whist_env.evaluation.bot import run_bot
+count = 0
+
+def act(view, rng):
+    global count
+    count += 1
+    if count == 3:
+        time.sleep(float(sys.argv[1]))  # one slow decision
+    return view.legal_actions()[0]
+
+run_bot(act)
+"""
+
+
+@pytest.mark.parametrize(("think", "timeouts"), [(0.8, 1), (1.3, 2)])
+def test_a_slow_decision_costs_a_timeout_per_limit_it_runs_over(think: float, timeouts: int, tmp_path: Path) -> None:
+    """With 0.5 s per decision, a bot slow once gets one timeout for 0.8 s (its late answer is dropped, and it
+    answers the next request in time) and two for 1.3 s (the next request's time runs out while it still thinks);
+    it plays on either way."""
+    bot = tmp_path / "slow.py"
+    bot.write_text(SLOW_ONCE)
+    spec = get_spec("german_whist_v0")
+    referee = Referee(spec, dict(spec.single_deal), Limits(decision_s=0.5), seed=2)
+    slow = BotCommand("slow", (sys.executable, bot.name, str(think)), str(bot))
+    ledgers = {"slow": BotLedger("slow"), "random": BotLedger("random")}
+    referee.play_half(Seating((slow, library_bot("random")), (1, 2)), range(2), ledgers)
+    assert [f.kind for f in ledgers["slow"].faults] == ["timeout"] * timeouts and ledgers["slow"].forfeit is None
+    assert ledgers["slow"].decisions == 52

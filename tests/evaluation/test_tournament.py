@@ -129,6 +129,9 @@ def test_a_hostile_bot_is_counted_and_changes_nothing_else(
     for name in ("good", "random"):  # the hostile bot's matches: the stand-in played its seats where it forfeited
         m = match(report, "hostile", name)
         assert len(m["diffs"]) == 3 and m["ledgers"]["hostile"]["faults"]
+    if forfeits:  # the grade says why
+        grade = json.loads((tmp_path / "out" / "autograder" / "hostile.json").read_text())
+        assert "forfeit: " in grade["output"] and hostile.forfeit_reasons[0] in grade["output"]
     verdict = report.verdict("hostile", "random")  # no credit for a match the stand-in played
     assert (verdict.verdict == "forfeit" and verdict.score == 0) if forfeits else verdict.verdict != "forfeit"
     assert processes_in(workroot) == []

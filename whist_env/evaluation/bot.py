@@ -9,11 +9,12 @@
 
 :func:`run_bot` reads the referee's messages on standard input (:mod:`whist_env.evaluation.protocol`), rebuilds
 each decision's :class:`~whist_env.view.PlayerView` exactly as an in-process agent receives it, calls your function
-with the generator the referee seeded, and writes the action on standard output. Print anything else to standard
-error: standard output carries the answers. Every agent of the library plays the same way:
-``run_bot("heuristic")``, ``run_bot("pimc(samples=20)")``, ``run_bot("pretrained")``, ``run_bot("model:m.zip")``
-(or from a shell: ``whist-bot run heuristic``, ``python -m whist_env.evaluation.bot heuristic``); it plays the same
-actions as it does in the arena's process, given the same view and generator.
+with the generator the referee seeded, and writes the action on standard output. Standard output carries the
+answers only: once ``run_bot`` runs, ``print()`` writes to standard error (where the referee keeps a log of it).
+Every agent of the library plays the same way: ``run_bot("heuristic")``, ``run_bot("pimc(samples=20)")``,
+``run_bot("pretrained")``, ``run_bot("model:m.zip")`` (or from a shell: ``whist-bot run heuristic``,
+``python -m whist_env.evaluation.bot heuristic``); it plays the same actions as it does in the arena's process, given
+the same view and generator.
 
 An object bot may have ``setup(hello)`` (called once with the hello message, before any decision), and
 ``deal_end(message)`` / ``match_end(message)`` to hear how each deal and the match ended.
@@ -98,6 +99,11 @@ def run_bot(
     """
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
+    if stdout is None:
+        # print() from the bot goes to standard error: on standard output it would be read as an answer (and only
+        # once Python's buffer filled, deals later, so that a short check would not see it)
+        sys.stdout.flush()
+        sys.stdout = sys.stderr
     first = reader.readline()
     if not first:
         return

@@ -567,8 +567,13 @@ class BotProcess:
         said = f"; the end of its stderr: {tail[-400:]!r}" if tail else ""
         return _NoAnswerError("exit" if self.poll() == 0 else "crash", f"the process ended ({self.ended}){said}")
 
-    def read_line(self, deadline: float) -> bytes:
+    def read_line(self, deadline: float, owed: bool = True) -> bytes:
         """The next line it writes (a late answer to an earlier request dropped first), by ``deadline``.
+
+        Args:
+            deadline: ``time.monotonic()`` by which the line must be in.
+            owed: the line answers a request (a timeout then leaves an answer owed, dropped when it comes); False
+                for a line that may come or not (whether a bot answers what it should not).
 
         Raises:
             _NoAnswerError: ``timeout``, ``flood``, ``crash`` or ``exit``.
@@ -585,13 +590,15 @@ class BotProcess:
                 raise self.ended_fault()
             left = deadline - time.monotonic()
             if left <= 0:
-                self.late += 1
+                self.late += owed
                 raise _NoAnswerError("timeout", "")
             pump(self.selector, left)
 
     def request(self, data: bytes, timeout: float) -> bytes:
         """Send one message (its line) and read the answer within ``timeout`` seconds; the time taken is added to
-        :attr:`used_s`, and :attr:`took` holds it.
+        :attr:`used_s`, and :attr:`took` holds it. A bot still busy with a request that timed out is on the clock
+        for this one meanwhile (its late answer, dropped, must come first): a decision of ``k`` times the limit costs
+        ``k`` timeouts, as if each further limit's worth of its time were another decision missed.
 
         Raises:
             _NoAnswerError: as :meth:`read_line` (a timeout's message says how long it waited).

@@ -95,6 +95,7 @@ class Entrant:
         command: how the referee starts it.
         agent: a gate's agent spec.
         points: a gate's weight in a bot's score.
+        pinned: a gate's sha256 was given in the file (and checked).
     """
 
     name: str
@@ -102,6 +103,7 @@ class Entrant:
     command: BotCommand
     agent: str | None = None
     points: float = 1.0
+    pinned: bool = False
 
 
 @dataclass(frozen=True)
@@ -280,7 +282,7 @@ def gate_command(name: str, agent: str, spec: GameSpec[Any, Any], base: Path, pi
             "network beside the tournament file), or re-pin it with `whist-arena pin` once the course agrees"
         )
     argv = (sys.executable, "-m", "whist_env.evaluation.bot", resolved)
-    return Entrant(name, GATE_KIND, BotCommand(name, argv, None, digest), resolved)
+    return Entrant(name, GATE_KIND, BotCommand(name, argv, None, digest), resolved, pinned=pinned is not None)
 
 
 def default_lineup(spec: GameSpec[Any, Any], options: Mapping[str, Any]) -> str:
@@ -649,6 +651,7 @@ class Standing:
     cpu_s: float
     start_s: float  # median time from a process's start to its hello
     processes: int
+    forfeit_reasons: list[str] = field(default_factory=list)  # why it forfeited (the first few, each once)
 
     @property
     def ms_per_decision(self) -> float:
@@ -848,11 +851,12 @@ def autograder(s: Standing, report: TournamentReport) -> dict[str, Any]:
         for v in s.gates
     ]
     faults = ", ".join(f"{n} {k}" for k, n in sorted(s.faults.items())) or "none"
+    why = "".join(f"\nforfeit: {reason}" for reason in s.forfeit_reasons)
     return {
         "score": s.score,
         "max_score": s.max_score,
         "output": f"{s.name}: rating {s.rating:+.3f} [{s.low:+.3f}, {s.high:+.3f}] over {report.anchor}; faults: "
-        f"{faults}; forfeited {s.forfeits} of {s.matches} matches",
+        f"{faults}; forfeited {s.forfeits} of {s.matches} matches{why}",
         "tests": tests,
         "leaderboard": [{"name": "rating", "value": round(s.rating, 4)}],
     }
@@ -910,6 +914,7 @@ def rate(t: Tournament, results: Sequence[dict[str, Any]], wall_s: float, played
                 cpu_s=sum(ledger.cpu_s for ledger in ledgers),
                 start_s=float(np.median(starts)) if starts else math.nan,
                 processes=sum(ledger.processes for ledger in ledgers),
+                forfeit_reasons=list(dict.fromkeys(ledger.forfeit for ledger in ledgers if ledger.forfeit))[:3],
             )
         )
     standings.sort(key=lambda s: (-s.rating, s.name))

@@ -47,10 +47,10 @@ class GermanWhistExtras(ViewExtras):
 
     stage: int  # 1 while the stock lasts (tricks 1–13), then 2
     phase1_tricks: tuple[int, int]  # (2,) tricks won in phase 1 per seat; phase-2 tricks: tricks_won minus these
-    prizes: tuple[CardSet, CardSet]  # (2,) masks: face-up cards each seat took (all of them with recall, else the last)
-    my_draws: CardSet  # mask: the cards this seat drew face down (that it remembers)
+    prizes: tuple[CardSet, CardSet]  # (2,) face-up cards each seat took (all of them with recall, else the last)
+    my_draws: CardSet  # the cards this seat drew face down (that it remembers)
     opponent_draws: int  # how many cards the opponent drew face down (public: one sees the draw, not what)
-    opponent_hand_size: int
+    opponent_hand_size: int  # cards in the opponent's hand now (public)
     deals_left: int  # deals left in the series, this one included
 
 

@@ -66,12 +66,12 @@ class HumbugWhistExtras(ViewExtras):
 
     exchange: tuple[int, int]  # (2,) exchange decisions (-1 undecided / not yet public, 0 keep, 1 exchange)
     turn_up_status: str  # "face_up", "taken_up" or "discarded"
-    put_away: CardSet  # mask: the hand this seat put away (0 without recall)
+    put_away: CardSet  # the hand this seat put away by exchanging (none without recall, or when it kept)
     discarded_turn_up: int  # the turn-up card discarded with the dealer's hand (with recall), else -1
-    game_points: tuple[int, int]  # (2,)
-    trick_points: tuple[int, int]  # (2,)
-    games_won: tuple[int, int]  # (2,)
-    rubber_points: tuple[int, int]  # (2,)
+    game_points: tuple[int, int]  # (2,) points in the current game (RULES.md §1.6)
+    trick_points: tuple[int, int]  # (2,) the trick points among them (§1.6 step 4)
+    games_won: tuple[int, int]  # (2,) games won in the rubber (§1.7)
+    rubber_points: tuple[int, int]  # (2,) game values won, plus the rubber bonus once the rubber is won (§1.7)
 
 
 class HumbugWhistState(State):
