@@ -149,3 +149,23 @@ def test_the_changelog_has_an_unreleased_section_and_the_current_version() -> No
     version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"), re.M)
     assert version is not None and version.group(1) in versions
     assert "fingerprint" in changelog
+
+
+def test_the_protocol_page_names_every_message_limit_and_fault() -> None:
+    from dataclasses import fields
+
+    from whist_env.evaluation.protocol import MESSAGE_TYPES
+    from whist_env.evaluation.referee import ENDING, FAULT_KINDS, Limits
+    from whist_env.view import PlayerView
+
+    page = (ROOT / "docs" / "guide" / "protocol.md").read_text(encoding="utf-8")
+    for kind in MESSAGE_TYPES:
+        assert f"### `{kind}`" in page, f"docs/guide/protocol.md has no section on the message {kind!r}"
+    rows = dict(re.findall(r"^\| `(\w+)` \| (.+) \|$", page, flags=re.M))
+    for kind, meaning in FAULT_KINDS.items():
+        assert kind in rows and meaning in rows[kind], f"the table of faults misses {kind!r} as FAULT_KINDS says it"
+        assert rows[kind].endswith("| yes") == (kind in ENDING), f"the table of faults says wrong whether {kind} ends"
+    for limit in fields(Limits):
+        assert f"| `{limit.name}` |" in page, f"the table of limits misses {limit.name!r}"
+    for view_field in fields(PlayerView):
+        assert f"| `{view_field.name}` |" in page, f"the table of the view misses {view_field.name!r}"

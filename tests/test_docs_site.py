@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 import whist_env
+from whist_env.evaluation.protocol import extra_schema
 from whist_env.registry import get_spec
+from whist_env.view import CardSet, ViewExtras
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))  # the hook's own functions rebuild what a page shows
@@ -58,6 +60,54 @@ def test_every_game_has_a_page_with_its_options_layout_and_render(site: Path) ->
         state = game_pages._table(game_id).unwrapped.game_state
         cards = sum(hand.bit_count() for hand in state.hands) + len(state.trick)
         assert picture.startswith("<svg") and picture.count('rx="4"') == cards, game_id  # every card drawn once
+
+
+def test_every_game_page_says_what_a_bot_receives(site: Path) -> None:
+    from whist_env.evaluation.protocol import extras_class, extras_fields
+
+    for game_id in whist_env.game_ids():
+        page = (site / "games" / game_id / "index.html").read_text(encoding="utf-8")
+        section = page.split('id="what-a-bot-receives"', 1)[1].split("<h2", 1)[0]
+        for name, _ in extras_fields(extras_class(get_spec(game_id).rules_cls)):
+            assert f"<code>{name}</code>" in section, (game_id, name)
+        assert "guide/protocol/" in section, game_id
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, init=False)
+class _Extras(ViewExtras):
+    """A game's extras, as the hook reads them."""
+
+    count: int  # (2,) masks: how many
+    # (mine, theirs) while known,
+    # else None
+    pair: tuple[CardSet, CardSet] | None = None
+    bare: int = 0
+
+
+def test_the_hook_reads_what_each_extras_field_means() -> None:
+    comments = game_pages.field_comments(_Extras)
+    assert comments["stock_size"].startswith("cards in a stock")  # the common field: ViewExtras's Attributes
+    assert comments["count"] == "(2,) masks: how many"  # a comment at the end of the field's line
+    assert comments["pair"] == "(mine, theirs) while known, else None"  # the comment lines above it
+    assert "bare" not in comments
+    assert game_pages.SHAPE_NOTE.sub("", comments["count"]) == "how many"
+    assert game_pages.SHAPE_NOTE.sub("", comments["pair"]) == comments["pair"]  # words in brackets are no shape
+    props = extra_schema(_Extras)["properties"]
+    assert game_pages.json_type(props["pair"]) == "[card list, card list] or null"
+    assert game_pages.json_type(props["count"]) == "int"
+
+
+def test_the_bot_section_is_written_for_any_registered_game() -> None:
+    from toy_game.spec import SPEC  # the toy game of tests/toy_game, registered as a sixth game would be
+
+    whist_env.register(SPEC)
+    try:
+        page = game_pages.game_page(SPEC.game_id, "")
+    finally:
+        whist_env.unregister(SPEC.game_id)
+    section = page.split("## What a bot receives", 1)[1]
+    assert "| `deals_left` | int | deals left in the series, this one included |" in section
+    assert "protocol.schema.json" not in section  # the shipped schema knows the built-in games only
 
 
 def test_the_api_reference_documents_make(site: Path) -> None:

@@ -2,15 +2,22 @@
 
 Nothing here is checked in as generated text: every build reads ``whist_env.game_ids()`` and each game's
 ``GameSpec``, module docstring (its spec page), option declarations, observation layout, spaces, a seeded text
-render and its picture (an SVG of the same table, :func:`table_svg`) and its section of ``docs/rules.md``, so that
+render and its picture (an SVG of the same table, :func:`table_svg`), its view's extras as the bot protocol sends
+them (:func:`bot_section`: the fields' declarations and comments) and its section of ``docs/rules.md``, so that
 a page cannot drift from the code. A game added to the
 registry gets a page and a place in the navigation (under "Games") without an edit here.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import io
+import json
 import re
+import textwrap
+import tokenize
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +26,17 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
 import whist_env
-from whist_env.cards import RANKS, SUIT_SYMBOLS, cards_of, rank, suit
+from whist_env.cards import NUM_CARDS, RANKS, SUIT_SYMBOLS, cards_of, rank, suit
+from whist_env.evaluation.protocol import ViewCodec, extra_schema, extras_class, extras_fields, schema
 from whist_env.registry import get_spec
+from whist_env.view import ViewExtras
 
 GAMES_DIR = "games"
 RENDER_STEPS = 9  # random legal actions before the text render, so that a trick is on the table
 ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|obj|exc):`~?([^`]+)`")
+# a field comment's leading shape or mask note ("(2,) masks: ...", "(n_players, 52)", "mask: ..."): the JSON type
+# column says it; a shape holds a number or ends in ",)", so that "(mine, theirs) ..." stays
+SHAPE_NOTE = re.compile(r"^(?:\((?=[^)]*(?:\d|,\s*\)))\s*\w+\s*(?:,\s*\w+\s*)*,?\s*\)\s*)?(?:masks?:\s*)?")
 
 
 def _game_ids() -> list[str]:
@@ -207,6 +219,129 @@ def table_svg(game_id: str) -> str:
     return "\n".join(parts)
 
 
+# --------------------------------------------------------------------------------------------- what a bot receives
+def field_comments(extras: type[ViewExtras]) -> dict[str, str]:
+    """What each field of an extras class means, in its author's words: the ``Attributes:`` section of a class's
+    docstring (the common fields of :class:`ViewExtras`), and a field's comment in the class body (at the end of its
+    line, else on the lines just above it), subclasses last so that their words win."""
+    out: dict[str, str] = {}
+    for klass in reversed(extras.__mro__):
+        if not (isinstance(klass, type) and issubclass(klass, ViewExtras)):
+            continue
+        out.update(_attributes(klass.__doc__ or ""))
+        try:
+            source = textwrap.dedent(inspect.getsource(klass))
+        except (OSError, TypeError):  # defined where there is no source (an interactive session)
+            continue
+        out.update(_body_comments(source))
+    return out
+
+
+def _attributes(docstring: str) -> dict[str, str]:
+    """``name: meaning`` of a Google-style docstring's ``Attributes:`` section (continuation lines joined)."""
+    section = re.search(r"^\s*Attributes:\s*\n((?:[ \t]+\S.*\n?)+)", docstring, flags=re.M)
+    if section is None:
+        return {}
+    out: dict[str, str] = {}
+    name = None
+    for line in textwrap.dedent(section.group(1)).splitlines():
+        item = re.match(r"(\w+):\s*(.*)", line)
+        if item is not None and not line.startswith(" "):
+            name = item.group(1)
+            out[name] = item.group(2)
+        elif name is not None:
+            out[name] += " " + line.strip()
+    return out
+
+
+def _body_comments(source: str) -> dict[str, str]:
+    """Each annotated field of the class in ``source`` with its comment (see :func:`field_comments`)."""
+    comments: dict[int, str] = {}  # line number -> the comment on it
+    own_line: set[int] = set()  # the lines that hold nothing but a comment
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            comments[token.start[0]] = token.string.lstrip("#").strip()
+            if not token.line[: token.start[1]].strip():
+                own_line.add(token.start[0])
+    body = ast.parse(source).body[0]
+    out: dict[str, str] = {}
+    for node in getattr(body, "body", []):
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+            continue
+        end = node.end_lineno or node.lineno
+        if end in comments and end not in own_line:
+            out[node.target.id] = comments[end]
+            continue
+        above, line = [], node.lineno - 1
+        while line in own_line:
+            above.insert(0, comments[line])
+            line -= 1
+        if above:
+            out[node.target.id] = " ".join(above)
+    return out
+
+
+def json_type(schema: dict[str, Any]) -> str:
+    """A field's JSON type in words, from its JSON Schema (:func:`~whist_env.evaluation.protocol.extra_schema`)."""
+    if schema.get("$ref", "").endswith("/cards"):
+        return "card list"
+    if "anyOf" in schema:
+        kinds = [s for s in schema["anyOf"] if s.get("type") != "null"]
+        text = " or ".join(json_type(s) for s in kinds)
+        return text + " or null" if len(kinds) < len(schema["anyOf"]) else text
+    if schema.get("type") == "array":
+        if "prefixItems" in schema:
+            return "[" + ", ".join(json_type(s) for s in schema["prefixItems"]) + "]"
+        return f"array of {json_type(schema.get('items', {}))}"
+    names = {"integer": "int", "number": "number", "string": "string", "boolean": "bool"}
+    return names.get(schema.get("type", ""), "any JSON value")
+
+
+def bot_section(game_id: str) -> str:
+    """What a bot of the bot protocol receives for this game: its ``view.extra`` fields (name, JSON type, meaning),
+    an example, and the actions beyond the 52 cards."""
+    spec = get_spec(game_id)
+    extras = extras_class(spec.rules_cls)
+    props = extra_schema(extras)["properties"]
+    comments = field_comments(extras)
+    rows = ["| field | JSON type | meaning |", "|---|---|---|"]
+    for name, _ in extras_fields(extras):
+        meaning = SHAPE_NOTE.sub("", comments.get(name, "")).replace("|", "\\|")
+        meaning = re.sub(r"\bNone\b", "null", meaning)  # the JSON the bot reads
+        rows.append(f"| `{name}` | {json_type(props[name])} | {_markdown(meaning)} |")
+    own = inspect.cleandoc(extras.__doc__ or "") if extras is not ViewExtras else ""
+    env = _table(game_id)
+    state, game = env.unwrapped.game_state, env.unwrapped.game
+    example = ViewCodec(game).to_json(game.view(state, state.to_act))["extra"]
+    others = [f"`{a}` `{game.describe_action(a)}`" for a in range(NUM_CARDS, game.num_actions)]
+    if len(others) > 4:
+        others = [*others[:2], "…", others[-1]]
+    actions = (
+        f"Actions `0`..`51` play a card; the others (at the default options): {', '.join(others)}. An `act` "
+        "message's `legal` list names each legal action with its label."
+        if others
+        else "Every action is a card: action `c` plays card `c`."
+    )
+    shipped = f"extra_{game_id}" in schema()["$defs"]  # the shipped schema knows the built-in games
+    checked = (
+        f"; the shipped JSON Schema `protocol.schema.json` checks them as `$defs/extra_{game_id}`" if shipped else ""
+    )
+    return "\n".join(
+        [
+            "A bot of the [bot protocol](../guide/protocol.md) receives each decision's view as JSON: the fields "
+            "every game shares, and `view.extra`, this game's own fields, listed here (a set of cards is a list of "
+            f"card ids, `13 * suit + rank`{checked}).",
+            "",
+            *([_markdown(own), ""] if own else []),
+            "\n".join(rows),
+            "",
+            f"The `extra` of the seat to act at the table drawn above: `{json.dumps(example, ensure_ascii=False)}`",
+            "",
+            actions,
+        ]
+    )
+
+
 def rules_section(game_id: str, rules: str) -> str:
     """The game's section of docs/rules.md (its heading names the id), headings one level down, or ''."""
     match = re.search(rf"^## (§\d+) `{re.escape(game_id)}`.*?(?=^## |\Z)", rules, flags=re.M | re.S)
@@ -285,6 +420,10 @@ def game_page(game_id: str, rules: str) -> str:
         "```text",
         render_text(game_id),
         "```",
+        "",
+        "## What a bot receives",
+        "",
+        bot_section(game_id),
         "",
     ]
     rules_text = rules_section(game_id, rules)
