@@ -1,5 +1,5 @@
-"""Fuzzing every surface of whist-serve (issue #26): HTTP bodies and query strings, WebSocket message streams, and
-what one seat's token receives through all of them (hidden twins).
+"""Fuzzing every surface of whist-serve (issue #26): HTTP bodies and query strings, WebSocket message streams (a human
+seat's and a bot seat's), and what one seat's token receives through all of them (hidden twins).
 
 What must hold whatever a client sends:
 
@@ -8,6 +8,10 @@ What must hold whatever a client sends:
   before), and an action is taken exactly when the token's seat is to act and the action is legal;
 - a WebSocket message is answered: a state after an action taken, ``{"type": "error"}`` otherwise (or the
   connection closed with 1008 for a flood); the server goes on after garbage, floods and messages after a close;
+- on a bot seat's WebSocket every line is a protocol message (its JSON Schema) or an error; a hello answer is taken
+  exactly when the protocol's own check takes it (another version: one error, then a close with 4426), an answer
+  exactly when it names a legal action of the act that waits (a refused one: an error, then the same act again);
+  a token that holds no bot seat is refused (4404, or 4403 for another kind of seat);
 - no card leaks: two deals that differ only in two cards hidden from a seat give that seat byte-identical answers
   (views, action replies, errors, WebSocket messages) to the same requests, until one of the two cards is shown.
 
@@ -18,11 +22,13 @@ from __future__ import annotations
 
 import faulthandler
 import json
+import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
+import jsonschema
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -33,7 +39,10 @@ with warnings.catch_warnings():  # Starlette >= 1.x suggests httpx2 for its Test
     from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from whist_env.evaluation import protocol
+from whist_env.evaluation.protocol import AnswerError, ViewCodec, check_hello_answer, decode_line
 from whist_env.registry import game_ids
+from whist_env.serve import botseat
 from whist_env.serve.app import ServerConfig, create_app
 from whist_env.serve.guard import POLICY_VIOLATION
 from whist_env.serve.tables import Table, game_catalogue
@@ -162,9 +171,10 @@ def table_body(draw: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------- helpers
-def _open(client: TestClient, game: str, seed: int) -> tuple[str, list[str]]:
+def _open(client: TestClient, game: str, seed: int, kind: str = "human") -> tuple[str, list[str]]:
+    """A table of ``game`` whose every seat is ``kind`` (human or bot): its id and the seats' tokens."""
     body = {"game": game, "options": GAMES[game], "seats": None, "seed": seed}
-    body["seats"] = ["human"] * Table("probe", game, GAMES[game]).num_players
+    body["seats"] = [kind] * Table("probe", game, GAMES[game]).num_players
     response = client.post("/api/tables", json=body)
     assert response.status_code == 200, response.text
     made = response.json()
@@ -497,15 +507,20 @@ def test_fuzz_websocket_messages(
 @given(
     count=st.integers(20, 150),
     junk=st.lists(st.one_of(st.text(max_size=20), st.binary(max_size=20)), min_size=1, max_size=5),
+    endpoint=st.sampled_from(["ws", "bot"]),
 )
-def test_fuzz_websocket_floods(twin_clients: tuple[TestClient, TestClient], count: int, junk: list[Any]) -> None:
-    """``count`` bad messages sent before any answer is read: each is answered with an error, or the connection is
-    closed with 1008; the table is unchanged and the server answers the next client."""
+def test_fuzz_websocket_floods(
+    twin_clients: tuple[TestClient, TestClient], count: int, junk: list[Any], endpoint: str
+) -> None:
+    """``count`` bad messages sent before any answer is read, to a human seat's WebSocket or a bot seat's: each is
+    answered with an error, or the connection is closed with 1008; the table is unchanged and the server answers the
+    next client."""
     client = twin_clients[0]
-    table_id, tokens = _open(client, "german_whist_v0", 2)
+    table_id, tokens = _open(client, "german_whist_v0", 2, "human" if endpoint == "ws" else "bot")
+    version = 0
     try:
-        with client.websocket_connect(f"/api/tables/{table_id}/ws?token={tokens[0]}") as ws:
-            version = ws.receive_json()["version"]
+        with client.websocket_connect(f"/api/tables/{table_id}/{endpoint}?token={tokens[0]}") as ws:
+            assert ws.receive_json()["type"] == ("state" if endpoint == "ws" else "hello")
             for i in range(count):
                 item = junk[i % len(junk)]
                 ws.send_bytes(item) if isinstance(item, bytes) else ws.send_text(item)
@@ -653,3 +668,208 @@ def test_fuzz_no_card_reaches_a_seat_that_may_not_see_it(
             received[0] += answers[0]
             received[1] += answers[1]
     assert received[0] == received[1]
+
+
+# ----------------------------------------------------------------------------- a bot seat's WebSocket
+TO_BOT = jsonschema.Draft202012Validator(protocol.schema())
+ERROR = jsonschema.Draft202012Validator(
+    {
+        "type": "object",
+        "required": ["type", "message"],
+        "properties": {"type": {"const": "error"}, "message": {"type": "string", "minLength": 1}},
+        "additionalProperties": False,
+    }
+)
+
+
+def _bot_read(ws: Any) -> dict[str, Any]:
+    """One line from a bot seat's WebSocket: a protocol message (checked against its schema) or an error."""
+    text = ws.receive_text()
+    assert text.endswith("\n") and text.count("\n") == 1
+    message: dict[str, Any] = json.loads(text)
+    (ERROR if message.get("type") == "error" else TO_BOT).validate(message)
+    if message["type"] == "error":
+        assert "x" * 200 not in message["message"], "a refusal echoed a huge message back"
+    return message
+
+
+@st.composite
+def bot_message(draw: Any) -> tuple[str, Any]:
+    """One message to a bot seat: ``("text", str)``, ``("bytes", b)``, or a hello answer or an answer to fill in."""
+    kind = draw(st.integers(0, 11))
+    if kind == 0:
+        return "text", draw(st.text(max_size=30))
+    if kind == 1:
+        return "bytes", draw(st.binary(max_size=30))
+    if kind == 2:
+        return "text", json.dumps(draw(JSON))
+    if kind == 3:
+        return "text", "x" * (MAX_MESSAGE + draw(st.integers(1, 3000)))
+    if kind == 4:
+        return "huge answer", draw(st.integers(0, 60))  # a legal action padded over the limit
+    if kind == 5:
+        return "text", draw(st.sampled_from(["[" * 3000 + "]" * 3000, '{"action": ' + "9" * 4400 + "}", "1\n2"]))
+    if kind in (6, 7):
+        return "hello", {
+            "type": draw(st.sampled_from(["hello", "hello", "hello", "Hello", None])),
+            "protocol": draw(st.sampled_from([1, 1, 1, 2, 0, "1", None, 1.0, True, "missing"])),
+            "extra": draw(st.dictionaries(st.sampled_from(["name", "observation", "x"]), SCALAR, max_size=2)),
+        }
+    return "answer", {
+        "action": draw(st.sampled_from(["legal", "legal", "legal", "any", "junk"])),
+        "form": draw(st.sampled_from(["id", "label", "object", "line"])),
+        "index": draw(st.integers(0, 60)),
+        "any": draw(st.integers(-5, 10_000)),
+        "junk": draw(st.sampled_from(["AS", "ZZ", 1.0, True, None, [1], {"a": 1}, "bid 99", ""])),
+    }
+
+
+def _bot_text(kind: str, value: Any, act: dict[str, Any] | None) -> str | bytes:
+    """The message a :func:`bot_message` draw sends, given the act that waits (None: none)."""
+    legal = act["legal"] if act is not None else []
+    if kind in ("text", "bytes"):
+        return value  # type: ignore[no-any-return]
+    if kind == "huge answer":
+        action = legal[value % len(legal)]["id"] if legal else value
+        return json.dumps({"action": action, "pad": "x" * MAX_MESSAGE})
+    if kind == "hello":
+        answer = {"type": value["type"], **value["extra"]}
+        if value["protocol"] != "missing":
+            answer["protocol"] = value["protocol"]
+        return json.dumps(answer)
+    if value["action"] == "legal" and legal:
+        chosen = legal[value["index"] % len(legal)]
+        named: Any = chosen["label"] if value["form"] == "label" else chosen["id"]
+    else:
+        named = value["any"] if value["action"] != "junk" else value["junk"]
+    if value["form"] == "object":
+        return json.dumps({"action": named})
+    return json.dumps(named) + ("\n" if value["form"] == "line" else "")
+
+
+def _settled(table: Table, version: int) -> None:
+    """Wait until the server thread took the action after ``version``."""
+    deadline = time.monotonic() + 60
+    while table.version <= version:
+        assert time.monotonic() < deadline, "a taken answer did not reach the table"
+        time.sleep(0.002)
+
+
+@SETTINGS
+@given(
+    game=st.sampled_from(sorted(GAMES)),
+    seed=st.integers(0, 30),
+    messages=st.lists(bot_message(), max_size=12),
+    greet=st.booleans(),
+    close_early=st.booleans(),
+)
+def test_fuzz_bot_socket_messages(
+    twin_clients: tuple[TestClient, TestClient],
+    game: str,
+    seed: int,
+    messages: list[tuple[str, Any]],
+    greet: bool,
+    close_early: bool,
+) -> None:
+    """Any stream of messages from a bot, at a table of bot seats (nobody else connected): a hello answer is taken
+    exactly when the protocol's check takes it (another version closes with 4426), an answer exactly when it names a
+    legal action of the act that waits; a refused message gets an error (then the same act, when one waits); every
+    line the bot reads is a protocol message or an error, and the table moves by the answers taken only."""
+    client = twin_clients[0]
+    table_id, tokens = _open(client, game, seed, "bot")
+    table: Table = client.app.state.lobby.tables[table_id]  # type: ignore[attr-defined]
+    codec = ViewCodec(table.game)
+    seat = table.env.game_state.to_act
+    taken = 0
+    if greet:  # half the streams start with a good hello answer, so that the answers to acts are fuzzed too
+        messages = [("hello", {"type": "hello", "protocol": 1, "extra": {}}), *messages]
+    try:
+        with client.websocket_connect(f"/api/tables/{table_id}/bot?token={tokens[seat]}") as ws:
+            assert _bot_read(ws)["type"] == "hello"
+            greeted, act, closed = False, None, False
+            for kind, value in messages:
+                before = table.version
+                legal = table.game.view(table.env.game_state, seat).legal  # before the server may take an answer
+                data = _bot_text(kind, value, act)
+                ws.send_bytes(data) if isinstance(data, bytes) else ws.send_text(data)
+                text = data if isinstance(data, str) and len(data.encode()) <= MAX_MESSAGE else None
+                if not greeted:
+                    try:
+                        check_hello_answer(decode_line(text)) if text is not None else None
+                    except AnswerError as err:
+                        if err.kind == "version":
+                            refused = _bot_read(ws)
+                            assert refused["type"] == "error" and "protocol 1" in refused["message"]
+                            with pytest.raises(WebSocketDisconnect) as gone:
+                                ws.receive_text()
+                            assert gone.value.code == botseat.VERSION
+                            closed = True
+                            break
+                        text = None
+                    except ValueError:
+                        text = None
+                    if text is None:
+                        assert _bot_read(ws)["type"] == "error"
+                        continue
+                    greeted = True
+                    act = _bot_read(ws)  # it is this seat's turn: the act follows the hello answer
+                    assert act["type"] == "act" and (act["deal"], act["decision"]) == table.bot_decision(seat)
+                    continue
+                action = None
+                if act is not None and text is not None:
+                    try:
+                        action = codec.read_answer(text, legal)
+                    except AnswerError:
+                        pass
+                if action is None:
+                    refused = _bot_read(ws)
+                    assert refused["type"] == "error"
+                    if act is not None:
+                        assert _bot_read(ws) == act  # the same act again
+                    continue
+                _settled(table, before)
+                taken += 1
+                act = _bot_read(ws) if table.bot_decision(seat) is not None or table.over else None
+                if act is not None and act["type"] != "act":  # the game is over: deal_end, match_end, goodbye
+                    while act["type"] != "goodbye":
+                        act = _bot_read(ws)
+                    closed = True
+                    break
+            if close_early and not closed:
+                ws.close()
+                ws.send_text("0")  # after the close: nobody reads it
+        assert table.version == taken
+    finally:
+        client.app.state.lobby.close(table_id)  # type: ignore[attr-defined]
+
+
+@SETTINGS
+@given(
+    token=st.one_of(st.text(max_size=30), st.sampled_from(["bot", "bot", "human", "other", "missing"])),
+    key=st.sampled_from(["token", "token", "Token", "t"]),
+)
+def test_fuzz_bot_socket_tokens(twin_clients: tuple[TestClient, TestClient], token: str, key: str) -> None:
+    """Any token on a bot seat's WebSocket: its bot seat's (the hello), a human seat's (4403), any other (4404)."""
+    client = twin_clients[0]
+    made = client.post("/api/tables", json={"game": "german_whist_v0", "seats": ["human", "bot"], "seed": 1}).json()
+    table_id, tokens = made["table_id"], [s["url"].split("token=")[1] for s in made["seats"]]
+    other_id, others = _open(client, "german_whist_v0", 1, "bot")
+    lobby = client.app.state.lobby  # type: ignore[attr-defined]
+    try:
+        given_token = {"bot": tokens[1], "human": tokens[0], "other": others[1]}.get(token, token)
+        query = "" if token == "missing" else f"?{key}={quote(given_token, safe='')}"
+        valid = key == "token" and token != "missing"
+        with client.websocket_connect(f"/api/tables/{table_id}/bot{query}") as ws:
+            first = _bot_read(ws)
+            if valid and given_token == tokens[1]:
+                assert first["type"] == "hello" and first["seat"] == 1
+                return
+            assert first["type"] == "error"
+            with pytest.raises(WebSocketDisconnect) as gone:
+                ws.receive_text()
+            human = valid and given_token == tokens[0]
+            assert gone.value.code == (botseat.NOT_A_BOT if human else botseat.NO_SEAT)
+        assert lobby.tables[table_id].version == 0
+    finally:
+        lobby.close(table_id)
+        lobby.close(other_id)

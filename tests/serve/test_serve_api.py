@@ -109,8 +109,9 @@ def test_the_catalogue_gives_the_lobby_form_every_option_and_seat_choice() -> No
     assert trump["kind"] == "choice" and trump["choices"] == ["none", "drawn_card", "turn_up"]
     assert "pretrained" in agents["seats"] and "heuristic" in agents["agent_names"]  # the older keys stay
     offered = {a["name"]: a for a in agents["agents"]}
-    assert list(offered) == ["human", "random", "heuristic", "pimc", "pretrained"]
+    assert list(offered) == ["human", "random", "heuristic", "pimc", "pretrained", "bot"]
     assert all(a["doc"] for a in offered.values())
+    assert offered["bot"]["games"] == game_ids() and "whist-bot connect" in offered["bot"]["doc"]
     assert "oh_hell_v0" in offered["pimc"]["games"] and "german_whist_v0" in offered["pimc"]["games"]
 
 

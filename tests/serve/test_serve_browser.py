@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,8 @@ import httpx
 import numpy as np
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]
+STARTER = ROOT / "whist_env" / "evaluation" / "starters" / "starter.py"
 ENABLED = "[data-action]:not([disabled])"
 OVER = '#phase[data-phase="over"]'
 
@@ -261,3 +265,62 @@ def test_four_humans_play_classic_whist_in_four_pages(live_server: tuple[str, An
     target = os.environ.get("WHIST_SERVE_SCREENSHOT")
     if target:
         shutil.copyfile(midgame[0], target)
+
+
+def _running(text: str) -> list[int]:
+    """The processes whose command line holds ``text`` (Linux: read from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if text.encode() in cmdline:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.slow
+def test_a_human_plays_a_whole_deal_against_a_connected_bot(
+    live_server: tuple[str, Any], browser: Any, shots: Path, tmp_path: Path
+) -> None:
+    """The lobby opens a German Whist table with a bot seat and shows its command; the command's equivalent
+    (``python -m whist_env.serve.bridge``) connects the Python starter bot; the page shows the bot connected, the
+    human plays the whole deal by clicking, the bridge exits 0 at the end, and no process is left."""
+    base, _ = live_server
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(base + "/")
+    page.select_option("[data-lobby=game]", "german_whist_v0")
+    assert "bot" in page.locator("[data-lobby=seat-1] option").evaluate_all("els => els.map(e => e.value)")
+    page.select_option("[data-lobby=seat-1]", "bot")
+    page.fill("[data-lobby=seed]", "12")
+    page.click("[data-lobby=create]")
+    page.wait_for_selector("[data-bot-command='1']")
+    assert page.locator("[data-bot-command]").count() == 1 and page.locator("[data-share]").count() == 1
+    words = page.locator("[data-bot-command='1']").input_value().split()
+    assert words[:2] == ["whist-bot", "connect"] and words[3] == "--token" and words[5:] == ["--", "python", "mybot.py"]
+    url, token = words[2], words[4]
+    assert url.startswith(base + "/table/") and "token" not in url
+    page.click("[data-lobby=open]")
+    page.wait_for_selector("[data-seat='1'][data-bot-connected='false']")
+    bot = tmp_path / "mybot.py"  # the starter, under a name that only this test's bot process carries
+    bot.write_text(STARTER.read_text(encoding="utf-8"), encoding="utf-8")
+    log = tmp_path / "bridge.log"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    command = [sys.executable, "-m", "whist_env.serve.bridge", url, "--token", token, "--", sys.executable, str(bot)]
+    with log.open("w") as err:
+        bridge = subprocess.Popen(command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stderr=err)
+    try:
+        page.wait_for_selector("[data-seat='1'][data-bot-connected='true']", timeout=60_000)
+        assert _play([page], seed=6) == 26  # German Whist: 13 cards won or drawn from the stock, then 13 played
+        assert bridge.wait(timeout=60) == 0, log.read_text()
+    finally:
+        if bridge.poll() is None:
+            bridge.kill()
+            bridge.wait(timeout=10)
+    page.wait_for_selector("[data-seat='1'][data-bot-connected='false']")  # the bot left when the game ended
+    _check_deal_end(page, deals=1, num_players=2)
+    assert "the game is over" in log.read_text()
+    assert _running(str(bot)) == [], "the bot process outlived the bridge"
+    _shot(page, shots, "german_whist_v0_bot")

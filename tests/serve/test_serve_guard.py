@@ -33,6 +33,7 @@ from whist_env.serve.app import ServerConfig, create_app, main
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 ROOT = Path(__file__).resolve().parents[2]
 GAME = {"game": "german_whist_v0", "seats": ["human", "human"], "seed": 3}
+BOT_GAME = {"game": "german_whist_v0", "seats": ["human", "bot"], "seed": 3}  # seat 1: a bot seat (/bot)
 
 
 def _client(**config: Any) -> TestClient:
@@ -99,15 +100,18 @@ def test_websocket_messages_over_the_limit_or_binary_are_refused_and_the_connect
             assert ws.receive_json()["version"] == 1
 
 
-def test_a_flood_of_bad_messages_is_answered_and_the_server_goes_on(live_server: tuple[str, Any]) -> None:
-    """300 bad messages sent at once over a real socket: each is answered with an error (or the connection is
-    closed with 1008), and the table and the server are as before."""
+@pytest.mark.parametrize("endpoint", ["ws", "bot"])
+def test_a_flood_of_bad_messages_is_answered_and_the_server_goes_on(
+    live_server: tuple[str, Any], endpoint: str
+) -> None:
+    """300 bad messages sent at once over a real socket, to a human seat's WebSocket or a bot seat's: each is
+    answered with an error (or the connection is closed with 1008), and the table and the server are as before."""
     import websockets
 
     base, _ = live_server
-    made = httpx.post(base + "/api/tables", json=GAME, timeout=30).json()
-    token = made["url"].split("token=")[1]
-    url = base.replace("http", "ws") + f"/api/tables/{made['table_id']}/ws?token={token}"
+    made = httpx.post(base + "/api/tables", json=GAME if endpoint == "ws" else BOT_GAME, timeout=30).json()
+    token = made["seats"][0 if endpoint == "ws" else 1]["url"].split("token=")[1]
+    url = base.replace("http", "ws") + f"/api/tables/{made['table_id']}/{endpoint}?token={token}"
 
     async def flood() -> list[Any]:
         async with websockets.connect(url, open_timeout=30) as ws:
@@ -124,8 +128,9 @@ def test_a_flood_of_bad_messages_is_answered_and_the_server_goes_on(live_server:
 
     messages = asyncio.run(asyncio.wait_for(flood(), 120))
     assert all(m["type"] == "error" for m in messages[1:]) and len(messages) > 1
+    assert messages[0]["type"] == ("state" if endpoint == "ws" else "hello")
     view = httpx.get(f"{base}/api/tables/{made['table_id']}/view", params={"token": token}, timeout=30).json()
-    assert view["version"] == 0 == messages[0]["version"]
+    assert view["version"] == 0 and view["table"]["connected"] == ([None, None] if endpoint == "ws" else [None, False])
 
 
 # ----------------------------------------------------------------------------- tables per client
@@ -211,11 +216,12 @@ def test_only_this_servers_names_are_answered(host: str, allowed: bool) -> None:
         if not allowed:
             refused = client.post("/api/tables", json=GAME, headers={"host": host})
             assert refused.status_code == 400 and client.app.state.lobby.tables == {}  # type: ignore[attr-defined]
-            with client.websocket_connect("/api/tables/x/ws?token=y", headers={"host": host}) as ws:
-                assert "--allowed-hosts" in ws.receive_json()["message"]
-                with pytest.raises(WebSocketDisconnect) as closed:
-                    ws.receive_json()
-                assert closed.value.code == guard.POLICY_VIOLATION
+            for endpoint in ("ws", "bot"):  # a human seat's WebSocket and a bot seat's
+                with client.websocket_connect(f"/api/tables/x/{endpoint}?token=y", headers={"host": host}) as ws:
+                    assert "--allowed-hosts" in ws.receive_json()["message"]
+                    with pytest.raises(WebSocketDisconnect) as closed:
+                        ws.receive_json()
+                    assert closed.value.code == guard.POLICY_VIOLATION
 
 
 def test_the_allowed_hosts_follow_the_bound_address_and_the_option() -> None:
@@ -240,21 +246,29 @@ def test_the_allowed_hosts_follow_the_bound_address_and_the_option() -> None:
 def test_a_websocket_or_a_post_from_another_origin_is_refused() -> None:
     with _client() as client:
         table_id, tokens = _open(client)
-        url = f"/api/tables/{table_id}/ws?token={tokens[0]}"
+        made = client.post("/api/tables", json=BOT_GAME).json()
+        bot_token = made["seats"][1]["url"].split("token=")[1]
+        urls = {  # a human seat's WebSocket, and a bot seat's (its first message: the hello)
+            "state": f"/api/tables/{table_id}/ws?token={tokens[0]}",
+            "hello": f"/api/tables/{made['table_id']}/bot?token={bot_token}",
+        }
         for origin in ("http://evil.example", "null", "http://testserver:8080", "https://testserver"):
-            with client.websocket_connect(url, headers={"origin": origin}) as ws:
-                refused = ws.receive_json()
-                assert refused["type"] == "error" and "--allowed-origins" in refused["message"], origin
-                assert "hand" not in refused and "http://testserver" in refused["message"]
-                with pytest.raises(WebSocketDisconnect) as closed:
-                    ws.receive_json()
-                assert closed.value.code == guard.POLICY_VIOLATION
+            for url in urls.values():
+                with client.websocket_connect(url, headers={"origin": origin}) as ws:
+                    refused = ws.receive_json()
+                    assert refused["type"] == "error" and "--allowed-origins" in refused["message"], origin
+                    assert "hand" not in refused and "http://testserver" in refused["message"]
+                    with pytest.raises(WebSocketDisconnect) as closed:
+                        ws.receive_json()
+                    assert closed.value.code == guard.POLICY_VIOLATION
             post = client.post("/api/tables", json=GAME, headers={"origin": origin})
             assert post.status_code == 403 and "--allowed-origins" in post.json()["error"]
-        assert len(client.app.state.lobby.tables) == 1  # type: ignore[attr-defined]
+        assert len(client.app.state.lobby.tables) == 2  # type: ignore[attr-defined]
+        assert not client.app.state.lobby.tables[made["table_id"]].seats[1].connected  # type: ignore[attr-defined]
         for headers in ({"origin": "http://testserver"}, {"origin": "HTTP://TestServer:80"}, {}):
-            with client.websocket_connect(url, headers=headers) as ws:
-                assert ws.receive_json()["type"] == "state"
+            for first, url in urls.items():
+                with client.websocket_connect(url, headers=headers) as ws:
+                    assert ws.receive_json()["type"] == first
         assert client.post("/api/tables", json=GAME, headers={"origin": "http://testserver"}).status_code == 200
     with _client(allowed_origins=("http://evil.example",)) as client:
         table_id, tokens = _open(client)

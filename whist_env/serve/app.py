@@ -17,6 +17,9 @@ Routes (every API answer is JSON; an error is ``{"error": "<what is wrong and wh
   over; refused with 409 while it runs, since the record holds every hidden card.
 - ``WS /api/tables/{table_id}/ws?token=...``: the seat's message after every change; send
   ``{"type": "act", "action": id}`` to act. A refused message is answered ``{"type": "error", "message"}``.
+- ``WS /api/tables/{table_id}/bot?token=...``: a ``bot`` seat, played by a program over the bot protocol
+  (:mod:`whist_env.serve.botseat`: ``hello``, ``act``, ``deal_end``, ``match_end``, ``goodbye``, one JSON line per
+  message); ``whist-bot connect`` (:mod:`whist_env.serve.bridge`) plays any stdin/stdout bot through it.
 
 Any other path answers 404 with a JSON error too.
 
@@ -32,8 +35,11 @@ The pages carry hooks that a course's own browser tests can drive (Playwright, S
   says which options a ``pretrained`` seat set (those its network was trained with: one deal);
   ``[data-lobby=study]``, ``[data-lobby=seed]``, ``[data-lobby=create]``; ``[data-lobby=error]`` the server's
   refusal. Once the table is open: ``[data-share=<seat>]`` each human seat's link (a read-only input),
-  ``[data-copy=<seat>]`` its copy button, ``a[data-seat-link=<seat>]`` each agent seat's link, and
+  ``[data-copy=<seat>]`` its copy button, ``[data-bot-command=<seat>]`` each bot seat's command to connect its
+  program (a read-only input), ``a[data-seat-link=<seat>]`` each agent or bot seat's link, and
   ``a[data-lobby=open]`` your own seat (the first human one).
+- the table: each seat's box ``[data-seat=<i>]``; a bot seat's box carries ``data-bot-connected`` (``true`` while
+  its program is connected).
 
 Agents think in thread pools, so that no table holds up the others: agents that search (PIMC) in their own pool
 (a search releases the GIL, so it runs beside the event loop on another core), the others in a second pool, where a
@@ -46,7 +52,7 @@ naming the option that sets the limit (:mod:`whist_env.serve.guard`):
 - ``--max-body`` (64 KiB): a larger request body is answered 413.
 - ``--max-message`` (64 KiB): a larger WebSocket message is answered ``{"type": "error"}`` (one over twice the
   limit closes the connection with 1009); so is a binary one. A client that sends faster than it reads its answers
-  is closed with 1008 (policy violation).
+  is closed with 1008 (policy violation). The same holds for a bot seat's WebSocket.
 - ``--max-tables-per-client`` (40): the tables one client address may hold open at once (a classroom behind one
   router shares one address); one more is answered 429.
 - ``Host``: a request must name this server (localhost, 127.0.0.1, [::1], the bound address, and when bound to
@@ -93,7 +99,9 @@ from whist_env.agents.factory import AGENT_NAMES
 from whist_env.errors import OptionError
 from whist_env.registry import default_game_id, game_ids, get_spec
 from whist_env.serve import guard
+from whist_env.serve.botseat import NO_SEAT, BotLink, refuse_bot, serve_bot
 from whist_env.serve.tables import (
+    BOT,
     HUMAN,
     SEAT_CHOICES,
     Table,
@@ -161,7 +169,8 @@ class Lobby:
 
     config: ServerConfig
     tables: dict[str, Table] = field(default_factory=dict)
-    listeners: dict[str, set[asyncio.Queue[int | str]]] = field(default_factory=dict)
+    listeners: dict[str, set[asyncio.Queue[Any]]] = field(default_factory=dict)  # a version, or what to send
+    bot_links: dict[tuple[str, int], BotLink] = field(default_factory=dict)  # (table id, seat) -> its bot connection
     runners: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     owners: dict[str, str] = field(default_factory=dict)  # table id -> the client address that opened it
     executors: dict[bool, ThreadPoolExecutor] = field(default_factory=dict)  # searches -> its pool
@@ -232,7 +241,7 @@ class Lobby:
     def _check_seat(self, seat: int, kind: str, game_id: str) -> None:
         """Every file an agent spec names (a model, an exported policy, a checkpoint, nested in a fallback too)
         must lie in the server's model folders, and a searching seat must keep within the server's bounds."""
-        if kind == HUMAN:
+        if kind in (HUMAN, BOT):
             return
         try:
             spec = parse_agent_spec(kind)
@@ -473,11 +482,11 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
         async def push() -> None:
             nonlocal unanswered
-            sent = -1
+            sent = (-1, -1)
             try:
                 while True:
-                    if table.version != sent:
-                        sent = table.version
+                    if (table.version, table.presence) != sent:  # an action, or a bot seat's (dis)connection
+                        sent = (table.version, table.presence)
                         await websocket.send_text(table.message_text(seat))
                     if table.closed:
                         await websocket.close(code=4410)
@@ -521,6 +530,15 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             if listeners is not None:
                 listeners.discard(queue)
 
+    async def bot_socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            table, seat = _seat(websocket, websocket.query_params.get("token"))
+        except TableError as err:
+            await refuse_bot(websocket, str(err), NO_SEAT)
+            return
+        await serve_bot(websocket, table, seat, lobby, lobby.config.max_message, MAX_UNANSWERED)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async def sweep() -> None:
@@ -560,6 +578,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             Route("/api/tables/{table_id}/action", action, methods=["POST"]),
             Route("/api/tables/{table_id}/record", record),
             WebSocketRoute("/api/tables/{table_id}/ws", socket),
+            WebSocketRoute("/api/tables/{table_id}/bot", bot_socket),
             Mount("/static", app=StaticFiles(directory=str(STATIC_DIR)), name="static"),
         ],
         lifespan=lifespan,

@@ -10,6 +10,11 @@ When a deal ends its record becomes public: every card each seat played (its han
 stock card that nobody played stays hidden), the tricks in order, the bids and exchanges, and the agents'
 choices. When the game is over, any seat may have its :class:`~whist_env.record.GameRecord` (every card dealt,
 hidden ones included, and every action), to replay it or attach it to a bug report; never before.
+
+A ``bot`` seat is held by a token like a human seat, and played by a program over the bot protocol
+(:mod:`whist_env.serve.botseat`); the table notes for it what the protocol tells a bot: each decision's number in
+its deal (:meth:`Table.bot_decision`), and each finished deal's returns and the bot seats' views at its end
+(:attr:`Table.bot_deal_ends`), built from those seats' views only.
 """
 
 from __future__ import annotations
@@ -38,9 +43,11 @@ from whist_env.spec import GameSpec
 from whist_env.view import PlayerView, ViewExtras
 
 HUMAN = "human"
+BOT = "bot"
+"""A seat played by a program of your own over the bot protocol (``WS /api/tables/{id}/bot?token=...``)."""
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # whist_env/: kept out of what a client reads
 # What the lobby offers for a seat; every name make_agent accepts works (``pimc:samples=10``, ``model:<path>``).
-SEAT_CHOICES = (HUMAN, "random", "heuristic", "pimc", "pretrained", "model:<path>")
+SEAT_CHOICES = (HUMAN, "random", "heuristic", "pimc", "pretrained", BOT, "model:<path>")
 PLAYERS_OPTION = "num_players"
 """The option that sets the number of seats in a game that has it (Oh Hell); other games have a fixed number."""
 AGENT_DOCS = {
@@ -49,6 +56,8 @@ AGENT_DOCS = {
     "heuristic": "the game's rule-based player",
     "pimc": "searches sampled deals (the double-dummy solver; in Oh Hell, playouts): strong, slower",
     "pretrained": "the neural network shipped for the game; it plays only the options it was trained with",
+    BOT: "your own program, in any language: it connects with the seat's token (whist-bot connect URL --token T "
+    "-- python mybot.py) and plays over the bot protocol",
 }
 """The agents the lobby offers by name, and what each one is (an agent spec typed in the lobby works too)."""
 
@@ -187,20 +196,38 @@ def explain_and_act(agent: Agent, view: PlayerView, rng: np.random.Generator) ->
 
 @dataclass
 class Seat:
-    """One seat at a table: a human (held by whoever has its token) or an agent."""
+    """One seat at a table: a human or a bot (each held by whoever has its token), or an agent."""
 
     index: int
-    kind: str  # "human" or the agent's name as given
+    kind: str  # "human", "bot" or the agent's name as given
     token: str
     agent: Agent | None = None
     rng: np.random.Generator | None = None
     explanation: dict[str, Any] | None = None  # the agent's last choice (shown only on open study tables)
     searches: bool = False  # the agent searches (PIMC where the game has a solver): it thinks apart from the others
+    seed: int = 0  # the seat's generator seed, drawn from the table's seed (an agent's rng; a bot's hello)
+    connected: bool = False  # a bot seat: a bot connection holds it now (its hello answered)
+    refused: int = 0  # a bot seat: answers refused over the game (malformed, illegal, or with no act pending)
 
     @property
     def is_agent(self) -> bool:
         """Whether an agent plays this seat (its ``agent`` object is dropped once the game is over)."""
-        return self.kind != HUMAN
+        return self.kind not in (HUMAN, BOT)
+
+    @property
+    def is_bot(self) -> bool:
+        """Whether a program plays this seat over the bot protocol."""
+        return self.kind == BOT
+
+
+@dataclass(frozen=True)
+class BotDealEnd:
+    """A finished deal as the bot protocol's ``deal_end`` tells it: each seat's return from the deal, and each bot
+    seat's view at its end (taken before the next deal is dealt; a bot is sent its own view only)."""
+
+    deal: int
+    returns: tuple[float, ...]  # (n,)
+    views: dict[int, PlayerView]  # bot seat -> its view at the end of the deal
 
 
 @dataclass
@@ -237,7 +264,8 @@ class Table:
         table_id: the table's id (part of its URL).
         game_id: the environment id.
         options: the game's options.
-        seats: per seat ``"human"`` or an agent name that :func:`~whist_env.agents.factory.make_agent` accepts.
+        seats: per seat ``"human"``, ``"bot"`` or an agent name that :func:`~whist_env.agents.factory.make_agent`
+            accepts.
         study: an open study table: every seat sees the agents' hands and reasoning.
         seed: deals and the agents' choices (None: fresh randomness).
         deck: the first deal's deck order (52 cards), for tests and set problems.
@@ -263,6 +291,7 @@ class Table:
         if options is not None and not isinstance(options, Mapping):
             raise OptionError(f"'options' must be an object of option names and values, got {options!r}")
         spec = get_spec(game_id)  # the one look-up of the id: the environment and the agents take the spec
+        self.spec = spec
         self.id = table_id
         self.game_id = game_id
         self.options = dict(options or {})
@@ -281,7 +310,7 @@ class Table:
         self.seats: list[Seat] = []
         for i, kind in enumerate(kinds):
             agent = None
-            if kind != HUMAN:
+            if kind not in (HUMAN, BOT):
                 try:
                     agent = make_agent(kind, spec, **self.options)
                 except ModelMismatchError as err:  # the shipped weights named from the package, not this disk
@@ -291,7 +320,8 @@ class Table:
                     raise OptionError(f"seat {i}: {err}") from err
             rng = np.random.default_rng(agent_seeds[i])
             searches = bool(getattr(agent, "searches", False))
-            self.seats.append(Seat(i, kind, secrets.token_urlsafe(24), agent, rng, searches=searches))
+            seat = Seat(i, kind, secrets.token_urlsafe(24), agent, rng, searches=searches, seed=agent_seeds[i])
+            self.seats.append(seat)
         reset_options: dict[str, Any] = {}
         if deck is not None:
             reset_options["deck"] = list(deck)
@@ -307,6 +337,11 @@ class Table:
         self.last_activity = time.monotonic()
         self._record = self._new_record()
         self._trick: list[list[int]] = []
+        self.presence = 0  # counts changes of who is connected (a bot seat's connection), apart from ``version``
+        self._bot_seats = [seat.index for seat in self.seats if seat.is_bot]
+        self._decision = 0  # actions taken in the current deal: the number of the next decision
+        self._deal_returns = tuple(float(r) for r in self.env.game_state.returns)  # the returns when the deal began
+        self.bot_deal_ends: list[BotDealEnd] = []
 
     # ------------------------------------------------------------------ seats and turns
     @property
@@ -331,6 +366,20 @@ class Table:
                 if secrets.compare_digest(seat.token.encode(), token.encode("utf-8", "surrogatepass")):
                     return seat.index
         raise TableError("this token holds no seat at this table; open the table with the link you were given")
+
+    def bot_decision(self, seat: int) -> tuple[int, int] | None:
+        """``(deal, decision)`` of the decision bot seat ``seat`` is to take now (``decision``: the actions taken
+        before it in the deal, every seat's), or None when it is not that seat's turn (or the table is stopped)."""
+        state = self.env.game_state
+        if self.closed or self.failure or state.done or state.to_act != seat:
+            return None
+        return state.deal_index, self._decision
+
+    def set_connected(self, seat: int, connected: bool) -> None:
+        """Note whether a bot connection holds ``seat`` (every seat's message shows it)."""
+        with self.lock:
+            self.seats[seat].connected = connected
+            self.presence += 1
 
     def agent_to_act(self) -> int | None:
         """The agent seat whose turn it is, or None (a human's turn, or the game is over)."""
@@ -388,9 +437,28 @@ class Table:
             TableError: when the action is refused (nothing changes).
         """
         with self.lock:
+            if self.seats[seat].is_bot:
+                raise TableError(
+                    f"seat {seat} is a bot seat: a program plays it over /api/tables/{self.id}/bot (whist-bot connect)"
+                )
             a = self.check_action(seat, action)
             if self.seats[seat].is_agent:
                 raise TableError(f"seat {seat} is played by the agent {self.seats[seat].kind!r}")
+            self._apply(seat, a, None)
+
+    def act_bot(self, seat: int, action: Any, decision: tuple[int, int]) -> None:
+        """Take ``action`` for the bot at ``seat``, its answer to the act of ``decision`` (``(deal, decision)``).
+
+        Raises:
+            TableError: when the action is refused, or the table is no longer at that decision (nothing changes).
+        """
+        with self.lock:
+            if not self.seats[seat].is_bot:
+                raise TableError(f"seat {seat} is not a bot seat")
+            a = self.check_action(seat, action)
+            now = self.bot_decision(seat)
+            if now != decision:
+                raise TableError(f"this answer is to decision {decision}, but the table is at {now}; wait for an act")
             self._apply(seat, a, None)
 
     def agent_view(self) -> tuple[int, int, PlayerView] | None:
@@ -430,6 +498,8 @@ class Table:
     def _apply(self, seat: int, action: int, explanation: dict[str, Any] | None) -> None:
         state = self.env.game_state
         deal, trump = state.deal_index, state.trump
+        # the bot seats' views at the deal's end: the environment deals the next hand in the same step
+        before = state.copy() if self._bot_seats else None
         record = self._record
         label = self._label(action)
         if action < NUM_CARDS:
@@ -452,6 +522,9 @@ class Table:
             record.tricks.append({"cards": self._trick, "winner": self.game.trick_winner(cards, trump)})
             self._trick = []
         state = self.env.game_state
+        if before is not None and (state.deal_index != deal or state.done):
+            self._note_bot_deal_end(before, action, deal)
+        self._decision = 0 if state.deal_index != deal else self._decision + 1
         if state.deal_index != deal or state.done:
             record.scores = jsonable(state.scores)
             self.deals.append(record)
@@ -462,6 +535,20 @@ class Table:
             self._release_agents()
         self.version += 1
         self.touch()
+
+    def _note_bot_deal_end(self, before: Any, action: int, deal: int) -> None:
+        """Note the finished deal for the bot protocol's ``deal_end``: ``before`` is the state before its last
+        action, which is applied to it here without dealing the next hand."""
+        state = self.env.game_state
+        if state.done:
+            end = state
+        else:
+            end = before
+            self.game.apply(end, action)
+        returns = tuple(float(r) - s for r, s in zip(end.returns, self._deal_returns, strict=True))
+        views = {seat: self.game.view(end, seat) for seat in self._bot_seats}
+        self.bot_deal_ends.append(BotDealEnd(deal, returns, views))
+        self._deal_returns = tuple(float(r) for r in end.returns)
 
     def _release_agents(self) -> None:
         """Drop the agents once the game is over: nobody acts again, and an agent may hold much memory (PIMC's
@@ -519,6 +606,7 @@ class Table:
             "study": self.study,
             "closed": self.closed,
             "failure": self.failure,
+            "connected": [seat.connected if seat.is_bot else None for seat in self.seats],  # bot seats only
         }
 
     def _view_part(self, view: PlayerView) -> dict[str, Any]:

@@ -1,14 +1,17 @@
 // The lobby: a form built from GET /api/games (each option's kind, allowed values, default and description; the agents
-// offered for a seat) that opens a table (POST /api/tables) and then gives each human seat's link to share.
+// offered for a seat) that opens a table (POST /api/tables) and then gives each human seat's link to share, and each
+// bot seat's command to connect a program to it (whist-bot connect).
 // The server checks everything again: the form only makes a good table easy to ask for.
 //
 // Hooks for a course's own tests: [data-lobby=game] the game; [data-option=<name>] each option's control (a <select>
 // for a choice or an optional bool, a checkbox for a bool, a number input for an int; disabled while a pretrained
-// seat holds it); [data-lobby=seat-<i>] seat i's <select> (human, random, heuristic, pimc, pretrained, other) and
+// seat holds it); [data-lobby=seat-<i>] seat i's <select> (human, random, heuristic, pimc, pretrained, bot, other) and
 // [data-lobby=seat-<i>-spec] its agent spec when "other"; [data-lobby=pretrained-note] says what a pretrained seat
 // sets; [data-lobby=study], [data-lobby=seed], [data-lobby=create]; [data-lobby=error] the server's refusal. Once the
 // table is open: [data-share=<seat>] each human seat's link (a read-only input) and [data-copy=<seat>] its copy
-// button, a[data-seat-link=<seat>] each agent seat's link, and a[data-lobby=open] your own seat (the first human seat).
+// button, [data-bot-command=<seat>] each bot seat's command (a read-only input) and [data-copy-command=<seat>] its copy
+// button, a[data-seat-link=<seat>] each agent or bot seat's link, and a[data-lobby=open] your own seat (the first
+// human seat).
 "use strict";
 const OTHER = "other";
 let GAMES = [], AGENTS = {};
@@ -95,7 +98,8 @@ function drawSeats() {
     const pick = el("select");
     pick.dataset.lobby = `seat-${i}`;
     for (const name of [...g.seat_choices, OTHER]) {
-      const text = name === "pretrained" ? "pretrained (one deal only)" : name === OTHER ? "other: an agent spec…" : name;
+      const text = name === "pretrained" ? "pretrained (one deal only)" : name === OTHER ? "other: an agent spec…"
+        : name === "bot" ? "bot (your own program)" : name;
       pick.appendChild(el("option", { value: name, title: AGENTS[name] || "" }, text));
     }
     const spec = el("input", { type: "text", placeholder: "agent spec, e.g. pimc:samples=10", hidden: true });
@@ -213,6 +217,31 @@ function showCreated(data, gameId) {
     }
     box.appendChild(list);
   }
+  const bots = data.seats.filter((s) => s.kind === "bot");
+  if (bots.length) {
+    box.appendChild(el("p", {}, "A bot seat is played by your own program (any language that speaks the bot " +
+      "protocol on standard input and output). Run its command where the program is; it holds the seat's secret token."));
+    const list = el("ul", { className: "links" });
+    for (const s of bots) {
+      const link = new URL(s.url, location.href);
+      const token = link.searchParams.get("token");
+      link.search = "";
+      const input = el("input", { readOnly: true, size: 60,
+        value: `whist-bot connect ${link.href} --token ${token} -- python mybot.py` });
+      input.dataset.botCommand = s.seat;
+      input.addEventListener("focus", () => input.select());
+      const label = el("label", {}, `Seat ${s.seat} (bot) `);
+      label.appendChild(input);
+      const button = el("button", { type: "button" }, "Copy command");
+      button.dataset.copyCommand = s.seat;
+      button.setAttribute("aria-label", `copy the command of seat ${s.seat}`);
+      button.addEventListener("click", () => copy(input, button));
+      const li = el("li");
+      li.append(label, " ", button);
+      list.appendChild(li);
+    }
+    box.appendChild(list);
+  }
   const go = el("a", { href: mine.url, className: "go" },
     humans.length ? `Sit down at seat ${mine.seat} →` : `Watch the agents play (as seat ${mine.seat}) →`);
   go.dataset.lobby = "open";
@@ -220,7 +249,7 @@ function showCreated(data, gameId) {
   const agents = data.seats.filter((s) => s.kind !== "human");
   if (agents.length) {
     const more = el("details");
-    more.appendChild(el("summary", {}, "agent seats' links (watch the table as that seat)"));
+    more.appendChild(el("summary", {}, "agent and bot seats' links (watch the table as that seat)"));
     const list = el("ul");
     for (const s of agents) {
       const a = el("a", { href: s.url, target: "_blank" }, `seat ${s.seat} (${s.kind})`);

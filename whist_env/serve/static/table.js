@@ -1,6 +1,7 @@
 // One seat at a table: draws the seat's message (what it may know) and sends its actions over the WebSocket.
 // Every clickable action carries data-action="<action id>" and is disabled unless legal now; #phase carries
-// data-phase (over at the end). Nothing here knows more than the server sent this seat.
+// data-phase (over at the end); a bot seat's box carries data-bot-connected ("true" while its program is connected).
+// Nothing here knows more than the server sent this seat.
 "use strict";
 const params = new URLSearchParams(location.search);
 const TOKEN = params.get("token") || "";
@@ -16,6 +17,7 @@ const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls)
 function cardsOfMask(m) { const out = []; for (let c = 0; c < 52; c++) if (Math.floor(m / 2 ** c) % 2 === 1) out.push(c); return out; }
 function suitText(s) { return s === null || s === undefined || s < 0 ? "no trump" : SUITS[s] + " " + SUIT_NAMES[s]; }
 function seatName(msg, s) { return `seat ${s}` + (s === msg.you ? " (you)" : ` (${msg.table.seats[s]})`); }
+function botConnected(msg, s) { const c = msg.table.connected; return c ? c[s] : null; }  // null: not a bot seat
 function miniRow(cards, width) { const row = el("div", "cardrow"); for (const c of cards) row.appendChild(cardSVG(c, width || 30)); return row; }
 function played(seatLabel, c, win) { const d = el("div", "played"); d.appendChild(cardSVG(c, 48)); d.appendChild(el("div", win ? "winner" : "", seatLabel)); return d; }
 
@@ -75,6 +77,12 @@ function render(msg) {
     const box = el("div", "seat" + (s === msg.to_act ? " to-act" : "") + (s === msg.you ? " me" : ""));
     box.dataset.seat = s;
     box.appendChild(el("div", "", seatName(msg, s) + (s === msg.dealer ? " · dealer" : "")));
+    const bot = botConnected(msg, s);
+    if (bot !== null) {
+      box.dataset.botConnected = String(bot);
+      const words = bot ? "bot connected" : msg.phase === "over" ? "bot disconnected" : "bot not connected: run its whist-bot connect command";
+      box.appendChild(el("div", bot ? "bot-on" : "bot-off", words));
+    }
     let line = `${msg.hand_sizes[s]} cards · tricks ${msg.tricks_won[s]} · score ${msg.scores[s]}`;
     if (x.bids) line += ` · bid ${x.bids[s] < 0 ? "–" : x.bids[s]}`;
     box.appendChild(el("div", "", line));
@@ -117,6 +125,7 @@ function render(msg) {
   else if (msg.table.closed) status("this table was closed", false);
   else if (msg.phase === "over") status(`game over · scores ${msg.scores.join(" : ")}`, true);
   else if (msg.to_act === msg.you) status(`your turn: ${msg.phase === "play" ? "play a card" : "choose"}`, true);
+  else if (botConnected(msg, msg.to_act) === false) status(`waiting for ${seatName(msg, msg.to_act)}: its bot is not connected`, true);
   else status(`waiting for ${seatName(msg, msg.to_act)}`, true);
   renderKnows(msg); renderAgents(msg); renderDeals(msg);
 }
