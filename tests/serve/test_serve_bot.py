@@ -37,14 +37,7 @@ SCHEMA = protocol.schema()
 TO_BOT = jsonschema.Draft202012Validator(SCHEMA)
 ANSWER = jsonschema.Draft202012Validator({"$ref": "#/$defs/answer", "$defs": SCHEMA["$defs"]})
 HELLO_ANSWER = jsonschema.Draft202012Validator({"$ref": "#/$defs/hello_answer", "$defs": SCHEMA["$defs"]})
-ERROR = jsonschema.Draft202012Validator(
-    {
-        "type": "object",
-        "required": ["type", "message"],
-        "properties": {"type": {"const": "error"}, "message": {"type": "string", "minLength": 1}},
-        "additionalProperties": False,
-    }
-)
+ERROR = jsonschema.Draft202012Validator({"$ref": "#/$defs/error", "$defs": SCHEMA["$defs"]})
 # A game of each game; Oh Hell's is three deals (2, 1 and 2 cards), so that a bot hears several deal_end.
 GAMES: dict[str, dict[str, Any]] = {
     "classic_whist_v0": {"episode": "deal"},

@@ -45,8 +45,9 @@ PROTOCOL = 1
 """The protocol's version: the ``protocol`` of every ``hello``."""
 
 SCHEMA_FILE = "protocol.schema.json"
-MESSAGE_TYPES = ("hello", "act", "deal_end", "match_end", "goodbye")
-"""What a referee sends, in the order a match sends them (``act`` and ``deal_end`` many times)."""
+MESSAGE_TYPES = ("hello", "act", "deal_end", "match_end", "goodbye", "error")
+"""What a referee sends, in the order a match sends them (``act`` and ``deal_end`` many times); ``error`` only the
+browser table's bot seat sends, for an answer it refuses (a bot may ignore it: the same ``act`` follows)."""
 
 try:  # orjson writes the same bytes as the json module below, ten times faster (tests/evaluation/test_protocol.py)
     import orjson
@@ -344,7 +345,7 @@ def check_hello_answer(message: Any) -> dict[str, Any]:
         )
     version = message.get("protocol")
     if version != PROTOCOL:
-        raise AnswerError("version", f"the bot speaks protocol {version!r}, this referee protocol {PROTOCOL}")
+        raise AnswerError("version", f"the bot speaks protocol {version!r}, whist_env here protocol {PROTOCOL}")
     return message
 
 
@@ -451,6 +452,7 @@ def build_schema(games: Sequence[type[TrickGame[Any]]]) -> dict[str, Any]:
             forfeit={"type": "boolean"},
         ),
         "goodbye": _object("goodbye", reason={"type": "string"}),
+        "error": _object("error", message={"type": "string", "minLength": 1}),
     }
     answer = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]}
     return {
