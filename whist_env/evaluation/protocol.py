@@ -125,7 +125,9 @@ def _converters(hint: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
         tos, backs = {to for to, _ in items}, {back for _, back in items}
         if len(tos) == 1 and len(backs) == 1:  # every item alike (a pair of card sets, a tuple of ints)
             to, back = items[0]
-            return (_same if to is _same else lambda v: list(map(to, v))), (lambda v: tuple(map(back, v)))
+            return (_same if to is _same else lambda v: list(map(to, v))), (
+                tuple if back is _same else lambda v: tuple(map(back, v))
+            )
         return (
             lambda v: [f(x) for (f, _), x in zip(items, v, strict=True)],
             lambda v: tuple(g(x) for (_, g), x in zip(items, v, strict=True)),
@@ -137,11 +139,12 @@ def _same(value: Any) -> Any:
     return value
 
 
-def _mask(cards: Sequence[int]) -> int:
-    mask = 0
-    for c in cards:
-        mask |= 1 << c
-    return mask
+_BIT = tuple(1 << i for i in range(128)).__getitem__  # i -> 1 << i (card and action ids are below 128)
+
+
+def _mask(ids: Sequence[int]) -> int:
+    """The mask of distinct ids (a card list, a list of legal actions, a seat's void suits)."""
+    return sum(map(_BIT, ids))
 
 
 def extras_fields(extras: type[ViewExtras]) -> list[tuple[str, Any]]:
@@ -228,12 +231,12 @@ class ViewCodec:
             legal=_mask(data["legal"]),
             trump=data["trump"],
             turn_up=data["turn_up"],
-            trick=tuple((s, c) for s, c in data["trick"]),
-            last_trick=tuple((s, c) for s, c in data["last_trick"]),
+            trick=tuple(map(tuple, data["trick"])),
+            last_trick=tuple(map(tuple, data["last_trick"])),
             last_winner=data["last_winner"],
-            played=tuple(_mask(m) for m in data["played"]),
-            known=tuple(_mask(m) for m in data["known"]),
-            voids=tuple(sum(1 << s for s in suits) for suits in data["voids"]),
+            played=tuple(map(_mask, data["played"])),
+            known=tuple(map(_mask, data["known"])),
+            voids=tuple(map(_mask, data["voids"])),
             unseen=_mask(data["unseen"]) & FULL_DECK,
             tricks_won=tuple(data["tricks_won"]),
             scores=tuple(data["scores"]),

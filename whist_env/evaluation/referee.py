@@ -370,6 +370,7 @@ class BotProcess:
         self.observation = False
         self.killed = False  # it was still running when it was stopped (it did not exit after the goodbye)
         self.launched = 0.0  # when it was started (time.monotonic)
+        self.stdin_fd = -1
 
     # ------------------------------------------------------------------ start and end
     def start(self, root: Path, prefix: Sequence[str]) -> None:
@@ -398,6 +399,7 @@ class BotProcess:
             self.ended = f"could not start {argv[0]!r}: {err}"
             raise _NoAnswerError("start", self.ended) from None
         _LIVE[self.popen.pid] = self
+        self.stdin_fd = self.popen.stdin.fileno()  # type: ignore[union-attr]
         for pipe in self._pipes():
             os.set_blocking(pipe.fileno(), False)
         self.selector.register(self.popen.stdout, selectors.EVENT_READ, (self, "out"))  # type: ignore[arg-type]
@@ -479,6 +481,17 @@ class BotProcess:
         """Queue ``data`` for its standard input and write what the pipe takes now (the rest when it is ready)."""
         if self.ended is not None or self.popen is None:
             return
+        if not self.pending:  # the usual case: the pipe takes it all at once
+            try:
+                written = os.write(self.stdin_fd, data)
+            except BlockingIOError:
+                written = 0
+            except OSError:  # a broken pipe: it has ended
+                self._note_end()
+                return
+            if written == len(data):
+                return
+            data = data[written:]
         self.pending += data
         self._flush()
         if len(self.pending) > self.limits.output_bytes:
