@@ -52,8 +52,7 @@ def act(view, rng):  # noqa: ANN001, ANN201
         raise RuntimeError("a bug in the bot")
     elif KIND == "flood":
         sys.stderr.write("x" * 5_000_000)
-        sys.stdout.write("y" * 5_000_000)
-        sys.stdout.flush()
+        os.write(1, b"y" * 5_000_000)  # past the helper, which sends print() to stderr: the real standard output
     elif KIND == "memory":
         hoard = []
         while True:
