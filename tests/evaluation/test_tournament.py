@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from whist_env.errors import OptionError
@@ -124,7 +125,7 @@ def test_a_hostile_bot_is_counted_and_changes_nothing_else(
     for name in ("good", "random"):
         assert report.standing(name).faults == {} and report.standing(name).forfeits == 0
     ours, theirs = match(report, "good", "random"), match(baseline, "good", "random")
-    assert ours["diffs"] == theirs["diffs"] and ours["scores"] == theirs["scores"]
+    assert np.array_equal(ours["diffs"], theirs["diffs"]) and np.array_equal(ours["scores"], theirs["scores"])
     assert records(ours["records"]["file"])[1:] == records(theirs["records"]["file"])[1:]
     for name in ("good", "random"):  # the hostile bot's matches: the stand-in played its seats where it forfeited
         m = match(report, "hostile", name)

@@ -47,7 +47,8 @@ def test_the_toy_plays_a_tournament_of_bots(low_whist_spec: Any, tmp_path: Path)
     (tmp_path / "tournament.toml").write_text(text)
     report = run_tournament(load_tournament(tmp_path / "tournament.toml"), tmp_path / "out")
     assert {s.name for s in report.standings} == {"rule_of_thumb", "coin"}
-    # four seats, two each, in two seatings: 6 deals x 2 seatings x 2 seats x 13 cards
-    assert [(s.faults, s.decisions) for s in report.standings] == [({}, 6 * 2 * 2 * 13)] * 2
+    # four sides: each bot alone against three copies of the other in every seat, then the other way round; each
+    # bot holds 1 seat in four seatings and 3 in the other four: 6 deals x (4 x 1 + 4 x 3) seats x 13 cards
+    assert [(s.faults, s.decisions) for s in report.standings] == [({}, 6 * 16 * 13)] * 2
     (only,) = report.matches
     assert len(only["diffs"]) == 6 and only["records"]["bytes"] > 0

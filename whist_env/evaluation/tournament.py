@@ -534,7 +534,7 @@ def run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], Non
         entry = cache / f"{digest}.json"
         cached = _read_cache(entry, key)
         if cached is not None:
-            done[(a.name, b.name)] = cached
+            done[(a.name, b.name)] = _compact(cached)
             continue
         stem = f"{_safe(a.name)}--{_safe(b.name)}"
         records = str(folder / "records" / f"{stem}.jsonl.gz") if t.records else None
@@ -557,7 +557,7 @@ def run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], Non
                     pair, entry_file = futures[future]
                     result = future.result()
                     _write_cache(Path(entry_file), match_key(t, t.entrant(pair[0]), t.entrant(pair[1])), result)
-                    done[pair] = result
+                    done[pair] = _compact(result)
                     finished += 1
                     if progress is not None:
                         progress(_progress_line(finished, total, result, started))
@@ -580,6 +580,12 @@ def _progress_line(finished: int, total: int, result: Mapping[str, Any], started
     eta = elapsed / finished * (total - finished)
     return (f"match {finished}/{total}: {result['a']} − {result['b']} {np.mean(diffs):+.3f} per deal "
             f"({result['wall_s']:.1f} s{note}); ETA {eta:.0f} s")  # fmt: skip
+
+
+def _compact(result: dict[str, Any]) -> dict[str, Any]:
+    """A match's result as the tournament keeps it until the end: the per-deal numbers as arrays (a class of 44
+    entrants holds 946 matches; as lists of floats their scores alone took 12 KB a match)."""
+    return {**result, "diffs": np.asarray(result["diffs"], np.float64), "scores": np.asarray(result["scores"])}
 
 
 def _read_cache(path: Path, key: Mapping[str, Any]) -> dict[str, Any] | None:
