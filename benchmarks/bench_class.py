@@ -64,10 +64,9 @@ def children_of(pid: int) -> list[int]:
 
 
 def referee_memory() -> dict[str, int]:
-    """This process's resident memory and its workers' (its children that run Python's multiprocessing)."""
-    workers = [
-        pid for pid in children_of(os.getpid()) if b"multiprocessing" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    ]
+    """This process's resident memory and its pool workers' (its children started by multiprocessing's spawn; the
+    resource tracker, a child too, is left out)."""
+    workers = [pid for pid in children_of(os.getpid()) if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
     return {
         "main_kib": rss_kib(os.getpid()),
         "workers_kib": sum(rss_kib(pid) for pid in workers),

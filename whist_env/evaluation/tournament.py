@@ -554,7 +554,7 @@ def run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], Non
             while pending:
                 ready, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
                 for future in ready:
-                    pair, entry_file = futures[future]
+                    pair, entry_file = futures.pop(future)  # a finished future holds its result: let it go
                     result = future.result()
                     _write_cache(Path(entry_file), match_key(t, t.entrant(pair[0]), t.entrant(pair[1])), result)
                     done[pair] = _compact(result)
