@@ -410,3 +410,18 @@ def test_a_registered_game_reaches_every_layer(restored_registry) -> None:  # no
         get_spec("toy_humbug_v0")
     with pytest.raises(OptionError, match="built-in game"):
         restored_registry.unregister("humbug_v0")
+
+
+def test_test_modules_outside_packages_have_unique_basenames() -> None:
+    """pytest imports a test folder without ``__init__.py`` as top-level modules (rootdir import mode): two files of
+    one basename there make one of them fail to collect (conftest files aside: pytest
+    names those itself), on a clean clone, and a third test that imports the
+    module by name (``import test_conformance``) gets whichever was imported first."""
+    tests = Path(__file__).parent
+    seen: dict[str, list[str]] = {}
+    for path in tests.rglob("*.py"):
+        if path.name == "conftest.py" or any((parent / "__init__.py").exists() for parent in path.parents if tests in parent.parents):
+            continue
+        seen.setdefault(path.name, []).append(str(path.relative_to(tests)))
+    clashes = {name: paths for name, paths in seen.items() if len(paths) > 1}
+    assert not clashes, f"test modules sharing a basename outside a package: {clashes}"
