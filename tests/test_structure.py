@@ -420,7 +420,9 @@ def test_test_modules_outside_packages_have_unique_basenames() -> None:
     tests = Path(__file__).parent
     seen: dict[str, list[str]] = {}
     for path in tests.rglob("*.py"):
-        if path.name == "conftest.py" or any((parent / "__init__.py").exists() for parent in path.parents if tests in parent.parents):
+        if path.name == "conftest.py" or any(
+            (parent / "__init__.py").exists() for parent in path.parents if tests in parent.parents
+        ):
             continue
         seen.setdefault(path.name, []).append(str(path.relative_to(tests)))
     clashes = {name: paths for name, paths in seen.items() if len(paths) > 1}
