@@ -42,8 +42,10 @@ import subprocess
 import sys
 import tarfile
 import time
+from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -218,6 +220,76 @@ def compare_aec(packages: list, game: str, seconds: float) -> list[float]:
     return [blocks * 64 / (s / 1e9) for s in spent]
 
 
+# The parts of an AEC step that --parts times, each by wrapping the method that does it (nested parts subtracted).
+PARTS = ("rules", "view", "mask", "encoder", "infos", "env and wrapper", "the loop's own")
+
+
+def timed(fn: Callable[..., Any], spent: dict[str, int], part: str) -> Callable[..., Any]:
+    """``fn``, its wall time (ns) added to ``spent[part]`` at every call."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter_ns()
+        out = fn(*args, **kwargs)
+        spent[part] += time.perf_counter_ns() - t0
+        return out
+
+    return call
+
+
+def aec_parts(package: Any, game: str, decisions: int) -> dict[str, float]:
+    """µs per decision of each of :data:`PARTS` in ``decisions`` random legal decisions through ``package``'s
+    ``env()``: the rules' ``step`` (rules), ``game.view`` less the legal mask inside it (view), ``legal_mask``
+    (mask), ``encode_with_mask`` (encoder: the observation and the mask's array), ``_refresh_infos`` (infos), the
+    rest of ``last()`` and ``step()`` in the env, its wrapper and PettingZoo (env and wrapper), and the benchmark's
+    own choice of a random legal action and its loop. The total (a second pass, nothing wrapped) is the sum."""
+    rng = np.random.default_rng(0)
+    env = package.make(game)
+    raw = env.raw
+    env.reset(seed=0)
+    play_block(env, rng, 2000)  # warm
+    t0 = time.perf_counter_ns()
+    play_block(env, rng, decisions)
+    total = (time.perf_counter_ns() - t0) / decisions / 1e3
+    spent = dict.fromkeys(PARTS, 0)
+    game_obj = raw.game
+    for obj, name, part in (
+        (game_obj, "step", "rules"),
+        (game_obj, "view", "view"),
+        (game_obj, "legal_mask", "mask"),
+        (raw.encoder, "encode_with_mask", "encoder"),
+        (raw, "_refresh_infos", "infos"),
+    ):
+        setattr(obj, name, timed(getattr(obj, name), spent, part))
+    t0 = time.perf_counter_ns()
+    loop = 0
+    for _ in range(decisions):
+        if not env.agents:
+            env.reset(seed=int(rng.integers(2**31)))
+        obs, _, term, trunc, _ = env.last()
+        t1 = time.perf_counter_ns()
+        action = None if term or trunc else int((legal := np.flatnonzero(obs["action_mask"]))[rng.integers(len(legal))])
+        loop += time.perf_counter_ns() - t1
+        env.step(action)
+    wrapped = time.perf_counter_ns() - t0
+    spent["view"] -= spent["mask"]
+    spent["the loop's own"] = loop
+    spent["env and wrapper"] = wrapped - sum(spent.values())
+    us = {part: ns / decisions / 1e3 for part, ns in spent.items()}
+    scale = total / sum(us.values())  # the timers' own cost spread over the parts in proportion
+    return {part: v * scale for part, v in us.items()} | {"total": total}
+
+
+def print_parts(packages: list, commit: str, decisions: int) -> None:
+    """The table of :func:`aec_parts` for every game, the commit's row above the tree's."""
+    print(f"µs per decision of each part of an AEC step ({decisions:,} decisions, wall time, timers' cost spread)")
+    print(f"{'game':<18} {'version':<8} " + " ".join(f"{p[:9]:>9}" for p in (*PARTS, "total")))
+    for game in whist_env.game_ids():
+        for label, package in zip((commit, "tree"), packages, strict=True):
+            us = aec_parts(package, game, decisions)
+            row = " ".join(f"{us[p]:>9.2f}" for p in (*PARTS, "total"))
+            print(f"{game.removesuffix('_v0'):<18} {label:<8} {row}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("commit", help="the commit to compare this tree against")
@@ -225,6 +297,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024])
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/whist_env_ab"), help="where the copy is kept")
     parser.add_argument("--aec", action="store_true", help="time the AEC loop of env() instead of the engine")
+    parser.add_argument("--parts", type=int, metavar="N", help="--aec: µs per part of a step over N decisions")
     parser.add_argument("--sb3", action="store_true", help="time bench_ppo.py's sb3 path, heuristic opponents")
     parser.add_argument("--game", default="german_whist_v0", help="--sb3: the game")
     parser.add_argument("--steps", type=int, default=8192, help="--sb3: learner steps per run (a multiple of 4096)")
@@ -246,6 +319,9 @@ def main() -> None:
     sys.path.insert(0, str(checkout(args.commit, args.workdir)))
     if args.aec:
         packages = [importlib.import_module(ALIAS), whist_env]
+        if args.parts:
+            print_parts(packages, args.commit, args.parts)
+            return
         print(f"AEC decisions per CPU-second (env(), random legal): the commit {args.commit} and this tree ({ROOT})")
         print(f"{'game':<24} {'commit':>10} {'tree':>10} {'tree/commit':>12}")
         for game in whist_env.game_ids():

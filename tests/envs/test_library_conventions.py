@@ -19,6 +19,7 @@ import pytest
 
 import whist_env
 from whist_env import gymnasium_id, make, make_single_agent
+from whist_env.envs.aec import NO_ILLEGAL_ACTION, info_arrays
 from whist_env.registry import game_ids
 from whist_env.testing import case_id, option_cases
 
@@ -92,6 +93,75 @@ def test_aec_infos_have_the_same_numeric_keys_at_every_step_for_every_agent(
             infos += [env.infos[a] for a in env.agents]
     assert_stackable(infos, case_id(game_id, options))
     assert any(info["illegal_actions"] for info in infos)
+
+
+def frozen(value: Any) -> Any:
+    """A deep copy of an info or an observation dict, its type kept and checked: plain dicts, ints and arrays."""
+    if isinstance(value, dict):
+        assert type(value) is dict, f"{type(value).__name__} is not a plain dict"
+        return {k: frozen(v) for k, v in value.items()}
+    assert type(value) in (int, np.ndarray), f"{value!r} is neither an int nor an array"
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def same(kept: Any, copy: Any) -> bool:
+    if isinstance(kept, dict):
+        return kept.keys() == copy.keys() and all(same(kept[k], copy[k]) for k in kept)
+    return type(kept) is type(copy) and np.array_equal(kept, copy) and np.shape(kept) == np.shape(copy)
+
+
+@pytest.mark.parametrize(("game_id", "options"), CASES)
+def test_aec_infos_and_observations_handed_out_are_never_changed_afterwards(
+    game_id: str, options: dict[str, Any]
+) -> None:
+    """Every info and observation the AEC env hands out, kept through whole episodes (one ending on an illegal
+    action), still holds at the end what it held when it was handed out: the env shares unchanged info arrays
+    between steps (InfoArrays) but never writes to anything it handed out."""
+    env = make(game_id, **options)
+    rng = np.random.default_rng(5)
+    kept: list[tuple[Any, Any]] = []
+
+    def keep(value: Any) -> None:
+        kept.append((value, frozen(value)))
+
+    for episode in range(2):
+        env.reset(seed=episode)
+        for step, _agent in enumerate(env.agent_iter()):
+            obs, _, term, trunc, info = env.last()
+            keep(obs)
+            keep(info)
+            for a in env.agents:
+                keep(env.infos[a])
+                keep(env.observe(a))
+            if term or trunc:
+                env.step(None)
+            elif episode == 1 and step == 7:
+                env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+            else:
+                env.step(random_legal(obs["action_mask"], rng))
+    changed = [i for i, (value, copy) in enumerate(kept) if not same(value, copy)]
+    assert not changed, f"{len(changed)} of {len(kept)} kept infos or observations changed, the first: {changed[0]}"
+
+
+@pytest.mark.parametrize(("game_id", "options"), CASES)
+def test_aec_infos_equal_their_plain_twin_at_every_step(game_id: str, options: dict[str, Any]) -> None:
+    """The env's infos (arrays built only for changed values, InfoArrays) equal ``info_arrays`` of the rules' info,
+    fresh at every step, for every agent, over several episodes."""
+    env = make(game_id, **options)
+    raw = env.unwrapped
+    rng = np.random.default_rng(6)
+    checked = 0
+    for episode in range(4):
+        env.reset(seed=10 + episode)
+        for agent in env.agent_iter():
+            state = raw.game_state
+            for a in env.agents:
+                twin = {**info_arrays(raw.game.info(state, raw.agent_seat[a])), **NO_ILLEGAL_ACTION}
+                assert same(env.infos[a], twin), (episode, a)
+                checked += 1
+            _, _, term, trunc, _ = env.last(observe=False)
+            env.step(None if term or trunc else random_legal(env.observe(agent)["action_mask"], rng))
+    assert checked >= 50
 
 
 @pytest.mark.parametrize("game_id", game_ids())

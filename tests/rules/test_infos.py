@@ -1,4 +1,4 @@
-"""``TrickGame.infos``: every seat's ``info``, each seat with a dict of its own, as numbers with fixed keys."""
+"""``TrickGame.info``: each seat's info as numbers with fixed keys, the same for every seat but in the declared keys."""
 
 from __future__ import annotations
 
@@ -11,19 +11,29 @@ OPTIONS = {"oh_hell_v0": {"num_players": 5}}
 
 
 @pytest.mark.parametrize("game_id", game_ids())
-def test_infos_equal_each_seats_info_in_own_dicts(game_id: str) -> None:
+def test_info_differs_between_seats_only_in_the_declared_keys(game_id: str) -> None:
+    """``info_seat_keys``: the environment builds one info a trick and sets only these keys per seat, so every other
+    key must be the same for every seat; ``info`` is ``info_now`` and the summary."""
     game = get_spec(game_id).make_rules(**OPTIONS.get(game_id, {}))
+    keys = game.info_seat_keys
+    assert keys is not None, f"{game_id} declares no info_seat_keys: the env builds an info per seat"
     rng = np.random.default_rng(0)
+    differed = set()
     for _ in range(3):
         state = game.new_episode(rng)
         while True:
-            infos = game.infos(state)
-            assert infos == [game.info(state, s) for s in range(state.num_players)]
-            assert len({id(i) for i in infos}) == len(infos)
+            infos = [game.info(state, s) for s in range(state.num_players)]
+            assert infos[0] == {**game.info_now(state, 0), **game.summary_info(state)}
+            for info in infos[1:]:
+                assert {k: v for k, v in info.items() if k not in keys} == {
+                    k: v for k, v in infos[0].items() if k not in keys
+                }
+                differed |= {k for k in keys if info[k] != infos[0][k]}
             if state.done:
                 break
             actions = game.legal_actions(state)
             game.step(state, actions[int(rng.choice(len(actions)))], rng)
+    assert differed == set(keys), f"declared per seat but never different: {set(keys) - differed}"
 
 
 @pytest.mark.parametrize("game_id", game_ids())

@@ -38,8 +38,64 @@ NO_ILLEGAL_ACTION: dict[str, int] = {"illegal_actions": 0, "illegal_seat": -1, "
 def info_arrays(info: dict[str, Any]) -> dict[str, Any]:
     """A rules ``info`` (:meth:`~whist_env.rules.core.TrickGame.info`: ints and fixed-length tuples of numbers) as
     the environments hand it out: every tuple a numpy array, so that Gymnasium's vector envs and TorchRL stack each
-    key into one array over steps, environments or agents."""
+    key into one array over steps, environments or agents. The plain twin of :class:`InfoArrays`."""
     return {k: np.array(v) if type(v) is tuple else v for k, v in info.items()}
+
+
+class InfoArrays:
+    """One env's infos as it hands them out, from the rules' :meth:`~whist_env.rules.core.TrickGame.info_now` and
+    :meth:`~whist_env.rules.core.TrickGame.summary_info`: :func:`info_arrays` of both (its plain twin) plus
+    :data:`NO_ILLEGAL_ACTION`, with an array built once per tuple value and handed out again wherever the value
+    recurs.
+
+    Building arrays was a fifth of the AEC loop's time, though the values recur (trick counts, scores, the summary
+    that stands for a whole deal, whose dict the rules hand out again while it stands). No array handed out is ever
+    written to afterwards; one array may appear under several keys, in the infos of several steps and of every seat,
+    so a user who wants to modify one copies it first.
+    """
+
+    __slots__ = ("_arrays", "_summary", "_tuple_keys")
+
+    # the most tuple values kept: a long Oh Hell match's scores keep coming; past this the cache starts again
+    MAX_VALUES = 4096
+
+    def __init__(self) -> None:
+        self._arrays: dict[tuple[int, ...], np.ndarray] = {}
+        # the last summary dict and what follows info_now in an info: its arrays, then NO_ILLEGAL_ACTION
+        self._summary: tuple[dict[str, Any] | None, dict[str, Any]] = (None, {})
+        self._tuple_keys: tuple[str, ...] | None = None  # info_now's keys that hold tuples (the same at every step)
+
+    def __call__(self, now: dict[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
+        """The info of one seat, in a dict of its own."""
+        keys = self._tuple_keys
+        if keys is None:
+            keys = self._tuple_keys = tuple(k for k, v in now.items() if type(v) is tuple)
+        arrays = self._arrays
+        out = dict(now)
+        for key in keys:
+            value = out[key]
+            array = arrays.get(value)
+            if array is None:
+                if len(arrays) >= self.MAX_VALUES:
+                    arrays.clear()
+                array = arrays[value] = np.array(value)
+            out[key] = array
+        source, tail = self._summary
+        if source is not summary:  # a new summary (the rules keep the dict while it stands)
+            tail = {k: self.value(v) for k, v in summary.items()}
+            tail.update(NO_ILLEGAL_ACTION)
+            self._summary = (summary, tail)
+        out.update(tail)
+        return out
+
+    def value(self, value: Any) -> Any:
+        """One value as an info holds it: a tuple as its (shared) array, an int as it is."""
+        if type(value) is not tuple:
+            return value
+        array = self._arrays.get(value)
+        if array is None:
+            array = self._arrays[value] = np.array(value)
+        return array
 
 
 def as_action(action: Any, num_actions: int, game_id: str) -> int:
@@ -166,6 +222,7 @@ class WhistAECEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {}
         self._rewarded = False
         self._info_key = (-1, -1, -1)
+        self._info_arrays = InfoArrays()
 
     # ------------------------------------------------------------------ the game's spec
     @classmethod
@@ -225,8 +282,22 @@ class WhistAECEnv(AECEnv):
     def _refresh_infos(self) -> None:
         state = self._state
         assert state is not None
-        infos, seat = self.game.infos(state), self.agent_seat
-        self.infos = {a: {**info_arrays(infos[seat[a]]), **NO_ILLEGAL_ACTION} for a in self.agents}
+        game, convert, seat = self.game, self._info_arrays, self.agent_seat
+        summary, info_now, keys = game.summary_info(state), game.info_now, game.info_seat_keys
+        infos: dict[str, dict[str, Any]] = {}
+        one = None
+        for a in self.agents:
+            if keys is None:  # any key may differ between seats: an info per seat
+                infos[a] = convert(info_now(state, seat[a]), summary)
+            elif one is None:  # one build for every seat (arrays shared: never written)
+                infos[a] = one = convert(info_now(state, seat[a]), summary)
+            else:  # a dict of its own, the seat's own keys set
+                info = infos[a] = dict(one)
+                if keys:
+                    now = info_now(state, seat[a])
+                    for key in keys:
+                        info[key] = convert.value(now[key])
+        self.infos = infos
         self._info_key = (state.deal_index, state.trick_number, state.phase)
 
     def _require_state(self, call: str = "state()") -> State:

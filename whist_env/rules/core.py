@@ -198,8 +198,9 @@ class TrickGame(Generic[S]):
     # Whether a visible turn-up card lies where every seat can place it (on the table, on the stock).
     # Humbug shows the turn-up's id all deal long while it sits in the dealer's hand or has been played.
     turn_up_on_table: ClassVar[bool] = True
-    # Whether :meth:`info` is the same for every seat (then :meth:`infos` builds it once and copies it).
-    info_same_for_every_seat: ClassVar[bool] = False
+    # The keys of :meth:`info_now` whose values may differ between seats: the others are the same for every seat (the
+    # environment builds one info a trick and sets these keys per seat). None: any key may differ.
+    info_seat_keys: ClassVar[tuple[str, ...] | None] = None
     # The phase in words, indexed by ``state.phase``; a game with more phases appends its own names.
     phase_names: ClassVar[tuple[str, ...]] = PHASE_NAMES
     # The phases beyond card play: phase -> (name of the method giving its legal actions as a mask,
@@ -219,7 +220,14 @@ class TrickGame(Generic[S]):
         # step() may call play_card directly unless a game overrides apply() (hot path).
         self._plain_apply = type(self).apply is TrickGame.apply
         self._phase_text = self.phase_names  # read on every view: an instance attribute is the quickest
+        # view()'s hooks that this game leaves as they are: view() does their work inline (a call each saved)
+        cls = type(self)
+        self._plain_out_of_play = cls.known_out_of_play is TrickGame.known_out_of_play
+        self._plain_turn_up = cls.turn_up_visible is TrickGame.turn_up_visible
+        self._plain_recall = cls.recall_for is TrickGame.recall_for
+        self._plain_trump = cls.trump_visible is TrickGame.trump_visible
         self._summary_fields: dict[str, Any] | None = None  # summary_fields() as info keys, on first use
+        self._summary_memo: tuple[Any, int, dict[str, Any]] | None = None  # summary_info's last (summary, deal, info)
         # phase_rules as bound methods, looked up once
         self._legal_in = {phase: getattr(self, legal) for phase, (legal, _) in self.phase_rules.items()}
         self._apply_in = {phase: getattr(self, apply) for phase, (_, apply) in self.phase_rules.items()}
@@ -525,14 +533,18 @@ class TrickGame(Generic[S]):
         n = state.num_players
         hand = state.hands[seat]
         known = self.known_cards(state, seat)
-        turn_up = self.turn_up_visible(state, seat)
-        seen = hand | self.known_out_of_play(state, seat)
+        # the hooks a game leaves as they are, done inline (the same as calling them: tests/rules/test_view_hooks.py)
+        if self._plain_turn_up:
+            turn_up = state.turn_up if state.turn_up_public else -1
+        else:
+            turn_up = self.turn_up_visible(state, seat)
+        seen = hand if self._plain_out_of_play else hand | self.known_out_of_play(state, seat)
         for m in known:
             if m:  # most seats know nothing of most hands
                 seen |= m
         if turn_up >= 0 and self.turn_up_on_table:
             seen |= 1 << turn_up
-        if self.recall_for(state, seat):
+        if self.recall if self._plain_recall else self.recall_for(state, seat):
             # every card on the table (current and last trick) has been played this deal
             seen |= state.played_all
             played = tuple(state.played)
@@ -558,7 +570,7 @@ class TrickGame(Generic[S]):
         view.leader = state.leader
         view.hand = hand
         view.legal = self.legal_mask(state) if active else 0
-        view.trump = self.trump_visible(state, seat)
+        view.trump = state.trump if self._plain_trump else self.trump_visible(state, seat)
         view.turn_up = turn_up
         view.trick = tuple(state.trick)
         view.last_trick = state.last_trick
@@ -577,19 +589,22 @@ class TrickGame(Generic[S]):
         """Public per-seat information for ``infos``, as numbers that libraries can stack into arrays.
 
         The same keys at every step of an episode, each value an int or a tuple of ints whose length never changes
-        (the environments hand the tuples out as numpy arrays): ``deal`` (deals completed before this one),
-        ``phase`` (an index into :attr:`phase_names`), ``tricks`` and ``scores`` (one entry per seat), and the last
-        finished deal's summary (:meth:`summary_info`). Games add their own keys. The text forms stay with
-        :meth:`render`, the :class:`~whist_env.view.PlayerView` and ``state.deal_summary``.
+        (the environments hand the tuples out as numpy arrays): :meth:`info_now` (``deal``, ``phase``, ``tricks``,
+        ``scores`` and the game's own keys) and the last finished deal's summary (:meth:`summary_info`). The text
+        forms stay with :meth:`render`, the :class:`~whist_env.view.PlayerView` and ``state.deal_summary``.
         """
-        info: dict[str, Any] = {
+        return {**self.info_now(state, seat), **self.summary_info(state)}
+
+    def info_now(self, state: S, seat: int) -> dict[str, Any]:
+        """The part of :meth:`info` that may change at any trick: ``deal`` (deals completed before this one),
+        ``phase`` (an index into :attr:`phase_names`), ``tricks`` and ``scores`` (one entry per seat). Games add their
+        own keys here (ints and fixed-length tuples of ints), calling this first."""
+        return {
             "deal": state.deal_index,
             "phase": state.phase,
             "tricks": tuple(state.tricks_won),
             "scores": tuple(state.scores),
         }
-        info.update(self.summary_info(state))
-        return info
 
     def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
         """The fields of this game's deal summary (``state.deal_summary``) as they appear in ``info``, each with its
@@ -606,17 +621,23 @@ class TrickGame(Generic[S]):
         """The last finished deal's summary as ``info`` keys: ``last_deal`` (the index of that deal; -1 before the first
         deal ends) and ``last_deal_<field>`` for every field of :meth:`summary_fields` (its default until then).
 
+        The dict is kept and handed out again while the summary and ``last_deal`` stay the same (a deal's summary is
+        a new tuple when the deal ends): read it or copy it, never modify it.
+
         Raises:
             KeyError: when ``state.deal_summary`` holds a field that :meth:`summary_fields` does not declare.
         """
+        summary = state.deal_summary
+        ended = state.phase == PHASE_OVER or state.phase == PHASE_DEAL_END
+        last_deal = (state.deal_index if ended else state.deal_index - 1) if summary else -1
+        memo = self._summary_memo  # the summary changes once a deal (a new tuple), info asks for it at every trick
+        if memo is not None and memo[0] is summary and memo[1] == last_deal:
+            return memo[2]
         fields = self._summary_fields
         if fields is None:  # the options are set by now (a subclass's __init__ ran); they never change after
             fields = self._summary_fields = {f"last_deal_{k}": v for k, v in self.summary_fields().items()}
-        if not state.deal_summary:
-            return {"last_deal": -1, **fields}
-        ended = state.phase == PHASE_OVER or state.phase == PHASE_DEAL_END
-        info: dict[str, Any] = {"last_deal": state.deal_index if ended else state.deal_index - 1, **fields}
-        for name, value in state.deal_summary:
+        info: dict[str, Any] = {"last_deal": last_deal, **fields}
+        for name, value in summary or ():
             key = f"last_deal_{name}"
             if key not in fields:
                 raise KeyError(
@@ -625,23 +646,13 @@ class TrickGame(Generic[S]):
                 )
             if value is not None:
                 info[key] = self.summary_number(name, value)
+        self._summary_memo = (summary, last_deal, info)
         return info
 
     def deal_unit(self) -> str | None:
         """What one deal's reward is, in words, with this game's options (the unit of an arena comparison
         of single deals); None when the game's fixed description applies."""
         return None
-
-    def infos(self, state: S) -> list[dict[str, Any]]:
-        """:meth:`info` of every seat, in seat order (the environment's ``infos`` after each trick).
-
-        Each seat gets its own dict; with :attr:`info_same_for_every_seat` they are copies of one build.
-        """
-        n = state.num_players
-        if not self.info_same_for_every_seat:
-            return [self.info(state, s) for s in range(n)]
-        info = self.info(state, 0)
-        return [info] + [dict(info) for _ in range(1, n)]
 
     # ----------------------------------------------------------------- checks and text
     def check_invariants(self, state: S) -> None:

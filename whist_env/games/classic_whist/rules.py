@@ -93,7 +93,7 @@ class ClassicWhist(TrickGame[ClassicWhistState]):
     game_id = "classic_whist_v0"
     config_cls = ClassicWhistConfig
     state_cls = ClassicWhistState
-    info_same_for_every_seat = True
+    info_seat_keys = ()
     config: ClassicWhistConfig
 
     def __init__(self, **options: Any) -> None:
@@ -213,8 +213,8 @@ class ClassicWhist(TrickGame[ClassicWhistState]):
             "rubber_margin": 0,
         }
 
-    def info(self, state: ClassicWhistState, seat: int) -> dict[str, Any]:
-        info = super().info(state, seat)
+    def info_now(self, state: ClassicWhistState, seat: int) -> dict[str, Any]:
+        info = super().info_now(state, seat)
         info["team_points"] = tuple(state.team_points)
         info["games_won"] = tuple(state.games_won)
         return info

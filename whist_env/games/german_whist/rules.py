@@ -98,6 +98,7 @@ class GermanWhist(TrickGame[GermanWhistState]):
     config_cls = GermanWhistConfig
     state_cls = GermanWhistState
     config: GermanWhistConfig
+    info_seat_keys = ("balance",)  # the seat's own balance; the rest of info is the same for both
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -254,8 +255,8 @@ class GermanWhist(TrickGame[GermanWhistState]):
         pair = (0, 0)
         return {"phase1_tricks": pair, "phase2_tricks": pair, "counted_tricks": pair, "winner": -1, "balance": pair}
 
-    def info(self, state: GermanWhistState, seat: int) -> dict[str, Any]:
-        info = super().info(state, seat)
+    def info_now(self, state: GermanWhistState, seat: int) -> dict[str, Any]:
+        info = super().info_now(state, seat)
         p1, t = state.phase1_won, state.tricks_won
         k = state.trick_number
         info["phase1_tricks"] = (p1[0], p1[1])

@@ -58,6 +58,7 @@ class Humbug(TrickGame[State]):
     state_cls = State
     config: HumbugConfig
     turn_up_on_table = False  # the turn-up is in the dealer's hand: shown by id, not placed (§3.3)
+    info_seat_keys = ("balance",)  # the seat's own balance; the rest of info is the same for both
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -114,8 +115,8 @@ class Humbug(TrickGame[State]):
         """The deal summary in ``info``."""
         return {"tricks": (0, 0), "difference": 0, "balance": (0, 0)}
 
-    def info(self, state: State, seat: int) -> dict[str, Any]:
-        info = super().info(state, seat)
+    def info_now(self, state: State, seat: int) -> dict[str, Any]:
+        info = super().info_now(state, seat)
         info["balance"] = state.scores[seat]
         return info
 

@@ -169,7 +169,7 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
     config_cls = HumbugWhistConfig
     state_cls = HumbugWhistState
     phase_rules = {PHASE_EXCHANGE: ("legal_exchange", "apply_exchange")}
-    info_same_for_every_seat = True
+    info_seat_keys = ()
     config: HumbugWhistConfig
     num_actions = 54  # 52 cards, KEEP, EXCHANGE (§0.6)
 
@@ -342,8 +342,8 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
             return tuple(DECISION_CODES[v] for v in value)
         return super().summary_number(name, value)
 
-    def info(self, state: HumbugWhistState, seat: int) -> dict[str, Any]:
-        info = super().info(state, seat)
+    def info_now(self, state: HumbugWhistState, seat: int) -> dict[str, Any]:
+        info = super().info_now(state, seat)
         info["game_points"] = tuple(state.game_points)
         info["trick_points"] = tuple(state.trick_points)
         info["games_won"] = tuple(state.games_won)

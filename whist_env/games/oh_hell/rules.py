@@ -156,7 +156,7 @@ class OhHell(TrickGame[OhHellState]):
     state_cls = OhHellState
     phase_rules = {PHASE_BIDDING: ("legal_bids", "apply_bid")}
     extra_reset_options = ("trump_card",)
-    info_same_for_every_seat = True
+    info_seat_keys = ()
     config: OhHellConfig
 
     def __init__(self, **options: Any) -> None:
@@ -352,10 +352,10 @@ class OhHell(TrickGame[OhHellState]):
             "totals": zeros,
         }
 
-    def info(self, state: OhHellState, seat: int) -> dict[str, Any]:
+    def info_now(self, state: OhHellState, seat: int) -> dict[str, Any]:
         """Base info (``scores`` are the running totals) plus ``hand_size`` and ``winners``: 1 for each seat with the
         highest total once the match is over (tied leaders share the win), else all 0."""
-        info = super().info(state, seat)
+        info = super().info_now(state, seat)
         info["hand_size"] = state.deal_tricks
         won = winners(state.scores) if state.phase == PHASE_OVER else ()
         info["winners"] = tuple(int(s in won) for s in range(state.num_players))
