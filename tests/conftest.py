@@ -1,1 +1,53 @@
-"""Shared pytest configuration. Reusable helpers (random play, the option grid) live in ``whist_env.testing``."""
+"""Shared pytest configuration. Reusable helpers (random play, the option grid) live in ``whist_env.testing``.
+
+* ``WHIST_REQUIRE_EXTRAS=1`` (CI sets it): every ``pytest.importorskip`` becomes a plain import, so a library that
+  fails to import fails its tests instead of skipping them, and a run that skips any test fails. Without it (a
+  partial install on a laptop), the tests of a missing extra skip as usual.
+* Timeouts: ``timeout`` in ``[tool.pytest.ini_options]`` (pytest-timeout) for every test; tests marked ``rllib``
+  (a Ray cluster starts and stops in each) get :data:`RLLIB_TIMEOUT` unless they set their own.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+import pytest
+
+REQUIRE_EXTRAS = os.environ.get("WHIST_REQUIRE_EXTRAS") == "1"
+RLLIB_TIMEOUT = 900  # seconds
+
+
+def _import_or_fail(modname: str, minversion: str | None = None, reason: str | None = None, **_: Any) -> Any:
+    """``pytest.importorskip`` under ``WHIST_REQUIRE_EXTRAS=1``: the import, whose error fails the test."""
+    module = importlib.import_module(modname)
+    if minversion is not None:
+        from packaging.version import Version
+
+        version = getattr(module, "__version__", None)
+        if version is None or Version(version) < Version(minversion):
+            raise ImportError(f"{modname} {version} is older than the {minversion} these tests need")
+    return module
+
+
+if REQUIRE_EXTRAS:
+    pytest.importorskip = _import_or_fail  # type: ignore[assignment]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("rllib") is not None and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(RLLIB_TIMEOUT))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if not REQUIRE_EXTRAS or hasattr(session.config, "workerinput"):  # the controller counts (pytest-xdist)
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
+    if skipped and exitstatus == 0:
+        names = ", ".join(sorted({getattr(r, "nodeid", "?") for r in skipped})[:10])
+        message = f"WHIST_REQUIRE_EXTRAS=1: {len(skipped)} tests skipped ({names}); CI runs them all"
+        reporter.write_line(message, red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

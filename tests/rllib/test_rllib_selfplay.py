@@ -7,6 +7,7 @@ that the pieces work together, not that the policy learns (docs/results_rllib.md
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import socket
@@ -58,6 +59,7 @@ def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_res
     from whist_env.agents import make_agent
     from whist_env.errors import OptionError
     from whist_env.evaluation import evaluate
+    from whist_env.registry import get_spec
 
     run_dir = tmp_path / "gw"
     league = ["--set", "opponents={snapshot: 1.0}", "--set", "snapshot_every=1", "--set", "snapshot_pool=2"]
@@ -69,8 +71,12 @@ def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_res
     assert "iter 1:" in out.stdout and "iter 2:" in out.stdout  # progress every iteration
     first = rows(run_dir)
     assert [r["iteration"] for r in first] == [1, 2]
+    # iteration 1 has no snapshot yet: main sits in both seats of a zero-sum game, so its mean return per seat is 0
+    assert first[0]["seat_return"]["main"] == pytest.approx(0.0, abs=1e-6)
+    assert set(first[0]["main_vs"]) == {"self"} and first[0]["main_vs"]["self"] == pytest.approx(0.0, abs=1e-6)
+    assert "snapshot" in first[1]["main_vs"]  # iteration 2 plays the snapshot of iteration 1
     for r in first:
-        assert r["iteration_env_steps"] >= 400 and r["seat_return"]["main"] == pytest.approx(r["seat_return"]["main"])
+        assert r["iteration_env_steps"] >= 400 and math.isfinite(r["seat_return"]["main"])
         assert set(r["eval"]) == {"random", "heuristic"}
         assert all(e["illegal_actions"] == 0 and e["deals"] == 10 for e in r["eval"].values())
     assert first[1]["module_steps"]["snapshot_0"] > 0  # the snapshot taken after iteration 1 plays in iteration 2
@@ -94,7 +100,13 @@ def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_res
         report = evaluate("german_whist_v0", [spec, "heuristic"], num_deals=6, seed=0)
         assert report.illegal_actions == 0 and report.agent(spec).decisions > 0
     agent = make_agent(f"rllib:{run_dir}", "german_whist_v0")
-    assert agent.act is not None
+    game = get_spec("german_whist_v0").make_rules()
+    state = game.new_episode(np.random.default_rng(0))
+    for _ in range(6):  # it answers every decision with a legal card
+        view = game.view(state, state.to_act)
+        action = agent.act(view, np.random.default_rng(0))
+        assert (view.legal >> action) & 1
+        game.step(state, action, np.random.default_rng(0))
     with pytest.raises(OptionError, match="trained on german_whist_v0, not humbug_v0"):
         make_agent(f"rllib:{run_dir}", "humbug_v0")
     # ... in whist-eval and whist-play too

@@ -393,13 +393,24 @@ def test_training_plays_only_legal_actions() -> None:
 def test_snapshot_opponent_plays_legal_cards() -> None:
     model = net.build_actor_critic(1024, 52, [16])
     snap = ppo_rollout.Snapshot(net.numpy_actor(model), 0)
-    # the env checks the opponent's actions
-    env = make_learner_env("german_whist_v0", 64, opponents=snap, seed=1, autoreset_mode=AutoresetMode.SAME_STEP)
+    played: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def opponent(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions = snap(obs, mask)
+        played.append((mask.copy(), actions))
+        return actions
+
+    # the env refuses an illegal opponent action (IllegalActionError); the snapshot's are checked here too
+    env = make_learner_env("german_whist_v0", 64, opponents=opponent, seed=1, autoreset_mode=AutoresetMode.SAME_STEP)
     obs, _ = env.reset()
     rng = np.random.default_rng(0)
     for _ in range(40):
         mask = env.action_masks()
         obs, *_ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    decisions = sum(len(actions) for _, actions in played)
+    assert decisions >= 64 * 40 // 2  # the opponent seat decides about as often as the learner's
+    for mask, actions in played:
+        assert mask[np.arange(len(actions)), actions].all()
 
 
 def test_gae_matches_the_plain_sum() -> None:

@@ -34,5 +34,5 @@ def test_one_core_starts_no_second_process(monkeypatch: pytest.MonkeyPatch) -> N
 @pytest.mark.parametrize("game_id", ["oh_hell_v0", "classic_whist_v0"])
 def test_both_halves_run_for_other_games_and_options(game_id: str) -> None:
     options = {"episode": "deal"}
-    warmup.compile_heuristic(game_id, options)
-    warmup.compile_learner_path(game_id, options)
+    assert warmup.compile_heuristic(game_id, options).tolist() == [-1]  # a fresh engine: nobody to act yet
+    assert warmup.compile_learner_path(game_id, options) == 6  # two tables, three learner decisions each

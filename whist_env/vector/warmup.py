@@ -22,19 +22,19 @@ from typing import Any
 import numpy as np
 
 
-def compile_heuristic(game_id: str, options: dict[str, Any]) -> None:
+def compile_heuristic(game_id: str, options: dict[str, Any]) -> np.ndarray:
     """Compile (or load from the cache) the heuristic's port of ``game_id``: one call on a fresh engine's rows,
-    where no episode has started, so nothing is played."""
+    where no episode has started, so nothing is played. Returns the port's answer (-1: nobody to act)."""
     from whist_env.vector import make
     from whist_env.vector.heuristics import BatchedHeuristic
 
     venv = make(game_id, 1, seed=0, **options)
-    BatchedHeuristic(game_id, **options).act_state(venv, np.zeros(1, np.int64))
+    return BatchedHeuristic(game_id, **options).act_state(venv, np.zeros(1, np.int64))
 
 
-def compile_learner_path(game_id: str, options: dict[str, Any]) -> None:
+def compile_learner_path(game_id: str, options: dict[str, Any]) -> int:
     """Compile (or load) the engine's kernels as a learner env calls them: two tables against random opponents, the
-    learner's seat drawn, a reset and a few steps of legal actions."""
+    learner's seat drawn, a reset and a few steps of legal actions. Returns the learner decisions made."""
     from gymnasium.vector import AutoresetMode
 
     from whist_env.vector import make_learner_env
@@ -42,9 +42,13 @@ def compile_learner_path(game_id: str, options: dict[str, Any]) -> None:
     env = make_learner_env(game_id, 2, opponents="random", learner_seat="random", seed=0,
                            autoreset_mode=AutoresetMode.SAME_STEP, **options)  # fmt: skip
     env.reset()
+    decisions = 0
     for _ in range(3):
-        env.step(np.argmax(env.action_masks(), axis=1))
+        masks = env.action_masks()
+        decisions += int(masks.any(axis=1).sum())
+        env.step(np.argmax(masks, axis=1))
     env.close()
+    return decisions
 
 
 class Aside:
