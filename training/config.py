@@ -34,6 +34,8 @@ CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 """The repository's configs: ``<game>.yaml`` for ``training/train.py``, ``ppo_vec_<game>.yaml`` and
 ``rllib_<game>.yaml`` for the other two trainers (a config class names its prefix in ``config_prefix``)."""
 OTHER_TRAINERS = ("ppo_vec_", "rllib_")
+CONFIG_PREFIXES = {"sb3": "", "ppo": "ppo_vec_", "rllib": "rllib_"}
+"""Each trainer's configs in :data:`CONFIG_DIR`: ``<prefix><game>.yaml`` (a config class names its prefix too)."""
 TRAINERS = {
     "sb3": "training/train.py (sb3-contrib's MaskablePPO on single-agent envs)",
     "ppo": "training/ppo_vec.py (masked PPO on the batched engine)",
@@ -75,15 +77,26 @@ def available_configs(cls: type[Any]) -> list[str]:
 
 def missing_config(cls: type[Any], path: str | Path | None = None) -> ConfigError:
     """The error for a missing ``--config`` (``path`` None) or a config file that does not exist: it lists the
-    configs there are (and suggests the closest name)."""
+    configs of every trainer (``cls``'s first) and suggests the closest name among them all, since ``train.py``
+    cannot tell a misspelt file's trainer (``ppo_vec_german_whist_wram.yaml``)."""
     import difflib
 
-    configs = available_configs(cls)
-    listed = f"the configs are: {', '.join(configs)}" if configs else f"no configs in {CONFIG_DIR}"
+    own = getattr(cls, "config_prefix", "")
+    groups: dict[str, list[str]] = {}
+    for trainer, prefix in sorted(CONFIG_PREFIXES.items(), key=lambda kv: kv[1] != own):
+        configs = available_configs(type("Prefix", (), {"config_prefix": prefix}))
+        if configs:
+            groups[trainer] = configs
+    every = [c for configs in groups.values() for c in configs]
+    listed = (
+        "the configs are: " + "; ".join(f"{trainer}: {', '.join(configs)}" for trainer, configs in groups.items())
+        if groups
+        else f"no configs in {CONFIG_DIR}"
+    )
     if path is None:
         return ConfigError(f"--config is required; {listed}")
-    close = difflib.get_close_matches(Path(path).name, [Path(c).name for c in configs], n=1, cutoff=0.75)
-    hint = next((f" (did you mean {c}?)" for c in configs if close and Path(c).name == close[0]), "")
+    close = difflib.get_close_matches(Path(path).name, [Path(c).name for c in every], n=1, cutoff=0.75)
+    hint = next((f" (did you mean {c}?)" for c in every if close and Path(c).name == close[0]), "")
     return ConfigError(f"config file {path} does not exist{hint}; {listed}")
 
 

@@ -29,7 +29,8 @@ def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main(["--config", str(tmp_path / "nope.yaml"), "--runs-dir", str(tmp_path)]) == 2
     err = one_line_error(capsys)
     assert "nope.yaml does not exist" in err and "configs/*.yaml" not in err
-    assert "the configs are: " in err and "german_whist.yaml" in err and "ppo_vec_" not in err
+    assert "the configs are: sb3: " in err and "german_whist.yaml" in err
+    assert "; ppo: " in err and "ppo_vec_german_whist_warm.yaml" in err and "; rllib: " in err  # every trainer's
 
 
 def test_no_config_lists_the_configs_and_a_near_name_is_suggested(
@@ -38,9 +39,14 @@ def test_no_config_lists_the_configs_and_a_near_name_is_suggested(
     monkeypatch.chdir(REPO)
     assert main(["--runs-dir", str(tmp_path)]) == 2
     err = one_line_error(capsys)
-    assert "--config is required; the configs are: configs/classic_whist.yaml, configs/german_whist.yaml" in err
+    assert "--config is required; the configs are: sb3: configs/classic_whist.yaml, configs/german_whist.yaml" in err
     assert main(["--config", "configs/german.yaml", "--runs-dir", str(tmp_path)]) == 2
     assert "(did you mean configs/german_whist.yaml?)" in one_line_error(capsys)
+    # a misspelt config of another trainer: train.py cannot read its trainer key, the suggestion spans them all
+    assert main(["--config", "configs/ppo_vec_german_whist_wram.yaml", "--runs-dir", str(tmp_path)]) == 2
+    assert "(did you mean configs/ppo_vec_german_whist_warm.yaml?)" in one_line_error(capsys)
+    assert main(["--config", "configs/rllib_german_whst.yaml", "--runs-dir", str(tmp_path)]) == 2
+    assert "(did you mean configs/rllib_german_whist.yaml?)" in one_line_error(capsys)
 
 
 def test_unknown_set_key_is_named_as_an_override_not_a_yaml_key(
