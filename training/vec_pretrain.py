@@ -90,7 +90,7 @@ def play_teacher(
     """
     import dataclasses
 
-    from whist_env.evaluation.arena import Progress
+    from whist_env.evaluation.arena import progress_bar
     from whist_env.vector.heuristics import BatchedHeuristic
 
     b = env.num_envs
@@ -99,7 +99,7 @@ def play_teacher(
     quota = np.full(b, deals // b, np.int64)
     quota[: deals % b] += 1
     finished = np.zeros(b, np.int64)
-    bar = Progress(deals, label or f"{env.game_id} heuristic on the engine", enabled=progress)
+    bar = progress_bar(deals, label or f"{env.game_id} heuristic on the engine", enabled=progress)
     steps: list[tuple[np.ndarray, ...]] = []  # per step: obs, mask, label, seat, reward, done, kept
     obs, infos = env.reset()
     while (finished < quota).any():
@@ -116,6 +116,7 @@ def play_teacher(
         finished += done
         if ended.any():
             bar.update(int(ended.sum()))
+    bar.close()
     # the return from each decision on: the rewards summed back to the start of its episode (gamma 1)
     after = np.zeros(b, np.float32)
     outcomes = []

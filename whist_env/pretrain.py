@@ -200,7 +200,7 @@ def _collect(
     learner: Any,
     label: str,
 ) -> Arrays:
-    from whist_env.evaluation.arena import Progress
+    from whist_env.evaluation.arena import progress_bar
 
     if episodes < 1:
         raise OptionError(f"deals must be at least 1, got {episodes}")
@@ -209,8 +209,18 @@ def _collect(
     opts = dict(options)
     size = max(1, min(50, math.ceil(episodes / (4 * workers))))
     chunks = [list(range(i, min(episodes, i + size))) for i in range(0, episodes, size)]
-    bar = Progress(episodes, label, enabled=progress)
     parts: list[Arrays] = []
+    with progress_bar(episodes, label, enabled=progress) as bar:
+        _play_chunks(spec, opts, teacher, seed, learner, workers, chunks, parts, bar)
+    obs, mask, action, outcome, seat = (np.concatenate([p[k] for p in parts]) for k in range(5))
+    return obs, mask, action, outcome, seat
+
+
+def _play_chunks(
+    spec: Any, opts: dict[str, Any], teacher: str, seed: int, learner: Any, workers: int,
+    chunks: list[list[int]], parts: list[Arrays], bar: Any,
+) -> None:  # fmt: skip
+    """:func:`generate`'s loop: the chunks in this process or in ``workers`` processes, their arrays appended."""
     if workers == 1:
         for c in chunks:
             parts.append(_play_chunk(spec, opts, teacher, seed, c, learner))
@@ -230,8 +240,6 @@ def _collect(
             except BaseException:
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise
-    obs, mask, action, outcome, seat = (np.concatenate([p[k] for p in parts]) for k in range(5))
-    return obs, mask, action, outcome, seat
 
 
 def _check_teacher(spec: GameSpec[Any, Any], options: Mapping[str, Any], teacher: str) -> None:

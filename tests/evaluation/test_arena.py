@@ -21,7 +21,7 @@ from whist_env.evaluation import (
     seat_assignments,
     summarise,
 )
-from whist_env.evaluation.arena import Progress
+from whist_env.evaluation.arena import progress_bar
 from whist_env.registry import game_ids
 from whist_env.view import PlayerView
 
@@ -186,11 +186,15 @@ def test_agent_objects_are_copied_per_seat() -> None:
 
 def test_progress_bar() -> None:
     out = io.StringIO()
-    bar = Progress(100, "humbug_v0", stream=out)
-    for _ in range(10):
-        bar.update(10)
+    with progress_bar(100, "humbug_v0", stream=out) as bar:
+        for _ in range(10):
+            bar.update(10)
     text = out.getvalue()
-    assert "100/100 deals" in text and text.count("\n") == 10
+    assert text.startswith("\rhumbug_v0:") and "100/100" in text and " deals/s]" in text and text.endswith("\n")
+    quiet = io.StringIO()
+    with progress_bar(100, "humbug_v0", enabled=False, stream=quiet) as bar:
+        bar.update(100)
+    assert quiet.getvalue() == ""
 
 
 def test_cli(tmp_path: Path, capsys: Any) -> None:

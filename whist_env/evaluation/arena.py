@@ -319,40 +319,12 @@ def _run_chunk(config: ArenaConfig, indices: Sequence[int]) -> list[DealResult]:
     return [arena.play_deal(i) for i in indices]
 
 
-class Progress:
-    """A one-line progress bar on stderr (no dependency): ``[#####.....] 120/2000 deals  40/s  ETA 47s``."""
+def progress_bar(total: int, label: str, enabled: bool = True, stream: TextIO | None = None) -> Any:
+    """A progress bar of ``total`` deals on stderr (tqdm's: its rate and time left); nothing when not ``enabled``.
+    Use it as a context manager (or close it), so that its last line ends."""
+    from tqdm import tqdm  # imported here: whist_env's import stays light
 
-    def __init__(self, total: int, label: str, stream: TextIO | None = None, enabled: bool = True) -> None:
-        self.total = total
-        self.label = label
-        self.stream = stream if stream is not None else sys.stderr
-        self.enabled = enabled
-        self.start = time.perf_counter()
-        self.done = 0
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self._last_tenth = -1
-
-    def update(self, n: int) -> None:
-        """Record ``n`` more finished deals."""
-        self.done += n
-        if not self.enabled:
-            return
-        tenth = 10 * self.done // max(1, self.total)
-        if not self.tty and tenth == self._last_tenth and self.done < self.total:
-            return  # not a terminal: one line per tenth
-        self._last_tenth = tenth
-        elapsed = time.perf_counter() - self.start
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 else math.inf
-        width = 24
-        filled = width * self.done // max(1, self.total)
-        bar = "#" * filled + "." * (width - filled)
-        text = f"{self.label} [{bar}] {self.done}/{self.total} deals  {rate:.1f}/s  ETA {eta:.0f}s"
-        if self.tty:
-            self.stream.write("\r" + text + ("\n" if self.done >= self.total else ""))
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+    return tqdm(total=total, desc=label, unit=" deals", disable=not enabled, file=stream or sys.stderr)
 
 
 def play_deals(
@@ -370,9 +342,19 @@ def play_deals(
     n = config.num_deals
     size = chunk or max(1, min(50, math.ceil(n / (4 * workers))))
     chunks = [list(range(i, min(n, i + size))) for i in range(0, n, size)]
-    bar = Progress(n, config.game_id, enabled=progress)
+    bar = progress_bar(n, config.game_id, enabled=progress)
     start = time.perf_counter()
     results: list[DealResult] = []
+    with bar:
+        _play_chunks(config, workers, chunks, results, bar)
+    results.sort(key=lambda r: r.index)
+    return results, time.perf_counter() - start
+
+
+def _play_chunks(
+    config: ArenaConfig, workers: int, chunks: list[list[int]], results: list[DealResult], bar: Any
+) -> None:
+    """:func:`play_deals`' loop: the chunks in this process or in ``workers`` processes, their results appended."""
     if workers == 1:
         arena = Arena(config)
         for c in chunks:
@@ -394,8 +376,6 @@ def play_deals(
             except BaseException:
                 pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C: the chunks not started are dropped
                 raise
-    results.sort(key=lambda r: r.index)
-    return results, time.perf_counter() - start
 
 
 def unit_text(config: ArenaConfig) -> str:

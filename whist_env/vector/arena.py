@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.errors import OptionError
-from whist_env.evaluation.arena import Arena, ArenaConfig, DealResult, Progress, TableResult, summarise
+from whist_env.evaluation.arena import Arena, ArenaConfig, DealResult, TableResult, progress_bar, summarise
 from whist_env.evaluation.report import ArenaReport
 from whist_env.registry import GameRef, spec_of
 from whist_env.vector.core import RawVectorEnv
@@ -174,14 +174,16 @@ def play_batched(
     decisions = np.zeros((config.num_deals, m), np.int64)
     illegal = np.zeros((config.num_deals, m), np.int64)
     think = np.zeros(m, np.float64)
-    bar = Progress(config.num_deals, config.game_id, enabled=progress)
     start = time.perf_counter()
-    for first in range(0, total, size):
-        rows = np.arange(first, min(total, first + size))
-        if len(rows) < size:  # the last batch: a smaller engine (the same options)
-            venv = make(config.spec, len(rows), seed=config.seed, **arena.options)
-        _play_batch(venv, arena, deals, rows, agents, returns, decisions, illegal, think)
-        bar.update((rows[-1] + 1) // tables - bar.done)  # the deals whose every table is played
+    with progress_bar(config.num_deals, config.game_id, enabled=progress) as bar:
+        done = 0  # the deals whose every table is played
+        for first in range(0, total, size):
+            rows = np.arange(first, min(total, first + size))
+            if len(rows) < size:  # the last batch: a smaller engine (the same options)
+                venv = make(config.spec, len(rows), seed=config.seed, **arena.options)
+            _play_batch(venv, arena, deals, rows, agents, returns, decisions, illegal, think)
+            bar.update((rows[-1] + 1) // tables - done)
+            done = (rows[-1] + 1) // tables
     wall = time.perf_counter() - start
     share = np.divide(decisions, decisions.sum(axis=0), out=np.zeros(decisions.shape), where=decisions.sum(axis=0) > 0)
     results = []
