@@ -66,16 +66,18 @@ def plot_learning_curve(path: Path, rows: Sequence[dict[str, Any]], title: str) 
             x = [r["timesteps"] for r in pts]
             y = [r["diff"] for r in pts]
             err = [r["diff_ci95"] for r in pts]
-            ax.errorbar(x, y, yerr=err, marker="o", ms=3, capsize=2, label=f"vs {opponent}")
+            ax.errorbar(x, y, yerr=err, marker="o", ms=3, capsize=2, label=f"vs {opponent} ({pts[0]['deals']:,} deals)")
         finals = [r for r in rows if r["opponent"] == opponent and r["kind"] == "final"]
         for r in finals:
             x, y, err = [r["timesteps"]], [r["diff"]], [r["diff_ci95"]]
-            ax.errorbar(x, y, yerr=err, marker="*", ms=10, color="black", capsize=3)
+            label = f"final evaluation ({r['deals']:,} deals)"
+            label = None if label in ax.get_legend_handles_labels()[1] else label
+            ax.errorbar(x, y, yerr=err, marker="*", ms=10, color="black", capsize=3, label=label)
     ax.axhline(0.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("timesteps (learner decisions)")
     ax.set_ylabel("learner − opponent per deal, 95% CI")
     ax.set_title(title)
-    if ax.get_legend_handles_labels()[0]:  # a run without periodic evaluations has only the final stars
+    if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -188,6 +188,18 @@ def _default_options_line(game: str, fingerprint: str) -> str:
     )
 
 
+def portable_command(run: Path) -> str:
+    """The run's ``command.txt`` as a card quotes it: the runs folder of the machine it ran on (``--runs-dir
+    /somewhere``) becomes the default ``runs/``, so that the command works from any clone."""
+    path = run / "command.txt"
+    if not path.exists():
+        return "(not recorded)"
+    command = path.read_text().strip()
+    for folder in {str(run.parent), str(run.resolve().parent)}:
+        command = command.replace(f" --runs-dir {folder}", "").replace(f"{folder}/", "runs/")
+    return command
+
+
 def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval_s: float) -> str:
     """The markdown model card of a shipped agent (the fields of docs/model_card_template.md)."""
     from whist_env.fingerprint import read_metadata
@@ -198,7 +210,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
     if meta is None:
         raise OptionError(f"{npz} has no metadata: export it with whist_env.agents.pretrained.export_policy")
     game = config.game
-    command = (run / "command.txt").read_text().strip() if (run / "command.txt").exists() else "(not recorded)"
+    command = portable_command(run)
     wall = _training_wall_s(run)
     pre = config.pretrain
     opponents = ", ".join(f"{name} {weight:g}" for name, weight in dict(config.opponents).items())
@@ -233,7 +245,7 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         "",
         "```bash",
         command,
-        f"python training/ship.py --run {run.as_posix()} --deals {rows[0]['deals'] if rows else 0}"
+        f"python training/ship.py --run runs/{run.name} --deals {rows[0]['deals'] if rows else 0}"
         + (
             f" --pimc-deals {next(r['deals'] for r in rows if r['opponent'] == 'pimc')}"
             if any(r["opponent"] == "pimc" for r in rows)

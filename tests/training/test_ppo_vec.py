@@ -514,6 +514,38 @@ def test_one_config_per_game_and_all_load() -> None:
     assert all(c.pretrain is not None and c.opponents == {"heuristic": 1.0} for c in warm)
 
 
+def test_the_main_jobs_learning_curve_has_five_points_per_opponent_and_a_legend(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README command 1 (configs/ppo_vec_german_whist_warm.yaml) evaluates at the start and every eval_freq steps:
+    at least five points per opponent before the final evaluation, and the curve's legend names each line."""
+    import matplotlib.axes
+
+    from training.report import plot_learning_curve
+
+    config = load_config_as(PPOVecConfig, CONFIG.with_name("ppo_vec_german_whist_warm.yaml"))
+    assert config.eval_freq > 0 and config.total_timesteps // config.eval_freq + 1 >= 5
+    rows = [
+        {"timesteps": t, "opponent": o, "kind": kind, "diff": 0.1, "diff_ci95": 0.05, "deals": deals}
+        for t, kind, deals in [
+            *((k * config.eval_freq, "periodic", config.eval_deals) for k in range(6)),
+            (config.total_timesteps, "final", config.final_eval_deals),
+        ]  # fmt: skip
+        for o in config.eval_opponents
+    ]
+    labels: list[str] = []
+    legend = matplotlib.axes.Axes.legend
+
+    def record(ax: matplotlib.axes.Axes, *args: object, **kwargs: object) -> object:
+        labels.extend(ax.get_legend_handles_labels()[1])
+        return legend(ax, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "legend", record)
+    plot_learning_curve(tmp_path / "curve.png", rows, "main job")
+    assert labels == ["vs random (500 deals)", "final evaluation (2,000 deals)", "vs heuristic (500 deals)"]
+    assert (tmp_path / "curve.png").stat().st_size > 0
+
+
 def test_heuristic_opponents_train_and_evaluate(tmp_path: Path) -> None:
     """``opponents: {heuristic: 1}`` trains against the numba heuristic inside the engine, and the final evaluation
     plays it on the batched arena; both ends report every decision legal."""

@@ -37,6 +37,7 @@ def test_a_finished_run_ships_with_a_card(tmp_path: Path, capsys: pytest.Capture
     env = make("german_whist_v0")
     assert meta.layout_fingerprint == layout_fingerprint(env.unwrapped.encoder.layout)
     assert meta.layout_fingerprint in card and "python training/train.py" in card
+    assert str(tmp_path) not in card  # the machine's runs folder became the default runs/ (portable_command)
     for field in ("Training command", "Time on 2 cores", "Data", "Evaluation", "Fingerprint"):  # the template's
         assert f"## {field}" in card
     table = [line for line in card.splitlines() if line.startswith("| `pretrained` |")]
@@ -87,7 +88,7 @@ def test_a_fast_path_run_ships_its_policy(tmp_path: Path) -> None:
     from whist_env.agents.pretrained import load_policy
 
     config = REPO / "configs" / "ppo_vec_german_whist_warm.yaml"
-    small = ["n_envs=8", "n_steps=16", "batch_size=64", "net_arch=[32]", "final_eval_deals=4"]
+    small = ["n_envs=8", "n_steps=16", "batch_size=64", "net_arch=[32]", "final_eval_deals=4", "eval_freq=0"]
     small += ["pretrain.deals=20", "pretrain.relabel_deals=10", "pretrain.epochs=1"]
     args = ["--config", str(config), "--runs-dir", str(tmp_path / "runs"), "--run-name", "p"]
     args += ["--total-timesteps", "256"] + [a for s in small for a in ("--set", s)]
@@ -107,3 +108,24 @@ def test_a_fast_path_run_ships_its_policy(tmp_path: Path) -> None:
     assert "python training/train.py --config" in card and "the fast path's" in card  # the command that was run
     assert "set-up " in card and "warm start " in card and "PPO " in card
     assert "periodic evaluations" not in card  # this run evaluated at its end only
+
+
+def test_a_cards_command_names_no_folder_of_the_machine_it_ran_on(tmp_path: Path) -> None:
+    from training.ship import portable_command
+
+    run = tmp_path / "somewhere" / "r"
+    run.mkdir(parents=True)
+    assert portable_command(run) == "(not recorded)"
+    (run / "command.txt").write_text(
+        f"python training/train.py --config configs/x.yaml --run-name r --runs-dir {run.parent} --resume\n"
+        f"python training/ship.py --run {run}\n"
+    )
+    assert portable_command(run) == (
+        "python training/train.py --config configs/x.yaml --run-name r --resume\npython training/ship.py --run runs/r"
+    )
+
+
+def test_the_shipped_cards_name_no_folder_of_a_machine() -> None:
+    for card in sorted((REPO / "whist_env" / "games").glob("*/model_card.md")):
+        text = card.read_text()
+        assert "/work/" not in text and "--runs-dir /" not in text, card

@@ -125,7 +125,7 @@ def test_a_teacher_without_a_batched_form_is_refused(tmp_path: Path) -> None:
 
 TINY = [
     "--total-timesteps", "512", "--set", "n_envs=32", "--set", "n_steps=8", "--set", "batch_size=64",
-    "--set", "net_arch=[32]", "--set", "final_eval_deals=6", "--set", "pretrain.deals=40",
+    "--set", "net_arch=[32]", "--set", "final_eval_deals=6", "--set", "eval_deals=6", "--set", "pretrain.deals=40",
     "--set", "pretrain.relabel_deals=20", "--set", "pretrain.epochs=2", "--set", "pretrain.relabel_epochs=1",
 ]  # fmt: skip
 
