@@ -70,8 +70,8 @@ def plot_learning_curve(path: Path, rows: Sequence[dict[str, Any]], title: str) 
         finals = [r for r in rows if r["opponent"] == opponent and r["kind"] == "final"]
         for r in finals:
             x, y, err = [r["timesteps"]], [r["diff"]], [r["diff_ci95"]]
-            label = f"final evaluation ({r['deals']:,} deals)"
-            label = None if label in ax.get_legend_handles_labels()[1] else label
+            name = f"final evaluation ({r['deals']:,} deals)"
+            label = None if name in ax.get_legend_handles_labels()[1] else name
             ax.errorbar(x, y, yerr=err, marker="*", ms=10, color="black", capsize=3, label=label)
     ax.axhline(0.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("timesteps (learner decisions)")
