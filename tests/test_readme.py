@@ -38,6 +38,69 @@ def test_every_relative_link_in_the_readme_exists() -> None:
     assert not missing, f"README.md links files that do not exist: {missing}"
 
 
+# A figure: a number (or a range) with a unit of time, memory, rate, ratio or share, or with a ± interval.
+NUMBER = r"[+−-]?\d[\d,]*(?:\.\d+)?"
+UNIT = r"(?:µs|ms|s|min|minutes?|seconds?|hours?|GB|MB|kB|%|×|k|M|(?:env |learner )?(?:steps|decisions|actions|deals)/s)"
+FIGURE = re.compile(
+    rf"{NUMBER}(?:\s*(?:–|to)\s*{NUMBER})?(?:\s*±\s*{NUMBER}|\s?{UNIT}(?![\w/-]))"
+)
+DOCS_LINK = re.compile(r"(?<![\w/])(docs/[\w/.-]+\.md)")
+
+
+def readme_sentences() -> list[str]:
+    """The README's prose as sentences: paragraphs and list items joined across lines, and the comments of its shell
+    blocks (a command's comment is prose too); the other lines of code blocks left out."""
+    prose: list[str] = []
+    block = False
+    for line in README.splitlines():
+        if line.startswith("```"):
+            block = not block
+            prose.append("")
+        elif block:
+            comment = re.match(r"\s*# ?(.*)", line)
+            prose.append(comment.group(1) if comment and "#" not in line.split("#", 1)[0] else "")
+        else:
+            prose.append("" if line.startswith("#") else line)  # headings aside
+    text = re.sub(r"\n(?!\n)", " ", "\n".join(prose))  # a paragraph on one line
+    return [s for paragraph in text.split("\n") for s in re.split(r"(?<=[.!?])\s+(?=[A-Z(\[])", paragraph) if s]
+
+
+def plain(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace("**", "").replace("\u202f", " "))
+
+
+def test_every_figure_in_the_readme_links_the_page_that_holds_it() -> None:
+    """Every number with a unit or a ± in the README sits in a sentence that links a docs page, and that page holds
+    the same figure (so a figure re-measured on its page and not in the README, or the other way round, fails)."""
+    checked, problems = 0, []
+    for sentence in readme_sentences():
+        figures = [m.group(0) for m in FIGURE.finditer(sentence)]
+        if not figures:
+            continue
+        pages = DOCS_LINK.findall(sentence)
+        if not pages:
+            problems.append(f"{figures} in a sentence that links no docs page: {sentence[:100]!r}...")
+            continue
+        texts = [plain((ROOT / page).read_text(encoding="utf-8")) for page in pages if (ROOT / page).is_file()]
+        for figure in figures:
+            checked += 1
+            if not any(plain(figure) in text for text in texts):
+                problems.append(f"{figure!r} is not on {pages}")
+    assert checked >= 10, f"only {checked} figures found: the README's figures went, or the pattern broke"
+    assert not problems, "\n".join(problems)
+
+
+def test_the_figure_pattern_sees_what_it_should() -> None:
+    found = [m.group(0) for m in FIGURE.finditer(
+        "+0.515 ± 0.050 per deal, 7.9 minutes, 2.5 GB, 4,600–5,600 steps/s, 10.5–11.3×, 508 actions/s, p99 228.7 ms, "
+        "87.7%, 1 min 49 s; not: 2 idle cores, 64 tables, (3 seeds), seed 20261201, §5, 2-core"
+    )]  # fmt: skip
+    assert found == ["+0.515 ± 0.050", "7.9 minutes", "2.5 GB", "4,600–5,600 steps/s", "10.5–11.3×",
+                     "508 actions/s", "228.7 ms", "87.7%", "1 min", "49 s"]  # fmt: skip
+    sentences = readme_sentences()
+    assert any("Seed 0 beat the heuristic" in s and "docs/results_ppo_vec.md" in s for s in sentences)
+
+
 def test_readme_python_examples_run() -> None:
     blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
     assert blocks

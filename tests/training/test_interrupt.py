@@ -122,7 +122,7 @@ def test_ctrl_c_during_the_final_evaluation_with_workers(tmp_path: Path, start: 
     args += ["--set", "final_eval_deals=20000", "--set", "eval_workers=2"]
     run = start(args)
     # the workers have finished a first chunk of deals: the progress line of the final evaluation
-    run.wait_for(lambda: any("/20000 deals" in line for line in run.err), "final evaluation progress")
+    run.wait_for(lambda: any("/20000 [" in line for line in run.err), "final evaluation progress")  # tqdm: n/total [
     code, out, err = run.ctrl_c()
     assert code == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
