@@ -61,18 +61,21 @@ class InfoArrays:
 
     def __init__(self) -> None:
         self._arrays: dict[tuple[int, ...], np.ndarray] = {}
-        # the last summary dict and what follows info_now in an info: its arrays, then NO_ILLEGAL_ACTION
+        # the last summary dict, and an info's template: info_now's keys, the summary's arrays, NO_ILLEGAL_ACTION
         self._summary: tuple[dict[str, Any] | None, dict[str, Any]] = (None, {})
-        self._tuple_keys: tuple[str, ...] | None = None  # info_now's keys that hold tuples (the same at every step)
+        self._tuple_keys: tuple[str, ...] = ()  # info_now's keys that hold tuples (the same at every step)
 
     def __call__(self, now: dict[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
         """The info of one seat, in a dict of its own."""
-        keys = self._tuple_keys
-        if keys is None:
-            keys = self._tuple_keys = tuple(k for k, v in now.items() if type(v) is tuple)
+        source, template = self._summary
+        if source is not summary:  # a new summary (the rules keep the dict while it stands): a new template
+            template = {**now, **{k: self.value(v) for k, v in summary.items()}, **NO_ILLEGAL_ACTION}
+            self._summary = (summary, template)
+            self._tuple_keys = tuple(k for k, v in now.items() if type(v) is tuple)
+        out = template.copy()  # every key in its place (a dict's copy is one block copy), then this trick's values
+        out.update(now)
         arrays = self._arrays
-        out = dict(now)
-        for key in keys:
+        for key in self._tuple_keys:
             value = out[key]
             array = arrays.get(value)
             if array is None:
@@ -80,12 +83,6 @@ class InfoArrays:
                     arrays.clear()
                 array = arrays[value] = np.array(value)
             out[key] = array
-        source, tail = self._summary
-        if source is not summary:  # a new summary (the rules keep the dict while it stands)
-            tail = {k: self.value(v) for k, v in summary.items()}
-            tail.update(NO_ILLEGAL_ACTION)
-            self._summary = (summary, tail)
-        out.update(tail)
         return out
 
     def value(self, value: Any) -> Any:

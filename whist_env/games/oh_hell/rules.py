@@ -357,8 +357,11 @@ class OhHell(TrickGame[OhHellState]):
         highest total once the match is over (tied leaders share the win), else all 0."""
         info = super().info_now(state, seat)
         info["hand_size"] = state.deal_tricks
-        won = winners(state.scores) if state.phase == PHASE_OVER else ()
-        info["winners"] = tuple(int(s in won) for s in range(state.num_players))
+        if state.phase == PHASE_OVER:
+            won = winners(state.scores)
+            info["winners"] = tuple(int(s in won) for s in range(state.num_players))
+        else:
+            info["winners"] = (0,) * state.num_players
         return info
 
     # ------------------------------------------------------------------ checks and text
