@@ -236,56 +236,78 @@ def timed(fn: Callable[..., Any], spent: dict[str, int], part: str) -> Callable[
     return call
 
 
-def aec_parts(package: Any, game: str, decisions: int) -> dict[str, float]:
-    """µs per decision of each of :data:`PARTS` in ``decisions`` random legal decisions through ``package``'s
-    ``env()``: the rules' ``step`` (rules), ``game.view`` less the legal mask inside it (view), ``legal_mask``
+class AecParts:
+    """µs per decision of each of :data:`PARTS`, for one version's ``env()`` of ``game``, over blocks of random legal
+    decisions: the rules' ``step`` (rules), ``game.view`` less the legal mask inside it (view), ``legal_mask``
     (mask), ``encode_with_mask`` (encoder: the observation and the mask's array), ``_refresh_infos`` (infos), the
     rest of ``last()`` and ``step()`` in the env, its wrapper and PettingZoo (env and wrapper), and the benchmark's
-    own choice of a random legal action and its loop. The total (a second pass, nothing wrapped) is the sum."""
-    rng = np.random.default_rng(0)
-    env = package.make(game)
-    raw = env.raw
-    env.reset(seed=0)
-    play_block(env, rng, 2000)  # warm
-    t0 = time.perf_counter_ns()
-    play_block(env, rng, decisions)
-    total = (time.perf_counter_ns() - t0) / decisions / 1e3
-    spent = dict.fromkeys(PARTS, 0)
-    game_obj = raw.game
-    for obj, name, part in (
-        (game_obj, "step", "rules"),
-        (game_obj, "view", "view"),
-        (game_obj, "legal_mask", "mask"),
-        (raw.encoder, "encode_with_mask", "encoder"),
-        (raw, "_refresh_infos", "infos"),
-    ):
-        setattr(obj, name, timed(getattr(obj, name), spent, part))
-    t0 = time.perf_counter_ns()
-    loop = 0
-    for _ in range(decisions):
-        if not env.agents:
-            env.reset(seed=int(rng.integers(2**31)))
-        obs, _, term, trunc, _ = env.last()
-        t1 = time.perf_counter_ns()
-        action = None if term or trunc else int((legal := np.flatnonzero(obs["action_mask"]))[rng.integers(len(legal))])
-        loop += time.perf_counter_ns() - t1
-        env.step(action)
-    wrapped = time.perf_counter_ns() - t0
-    spent["view"] -= spent["mask"]
-    spent["the loop's own"] = loop
-    spent["env and wrapper"] = wrapped - sum(spent.values())
-    us = {part: ns / decisions / 1e3 for part, ns in spent.items()}
-    scale = total / sum(us.values())  # the timers' own cost spread over the parts in proportion
-    return {part: v * scale for part, v in us.items()} | {"total": total}
+    own choice of a random legal action and its loop. Each block is played twice: by an env whose parts are wrapped
+    in timers, then by one left alone (the total); the timers' own cost is spread over the parts in proportion."""
+
+    def __init__(self, package: Any, game: str) -> None:
+        self.spent = dict.fromkeys(PARTS, 0)
+        self.total_ns = 0
+        self.decisions = 0
+        self.rng = np.random.default_rng(0)
+        self.env, self.plain = package.make(game), package.make(game)
+        raw = self.env.raw
+        for obj, name, part in (
+            (raw.game, "step", "rules"),
+            (raw.game, "view", "view"),
+            (raw.game, "legal_mask", "mask"),
+            (raw.encoder, "encode_with_mask", "encoder"),
+            (raw, "_refresh_infos", "infos"),
+        ):
+            setattr(obj, name, timed(getattr(obj, name), self.spent, part))
+        for env in (self.env, self.plain):
+            env.reset(seed=0)
+            play_block(env, self.rng, 1000)  # warm
+
+    def block(self, decisions: int) -> None:
+        env, rng, spent = self.env, self.rng, self.spent
+        loop = 0
+        t0 = time.perf_counter_ns()
+        for _ in range(decisions):
+            if not env.agents:
+                env.reset(seed=int(rng.integers(2**31)))
+            obs, _, term, trunc, _ = env.last()
+            t1 = time.perf_counter_ns()
+            action = (
+                None if term or trunc else int((legal := np.flatnonzero(obs["action_mask"]))[rng.integers(len(legal))])
+            )
+            loop += time.perf_counter_ns() - t1
+            env.step(action)
+        wrapped = time.perf_counter_ns() - t0
+        inner = sum(spent[p] for p in PARTS[:5])
+        spent["the loop's own"] += loop
+        spent["env and wrapper"] += wrapped - loop - (inner - getattr(self, "_inner", 0))
+        self._inner = inner
+        t0 = time.perf_counter_ns()
+        play_block(self.plain, rng, decisions)
+        self.total_ns += time.perf_counter_ns() - t0
+        self.decisions += decisions
+
+    def result(self) -> dict[str, float]:
+        us = {part: ns / self.decisions / 1e3 for part, ns in self.spent.items()}
+        us["view"] -= us["mask"]  # the legal mask is computed inside the view
+        total = self.total_ns / self.decisions / 1e3
+        scale = total / sum(us.values())
+        return {part: v * scale for part, v in us.items()} | {"total": total}
 
 
-def print_parts(packages: list, commit: str, decisions: int) -> None:
-    """The table of :func:`aec_parts` for every game, the commit's row above the tree's."""
-    print(f"µs per decision of each part of an AEC step ({decisions:,} decisions, wall time, timers' cost spread)")
+def print_parts(packages: list, commit: str, decisions: int, block: int = 500) -> None:
+    """The table of :class:`AecParts` for every game, the commit's row above the tree's, the two versions played in
+    alternating blocks of ``block`` decisions (so that the machine's drift hits both alike)."""
+    print(f"µs per decision of each part of an AEC step ({decisions:,} decisions per version in alternating blocks of "
+          f"{block}, wall time, the timers' cost spread over the parts)")  # fmt: skip
     print(f"{'game':<18} {'version':<8} " + " ".join(f"{p[:9]:>9}" for p in (*PARTS, "total")))
     for game in whist_env.game_ids():
-        for label, package in zip((commit, "tree"), packages, strict=True):
-            us = aec_parts(package, game, decisions)
+        timers = [AecParts(p, game) for p in packages]
+        for k in range(decisions // block):
+            for j in (0, 1) if k % 2 == 0 else (1, 0):
+                timers[j].block(block)
+        for label, timer in zip((commit, "tree"), timers, strict=True):
+            us = timer.result()
             row = " ".join(f"{us[p]:>9.2f}" for p in (*PARTS, "total"))
             print(f"{game.removesuffix('_v0'):<18} {label:<8} {row}", flush=True)
 

@@ -37,7 +37,6 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -47,7 +46,6 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 import bench_aec  # noqa: E402
 import bench_vector  # noqa: E402
 
-from whist_env import make  # noqa: E402
 from whist_env.registry import game_ids, get_spec  # noqa: E402
 
 GAME = "german_whist_v0"
@@ -62,7 +60,8 @@ def cpu_model() -> str:
 
 def commit() -> str:
     out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "whist_env"], cwd=HERE, capture_output=True, text=True)
+    git_status = ["git", "status", "--porcelain", "--", "whist_env"]
+    dirty = subprocess.run(git_status, cwd=HERE, capture_output=True, text=True)
     return out.stdout.strip() + (" (with uncommitted changes to whist_env/)" if dirty.stdout.strip() else "")
 
 
@@ -190,7 +189,8 @@ def main() -> None:
         rules = median_rate(per_second(bench_aec.rules_loop(game_id, {})), s, r)
         per_episode = decisions_per_episode(game_id)
         rows.append((f"AEC loop, `{game_id}`", "decisions/s", fmt(aec)))
-        rows.append((f"rules alone, `{game_id}`", "decisions/s; random playouts/s", f"{fmt(rules)}; {rules / per_episode:,.0f}"))
+        playouts = f"{fmt(rules)}; {rules / per_episode:,.0f}"
+        rows.append((f"rules alone, `{game_id}`", "decisions/s; random playouts/s", playouts))
     loop, step = bench_vector.rate(GAME, {}, 1024, s * r, "uint8")
     per_episode = decisions_per_episode(GAME)
     rows.append((f"batched engine `step()`, `{GAME}`, B = 1,024", "decisions per CPU-s", fmt(step)))
@@ -200,9 +200,8 @@ def main() -> None:
     )  # fmt: skip
     rows.append((f"learner: ppo_vec vs random, `{GAME}`", "learner steps/s", fmt(learner_rate(s * r * 4))))
     rows.append((f"arena: pretrained vs heuristic, batched, `{GAME}`", "deals/s", fmt(arena_rate(True, args.deals))))
-    rows.append(
-        (f"arena: pretrained vs heuristic, AEC, 1 worker, `{GAME}`", "deals/s", fmt(arena_rate(False, args.deals // 10)))
-    )  # fmt: skip
+    aec_arena = fmt(arena_rate(False, args.deals // 10))
+    rows.append((f"arena: pretrained vs heuristic, AEC, 1 worker, `{GAME}`", "deals/s", aec_arena))
     spiel = openspiel_rate(s)
     rows.append(
         (f"peer: OpenSpiel {version('open_spiel')} `oh_hell` (4 players, 12 tricks), C++ from Python, no observation",

@@ -40,10 +40,9 @@ def test_every_relative_link_in_the_readme_exists() -> None:
 
 # A figure: a number (or a range) with a unit of time, memory, rate, ratio or share, or with a ± interval.
 NUMBER = r"[+−-]?\d[\d,]*(?:\.\d+)?"
-UNIT = r"(?:µs|ms|s|min|minutes?|seconds?|hours?|GB|MB|kB|%|×|k|M|(?:env |learner )?(?:steps|decisions|actions|deals)/s)"
-FIGURE = re.compile(
-    rf"{NUMBER}(?:\s*(?:–|to)\s*{NUMBER})?(?:\s*±\s*{NUMBER}|\s?{UNIT}(?![\w/-]))"
-)
+RATE = r"(?:env |learner )?(?:steps|decisions|actions|deals)/s"
+UNIT = rf"(?:µs|ms|s|min|minutes?|seconds?|hours?|GB|MB|kB|%|×|k|M|{RATE})"
+FIGURE = re.compile(rf"{NUMBER}(?:\s*(?:–|to)\s*{NUMBER})?(?:\s*±\s*{NUMBER}|\s?{UNIT}(?![\w/-]))")
 DOCS_LINK = re.compile(r"(?<![\w/])(docs/[\w/.-]+\.md)")
 
 
