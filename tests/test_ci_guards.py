@@ -61,3 +61,14 @@ def test_a_hanging_test_fails_with_its_name(tmp_path: Path) -> None:
     out = run_suite(tmp_path, tests, require=False, ini="timeout = 2\n")
     assert out.returncode == 1, out.stdout
     assert "Timeout" in out.stdout and "test_waits_forever" in out.stdout
+
+
+def test_tests_marked_rllib_keep_their_longer_limit(tmp_path: Path) -> None:
+    tests = {
+        "test_marks.py": "import time\nimport pytest\n\n"
+        "@pytest.mark.rllib\ndef test_a_ray_cluster_starts():\n    time.sleep(3)\n\n"
+        "def test_anything_else():\n    time.sleep(3)\n"
+    }
+    out = run_suite(tmp_path, tests, require=False, ini="timeout = 1\nmarkers =\n    rllib: needs Ray\n")
+    assert out.returncode == 1 and "1 failed, 1 passed" in out.stdout, out.stdout
+    assert "FAILED test_marks.py::test_anything_else" in out.stdout

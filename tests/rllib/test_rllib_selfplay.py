@@ -291,6 +291,59 @@ def _wait_until_gone(sid: int, limit: float = 60.0) -> list[str]:
     return left
 
 
+def fault_run_args(tmp_path: Path, name: str, iterations: int) -> list[str]:
+    """A tiny seeded league run on the AEC engine with one remote env runner (a Ray actor of its own, so that a
+    fault must end Ray's processes as well as the driver), a checkpoint every iteration."""
+    args = ["--config", str(REPO / "configs" / "rllib_german_whist.yaml"), "--runs-dir", str(tmp_path)]
+    args += ["--run-name", name, "--iterations", str(iterations), "--num-env-runners", "1", *TINY]
+    args += ["--set", "engine=aec", "--set", "num_envs_per_env_runner=1"]
+    args += ["--set", "train_batch_size=200", "--set", "minibatch_size=100", "--set", "net_arch=[16]"]
+    args += ["--set", "eval_every=100", "--set", "eval_deals=2", "--set", "eval_opponents=[random]"]
+    args += ["--set", "opponents={snapshot: 1.0}", "--set", "snapshot_every=1", "--set", "snapshot_pool=2"]
+    return args
+
+
+def test_a_full_disk_during_a_real_checkpoint_write_is_one_line_and_leaves_nothing_running(tmp_path: Path) -> None:
+    """Real PPO with a remote env runner; the driver's write of the second checkpoint fails with ENOSPC (injected
+    into its file write by ``WHIST_TEST_CHECKPOINT_FAULT=enospc@iter_000002``): exit status 2, one line naming the
+    checkpoint and the intact previous one, the first checkpoint whole and the second's temporary directory gone, no
+    process of the run's session left (Ray's workers and the env runner's actor included), and ``--resume`` goes on
+    from the first checkpoint to the end. (Without Ray, a write to ``/dev/full``: ``test_rllib_checkpoint.py``.)"""
+    args = fault_run_args(tmp_path, "d", 3)
+    run_dir, root = tmp_path / "d", tmp_path / "d" / "checkpoints"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    proc = subprocess.Popen(
+        [sys.executable, str(SCRIPT), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**env, "WHIST_TEST_CHECKPOINT_FAULT": "enospc@iter_000002"}, start_new_session=True,
+    )  # fmt: skip
+    try:
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=60)
+    left = _wait_until_gone(proc.pid)
+    assert proc.returncode == 2, f"exit {proc.returncode}\n{out[-2000:]}\n{err[-3000:]}"
+    assert left == [], f"the failed run left processes behind: {left}"
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: could not write checkpoint {root / 'iter_000002'}: No space left on device; the previous "
+        f"checkpoint {root / 'iter_000001'} is intact (--resume continues from it)"
+    ], err[-3000:]
+    assert "Traceback" not in err
+    assert sorted(p.name for p in root.iterdir()) == ["iter_000001"]
+    assert {"rllib_checkpoint.json", "whist_env.json", "league.json"} <= {
+        p.name for p in (root / "iter_000001").iterdir()
+    }
+    assert [r["iteration"] for r in rows(run_dir)] == [1]  # an iteration's row follows its checkpoint
+
+    resumed = run([*args, "--resume"])
+    check_ok(resumed)
+    assert "resuming from iter_000001 (iteration 1)" in resumed.stdout
+    assert [r["iteration"] for r in rows(run_dir)] == [1, 2, 3]  # iteration 2 trained again, each row once
+    assert sorted(p.name for p in root.iterdir()) == ["iter_000002", "iter_000003"]
+
+
 def test_killed_during_a_checkpoint_write_resumes_from_the_newest_whole_checkpoint(tmp_path: Path) -> None:
     """SIGKILL (to the whole process group) while the checkpoint of a seeded iteration is written (held between its
     complete temporary directory and the move into place by ``WHIST_TEST_CHECKPOINT_FAULT=pause@<name>``), then
@@ -299,18 +352,14 @@ def test_killed_during_a_checkpoint_write_resumes_from_the_newest_whole_checkpoi
 
     Bit-identity with an uninterrupted run is not asserted: RLlib's checkpoint holds the modules, the optimizer and
     the algorithm's counters, but not the env runners' generators nor the games in progress, so a resumed run samples
-    other deals than an uninterrupted one would. (A full disk: ``test_rllib_checkpoint.py``, without Ray.)
+    other deals than an uninterrupted one would. The env runner is a remote actor: the kill must end Ray's processes
+    too. (A full disk: the test above, and ``test_rllib_checkpoint.py`` without Ray.)
     """
     import random
 
     k = random.Random(int(os.environ.get("WHIST_FAULT_SEED", "26"))).choice([2, 3])
     run_dir = tmp_path / "k"
-    common = ["--config", str(REPO / "configs" / "rllib_german_whist.yaml"), "--runs-dir", str(tmp_path)]
-    common += ["--run-name", "k", "--iterations", "4", "--num-env-runners", "0", *TINY, "--set", "engine=aec"]
-    common += ["--set", "num_envs_per_env_runner=1"]
-    common += ["--set", "train_batch_size=200", "--set", "minibatch_size=100", "--set", "net_arch=[16]"]
-    common += ["--set", "eval_every=100", "--set", "eval_deals=2", "--set", "eval_opponents=[random]"]
-    common += ["--set", "opponents={snapshot: 1.0}", "--set", "snapshot_every=1", "--set", "snapshot_pool=2"]
+    common = fault_run_args(tmp_path, "k", 4)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
     root = run_dir / "checkpoints"
     with open(tmp_path / "stderr", "w") as err:
