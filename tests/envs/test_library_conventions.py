@@ -19,7 +19,7 @@ import pytest
 
 import whist_env
 from whist_env import gymnasium_id, make, make_single_agent
-from whist_env.envs.aec import NO_ILLEGAL_ACTION, info_arrays
+from whist_env.envs.aec import NO_ILLEGAL_ACTION, InfoArrays, info_arrays
 from whist_env.registry import game_ids
 from whist_env.testing import case_id, option_cases
 
@@ -162,6 +162,16 @@ def test_aec_infos_equal_their_plain_twin_at_every_step(game_id: str, options: d
             _, _, term, trunc, _ = env.last(observe=False)
             env.step(None if term or trunc else random_legal(env.observe(agent)["action_mask"], rng))
     assert checked >= 50
+
+
+def test_info_arrays_start_again_past_their_limit_and_stay_equal_to_the_twin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(InfoArrays, "MAX_VALUES", 3)
+    convert = InfoArrays()
+    summary = {"last_deal": -1, "last_deal_tricks": (0, 0)}
+    for k in range(10):
+        now = {"deal": 0, "tricks": (k, 0), "scores": (0, k % 2)}
+        assert same(convert(now, summary), {**info_arrays({**now, **summary}), **NO_ILLEGAL_ACTION})
+        assert len(convert._arrays) <= 3
 
 
 @pytest.mark.parametrize("game_id", game_ids())

@@ -78,11 +78,7 @@ class InfoArrays:
         for key in self._tuple_keys:
             value = out[key]
             array = arrays.get(value)
-            if array is None:
-                if len(arrays) >= self.MAX_VALUES:
-                    arrays.clear()
-                array = arrays[value] = np.array(value)
-            out[key] = array
+            out[key] = array if array is not None else self._new_array(value)
         return out
 
     def value(self, value: Any) -> Any:
@@ -90,8 +86,12 @@ class InfoArrays:
         if type(value) is not tuple:
             return value
         array = self._arrays.get(value)
-        if array is None:
-            array = self._arrays[value] = np.array(value)
+        return array if array is not None else self._new_array(value)
+
+    def _new_array(self, value: tuple[int, ...]) -> np.ndarray:
+        if len(self._arrays) >= self.MAX_VALUES:
+            self._arrays.clear()
+        array = self._arrays[value] = np.array(value)
         return array
 
 
