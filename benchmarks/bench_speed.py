@@ -18,7 +18,7 @@ thread; pin it to one core, ``taskset -c 0``, with the other core idle):
   legal action, no observation) and PettingZoo's classic ``leduc_holdem_v4`` and ``texas_holdem_v4`` (RLCard's
   games; random legal play through the same AEC loop), with their versions.
 
-    pip install -e ".[train,bench]" "pettingzoo[classic]"
+    pip install -e ".[train,bench]"
     taskset -c 0 python benchmarks/bench_speed.py --seconds 2 --repeats 3 > /tmp/speed.md
 """
 
