@@ -1,7 +1,7 @@
 """A load test of ``whist-serve`` (issue #26): many tables at once, every game, humans played over WebSockets.
 
 Starts the real server (``python -m whist_env.serve.app`` on a free loopback port, ``--agent-delay 0``) and keeps
-``--tables`` tables open for ``--seconds`` seconds (:mod:`whist_env.serve.load`): every game, with ``heuristic``,
+``--tables`` tables open for ``--seconds`` seconds (``benchmarks/serve_load.py``): every game, with ``heuristic``,
 ``pretrained`` and (``--pimc-tables`` of them) ``pimc`` seats, each human seat a WebSocket client playing random
 legal actions as fast as the server answers; a finished table is replaced at once by a new one of the same kind.
 Prints actions/s, the action-to-update latency of the clients (tables without search and PIMC tables apart), the
@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from whist_env.serve.load import LoadConfig, run_load, serve_subprocess, table_mix, warm_up
+from serve_load import LoadConfig, run_load, serve_subprocess, table_mix, warm_up
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,13 +1,14 @@
 """A load driver for ``whist-serve``: many tables at once, humans played by WebSocket clients (issue #26).
 
-    >>> from whist_env.serve.load import LoadConfig, run_load, serve_subprocess
+    >>> from serve_load import LoadConfig, run_load, serve_subprocess   # with benchmarks/ on sys.path
     >>> with serve_subprocess(max_tables=20_000) as server:
     ...     report = run_load(server, LoadConfig(tables=8, seconds=20))
     >>> report.errors, report.stalls, report.version_faults, report.view_mismatches   # all empty
     >>> report.summary()                                                               # the figures
 
 ``benchmarks/bench_serve.py`` runs it for minutes and prints the figures; ``tests/serve/test_serve_load.py`` runs it
-briefly and checks that nothing went wrong (never how fast).
+briefly and checks that nothing went wrong (never how fast). It lives with the benchmarks, outside the package (a
+load driver is no part of what users install).
 
 **What runs.** :func:`serve_subprocess` starts the real server (``python -m whist_env.serve.app`` on a free
 loopback port, agents without delay). :func:`run_load` keeps ``tables`` tables open at once, of the kinds of
@@ -181,7 +182,7 @@ def serve_subprocess(
         "--max-tables", str(max_tables), "--max-tables-per-client", str(max_tables),
         "--idle-timeout", str(idle_timeout), *extra_args,
     ]  # fmt: skip
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[1])  # the repository: benchmarks/..
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(log_path.open("w")) if log_path is not None else subprocess.DEVNULL

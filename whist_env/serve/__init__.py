@@ -9,8 +9,7 @@ Python, no web framework); :mod:`whist_env.serve.app` is the ASGI application (S
 under ``/api/`` and the WebSockets; :mod:`whist_env.serve.botseat` is a ``bot`` seat's WebSocket, where a program
 plays over the bot protocol, and :mod:`whist_env.serve.bridge` is ``whist-bot connect``, which relays any
 stdin/stdout bot to it; :mod:`whist_env.serve.guard` holds the limits and checks of a server that others reach
-(``Host``, ``Origin``, body size, tokens kept out of the log); :mod:`whist_env.serve.load` drives a running server
-with many tables at once (``benchmarks/bench_serve.py`` and its test); ``static/`` holds the page (plain HTML, JS
+(``Host``, ``Origin``, body size, tokens kept out of the log); ``static/`` holds the page (plain HTML, JS
 and CSS; SVG cards drawn in JS). Nothing here is imported by ``import whist_env``.
 """
 
