@@ -33,9 +33,9 @@ C = TypeVar("C")
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 """The repository's configs: ``<game>.yaml`` for ``training/train.py``, ``ppo_vec_<game>.yaml`` and
 ``rllib_<game>.yaml`` for the other two trainers (a config class names its prefix in ``config_prefix``)."""
-OTHER_TRAINERS = ("ppo_vec_", "rllib_")
 CONFIG_PREFIXES = {"sb3": "", "ppo": "ppo_vec_", "rllib": "rllib_"}
 """Each trainer's configs in :data:`CONFIG_DIR`: ``<prefix><game>.yaml`` (a config class names its prefix too)."""
+OTHER_TRAINERS = tuple(prefix for prefix in CONFIG_PREFIXES.values() if prefix)
 TRAINERS = {
     "sb3": "training/train.py (sb3-contrib's MaskablePPO on single-agent envs)",
     "ppo": "training/ppo_vec.py (masked PPO on the batched engine)",
@@ -64,7 +64,11 @@ def check_trainer(value: Any, mine: str) -> None:
 def available_configs(cls: type[Any]) -> list[str]:
     """The configs in :data:`CONFIG_DIR` for the trainer of the config class ``cls``, as paths to pass to
     ``--config`` (relative to the working directory where they lie below it)."""
-    prefix = getattr(cls, "config_prefix", "")
+    return configs_with_prefix(getattr(cls, "config_prefix", ""))
+
+
+def configs_with_prefix(prefix: str) -> list[str]:
+    """The configs in :data:`CONFIG_DIR` of the trainer whose prefix is ``prefix`` (``""``: sb3's), as paths."""
     names = sorted(p.name for p in CONFIG_DIR.glob(f"{prefix}*.yaml"))
     if not prefix:
         names = [n for n in names if not n.startswith(OTHER_TRAINERS)]
@@ -84,7 +88,7 @@ def missing_config(cls: type[Any], path: str | Path | None = None) -> ConfigErro
     own = getattr(cls, "config_prefix", "")
     groups: dict[str, list[str]] = {}
     for trainer, prefix in sorted(CONFIG_PREFIXES.items(), key=lambda kv: kv[1] != own):
-        configs = available_configs(type("Prefix", (), {"config_prefix": prefix}))
+        configs = configs_with_prefix(prefix)
         if configs:
             groups[trainer] = configs
     every = [c for configs in groups.values() for c in configs]

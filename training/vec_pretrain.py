@@ -99,24 +99,23 @@ def play_teacher(
     quota = np.full(b, deals // b, np.int64)
     quota[: deals % b] += 1
     finished = np.zeros(b, np.int64)
-    bar = progress_bar(deals, label or f"{env.game_id} heuristic on the engine", enabled=progress)
-    steps: list[tuple[np.ndarray, ...]] = []  # per step: obs, mask, label, seat, reward, done, kept
-    obs, infos = env.reset()
-    while (finished < quota).any():
-        mask = env.action_masks()
-        labels = teacher.act_state(env.venv, every)
-        kept = finished < quota
-        seats = infos["learner_seat"].astype(np.int8)
-        actions = labels if learner is None else np.asarray(learner(obs, mask), np.int64)
-        nxt, reward, terminated, truncated, infos = env.step(actions)
-        done = terminated | truncated
-        steps.append((obs, mask.astype(np.int8), labels, seats, reward, done, kept))
-        obs = nxt
-        ended = done & kept
-        finished += done
-        if ended.any():
-            bar.update(int(ended.sum()))
-    bar.close()
+    with progress_bar(deals, label or f"{env.game_id} heuristic on the engine", enabled=progress) as bar:
+        steps: list[tuple[np.ndarray, ...]] = []  # per step: obs, mask, label, seat, reward, done, kept
+        obs, infos = env.reset()
+        while (finished < quota).any():
+            mask = env.action_masks()
+            labels = teacher.act_state(env.venv, every)
+            kept = finished < quota
+            seats = infos["learner_seat"].astype(np.int8)
+            actions = labels if learner is None else np.asarray(learner(obs, mask), np.int64)
+            nxt, reward, terminated, truncated, infos = env.step(actions)
+            done = terminated | truncated
+            steps.append((obs, mask.astype(np.int8), labels, seats, reward, done, kept))
+            obs = nxt
+            ended = done & kept
+            finished += done
+            if ended.any():
+                bar.update(int(ended.sum()))
     # the return from each decision on: the rewards summed back to the start of its episode (gamma 1)
     after = np.zeros(b, np.float32)
     outcomes = []
