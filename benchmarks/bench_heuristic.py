@@ -102,8 +102,8 @@ def _train() -> Callable[[int], None]:
     import torch
 
     from training.config import load_config
-    from training.envs import build_vec_env
-    from whist_env.learn import make_ppo
+    from training.sb3.envs import build_vec_env
+    from whist_env.learning.sb3 import make_ppo
 
     config = load_config(ROOT / "configs" / "german_whist.yaml")
     torch.set_num_threads(config.torch_threads)

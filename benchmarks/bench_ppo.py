@@ -1,4 +1,4 @@
-"""End-to-end learner steps/s of ``training/ppo_vec.py`` against the sb3 path, and where the time goes in each.
+"""End-to-end learner steps/s of ``training/ppo/trainer.py`` against the sb3 path, and where the time goes in each.
 
     python benchmarks/bench_ppo.py                                  # German Whist, 4 rollouts per path, 2 rounds
     python benchmarks/bench_ppo.py --game classic_whist_v0 --rollouts 3 --rounds 3 --json out.json
@@ -14,8 +14,9 @@ sees trump as spades, as in every recipe: ``sb3`` through the env wrapper, ``ppo
 
 * ``sb3``: ``training/train.py``'s path: ``MaskablePPO`` on 16 ``SingleAgentWhistEnv`` in a ``DummyVecEnv`` (the
   configs' ``vec_env``), ``n_steps`` 256;
-* ``sb3_engine``: the same ``MaskablePPO`` on the batched engine through ``whist_env.vector.sb3`` (256 envs, 16 steps);
-* ``ppo_vec``: ``training/ppo_vec.py`` on the batched engine (256 envs, 16 steps).
+* ``sb3_engine``: the same ``MaskablePPO`` on the batched engine through ``whist_env.learning.sb3_vec`` (256 envs, 16
+  steps);
+* ``ppo_vec``: ``training/ppo/trainer.py`` on the batched engine (256 envs, 16 steps).
 
 The paths run one after the other within a round, and rounds repeat, so that a machine shared with other work loads
 them alike; both wall and CPU seconds (this process's) are reported. The breakdown: ``env`` (stepping, with the
@@ -69,15 +70,15 @@ def run_sb3(
     import torch
 
     from training.config import from_dict
-    from training.envs import build_vec_env
-    from whist_env.learn import make_ppo
+    from training.sb3.envs import build_vec_env
+    from whist_env.learning.sb3 import make_ppo
 
     torch.set_num_threads(threads)
     if engine:
         from gymnasium.vector import AutoresetMode
 
+        from whist_env.learning.sb3_vec import as_sb3_vec_env
         from whist_env.vector import make_learner_env
-        from whist_env.vector.sb3 import as_sb3_vec_env
 
         venv: Any = as_sb3_vec_env(
             make_learner_env(
@@ -110,9 +111,9 @@ def run_sb3(
 def run_ppo_vec(
     game: str, steps: int, seed: int, opponents: str, threads: int, canonical: bool = False
 ) -> dict[str, Any]:
-    """``training/ppo_vec.py``'s trainer for ``steps`` decisions (no run directory: no checkpoint, no log)."""
+    """``training/ppo/trainer.py``'s trainer for ``steps`` decisions (no run directory: no checkpoint, no log)."""
     from training.config import PPOVecConfig, config_from_dict
-    from training.ppo_trainer import PPOVec
+    from training.ppo.loop import PPOVec
 
     values = {"game": game, "n_envs": 256, "n_steps": 16, "total_timesteps": steps, "seed": seed, "device": "cpu",
               "learning_rate": 3e-4, "net_arch": [256, 256], "opponents": {opponents: 1.0}, "torch_threads": threads,
@@ -136,9 +137,9 @@ def bench_view(game: str, opponents: str, repeats: int = 3, calls: int = 160) ->
     import torch
     from gymnasium.vector import AutoresetMode
 
-    from training.ppo_rollout import LearnerView
+    from training.ppo.rollout import LearnerView
+    from whist_env.learning.net import SparseRows
     from whist_env.vector import make_learner_env
-    from whist_env.vector.net import SparseRows
 
     torch.set_num_threads(1)
     cpu = torch.device("cpu")

@@ -106,7 +106,7 @@ def over_websocket(game_id: str, tables: int) -> dict[str, Any]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-c", "from whist_env.serve.cli import main; main()", "--port",
+    server = subprocess.Popen([sys.executable, "-c", "from whist_env.cli.serve import main; main()", "--port",
                                str(port), "--max-tables", "100000", "--max-tables-per-client", "100000"],
                               stdout=subprocess.DEVNULL)  # fmt: skip
     base = f"http://127.0.0.1:{port}"

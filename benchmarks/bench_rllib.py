@@ -12,11 +12,11 @@ env runners play:
   main or a snapshot plays reaching RLlib;
 * ``rllib:K``: ``engine: batched`` with RLlib's own ``SingleAgentEnvRunner`` stepping the league env
   (``EngineLeagueEnv``, the config's tables per runner) through Gymnasium's vector entry point;
-* ``engine:K``: ``engine: batched`` with :class:`whist_env.rllib.engine_runner.EngineEnvRunner` (what the training
-  script uses);
+* ``engine:K``: ``engine: batched`` with :class:`whist_env.learning.rllib.engine_runner.EngineEnvRunner` (what the
+  training script uses);
 * a ``:plain`` suffix (``engine:1:plain``): the same row with RLlib's own ``PPOTorchLearner`` in place of the
-  training script's :class:`whist_env.rllib.learner.WhistPPOLearner`, to measure what that learner saves;
-* ``ppo_vec``: ``training/ppo_vec.py``'s trainer, the same network shape, PPO settings and tables, against the
+  training script's :class:`whist_env.learning.rllib.learner.WhistPPOLearner`, to measure what that learner saves;
+* ``ppo_vec``: ``training/ppo/trainer.py``'s trainer, the same network shape, PPO settings and tables, against the
   heuristic, for comparison.
 
 For each RLlib row: the env steps of ``algo.train()`` per second of its wall time (the median over the iterations
@@ -53,8 +53,8 @@ def run_rllib(game: str, kind: str, runners: int, iterations: int, plain: bool =
     import ray
     import torch
 
-    from training.rllib_config import load_rllib_config
-    from training.rllib_selfplay import build_algorithm, refresh_main, set_env_snapshots, take_snapshot
+    from training.rllib.config import load_rllib_config
+    from training.rllib.trainer import build_algorithm, refresh_main, set_env_snapshots, take_snapshot
 
     engine = "aec" if kind == "aec" else "batched"
     overrides: dict[str, Any] = {"engine": engine, "num_env_runners": runners}
@@ -138,9 +138,10 @@ def _time_phases(algo: Any) -> dict[str, float]:
 
 
 def run_ppo_vec(game: str, steps: int) -> dict[str, Any]:
-    """``training/ppo_vec.py`` with the RLlib config's network shape, PPO settings and tables, against the heuristic."""
+    """``training/ppo/trainer.py`` with the RLlib config's network shape, PPO settings and tables, against the
+    heuristic."""
     from training.config import PPOVecConfig, config_from_dict
-    from training.ppo_trainer import PPOVec
+    from training.ppo.loop import PPOVec
 
     values = {"game": game, "n_envs": 64, "n_steps": 64, "total_timesteps": steps, "seed": 0, "device": "cpu",
               "learning_rate": 3e-4, "net_arch": [256, 256], "opponents": {"heuristic": 1.0}, "torch_threads": 2,

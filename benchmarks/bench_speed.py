@@ -10,7 +10,7 @@ thread; pin it to one core, ``taskset -c 0``, with the other core idle):
 * the batched engine: ``whist_env.vector`` at B = 1,024, random legal actions drawn in numpy, decisions per
   CPU-second of ``step()`` alone (it always writes the acting seat's observation and mask: there is no mode without)
   and of the whole loop, and whole random playouts per second (``bench_vector.py``'s loop);
-* the learner: ``training/ppo_vec.py``'s trainer against random opponents (256 envs, 16 steps, ``[256, 256]``,
+* the learner: ``training/ppo/trainer.py``'s trainer against random opponents (256 envs, 16 steps, ``[256, 256]``,
   4 epochs), learner steps per wall second, set-up excluded (``bench_ppo.py``'s ``run_ppo_vec``);
 * the arena: the shipped network against the heuristic on duplicate deals, deals per wall second, on the batched
   arena and on the AEC arena with one worker;

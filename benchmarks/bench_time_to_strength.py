@@ -94,9 +94,9 @@ def confirm(run_dir: Path, trainer: str, step: int, deals: int, seed: int) -> di
             import torch
 
             from training.config import PPOVecConfig
-            from training.ppo_trainer import CHECKPOINT_FILE
+            from training.ppo.loop import CHECKPOINT_FILE
+            from whist_env.learning.net import build_actor_critic, export_actor
             from whist_env.registry import get_spec
-            from whist_env.vector.net import build_actor_critic, export_actor
 
             config: Any = load_config_as(PPOVecConfig, run_dir / "config.yaml")
             state = torch.load(ckpt / CHECKPOINT_FILE, map_location="cpu", weights_only=False)

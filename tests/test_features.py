@@ -1,4 +1,4 @@
-"""whist_env.features: the batched card facts against a plain per-view reference, and suit permutations against
+"""whist_env.encoding.features: the batched card facts against a plain per-view reference, and suit permutations against
 encoding a view whose suits were renamed."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from whist_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from whist_env.encoding.features import PERMUTATIONS, CardFacts, SuitPermuter, card_facts_reference, suit_families
 from whist_env.encoding.layout import SUIT_LABELS, Layout, cards, count
 from whist_env.errors import OptionError
-from whist_env.features import PERMUTATIONS, CardFacts, SuitPermuter, card_facts_reference, suit_families
 from whist_env.registry import game_ids, get_spec
 from whist_env.view import PlayerView
 

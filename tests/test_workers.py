@@ -1,5 +1,5 @@
-"""The worker pools' start-up settings (whist_env/workers.py): one BLAS thread per spawned worker, the user's own
-setting kept."""
+"""The worker pools' start-up settings (whist_env/evaluation/workers.py): one BLAS thread per spawned worker, the
+user's own setting kept."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from multiprocessing import get_context
 
 import pytest
 
-from whist_env.workers import BLAS_THREADS, one_blas_thread
+from whist_env.evaluation.workers import BLAS_THREADS, one_blas_thread
 
 
 def _blas_settings() -> dict[str, str | None]:

@@ -1,6 +1,6 @@
 """The training configuration: ``configs/<name>.yaml`` loaded into a typed, validated dataclass: :class:`TrainConfig`
 (``sb3``) and :class:`PPOVecConfig` (``ppo``) over the shared :class:`RunConfig` and :class:`PPOConfig`
-(``training.rllib_config.RLlibConfig``, ``rllib``, extends :class:`RunConfig` too).
+(``training.rllib.config.RLlibConfig``, ``rllib``, extends :class:`RunConfig` too).
 
 Every key of the YAML file must be a field of its trainer's config class; an unknown key or a value of the
 wrong type is an error that names the allowed keys (STYLE.md, "stringly-typed configs"). Command-line
@@ -23,12 +23,12 @@ if TYPE_CHECKING:
 VEC_ENVS = ("dummy", "subproc")
 SEARCH_REWARDS = ("phase1_dd",)
 ENGINE_TEACHERS = ("heuristic",)
-"""The warm-start teachers that have a batched form on the engine (``training/vec_pretrain.py``)."""
+"""The warm-start teachers that have a batched form on the engine (``training/ppo/warm_start.py``)."""
 SEED_MAX = 2**32 - 1
 """The largest seed: numpy's legacy seeding (``np.random.seed``, which Stable-Baselines3 calls) takes 32 bits."""
 
 C = TypeVar("C")
-"""A config dataclass read by the loader below (:class:`TrainConfig`, ``training.rllib_config.RLlibConfig``)."""
+"""A config dataclass read by the loader below (:class:`TrainConfig`, ``training.rllib.config.RLlibConfig``)."""
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 """The repository's configs: ``<game>.yaml`` for ``training/train.py``, ``ppo_vec_<game>.yaml`` and
@@ -38,8 +38,8 @@ CONFIG_PREFIXES = {"sb3": "", "ppo": "ppo_vec_", "rllib": "rllib_"}
 OTHER_TRAINERS = tuple(prefix for prefix in CONFIG_PREFIXES.values() if prefix)
 TRAINERS = {
     "sb3": "training/train.py (sb3-contrib's MaskablePPO on single-agent envs)",
-    "ppo": "training/ppo_vec.py (masked PPO on the batched engine)",
-    "rllib": "training/rllib_selfplay.py (league self-play on Ray RLlib)",
+    "ppo": "training/ppo/trainer.py (masked PPO on the batched engine)",
+    "rllib": "training/rllib/trainer.py (league self-play on Ray RLlib)",
 }
 """The ``trainer:`` key of a config: which trainer runs it. ``python training/train.py --config <file>`` hands a
 config to its trainer, so it is the one command for all three."""
@@ -138,7 +138,7 @@ def check_search_reward(name: str, game_id: str, game: TrickGame[Any]) -> None:
 @dataclasses.dataclass
 class PretrainConfig:
     """The warm start (``pretrain:`` in a config): behaviour cloning from a teacher, then DAgger rounds, before
-    PPO; see :mod:`whist_env.pretrain`. Every key is optional; an unknown one is an error."""
+    PPO; see :mod:`whist_env.learning.cloning`. Every key is optional; an unknown one is an error."""
 
     teacher: str = "heuristic"
     """The agent whose decisions are cloned (any agent spec: ``heuristic``, ``pimc:samples=8``, ...)."""
@@ -195,7 +195,7 @@ class PretrainConfig:
 class RunConfig:
     """What every trainer's config has (the one config base): the game, the run's directory and seed, the network,
     the opponents in training and in the evaluations, checkpoints, the warm start, and which trainer runs it.
-    :class:`TrainConfig` (sb3), :class:`PPOVecConfig` (ppo) and ``training.rllib_config.RLlibConfig``
+    :class:`TrainConfig` (sb3), :class:`PPOVecConfig` (ppo) and ``training.rllib.config.RLlibConfig``
     (rllib) extend it; all three are read by :func:`load_config_as`, saved by :func:`save_config`, and checked by
     :meth:`validate_run` for these fields."""
 
@@ -229,7 +229,8 @@ class RunConfig:
     """Checkpoints kept on disk (the latest ones)."""
     canonical_suits: bool = False
     """The learner sees its game with the suits renamed so that trump is spades (the env's observation is not
-    changed; ``whist_env.canonical``): observations, masks, cloned labels; its actions are renamed back. The flag is
+    changed; ``whist_env.encoding.canonical``): observations, masks, cloned labels; its actions are renamed back. The
+    flag is
     saved in the model's metadata, so every agent that plays the model applies it. Costs nothing; games without a
     trump are unchanged."""
     pretrain: PretrainConfig | None = None
@@ -237,7 +238,7 @@ class RunConfig:
     networks, then DAgger rounds; absent or null: PPO starts from random weights."""
     trainer: str = "sb3"
     """Which trainer runs this config: ``sb3`` (``training/train.py``, sb3-contrib's MaskablePPO), ``ppo``
-    (``training/ppo_vec.py``, on the batched engine) or ``rllib`` (``training/rllib_selfplay.py``);
+    (``training/ppo/trainer.py``, on the batched engine) or ``rllib`` (``training/rllib/trainer.py``);
     ``python training/train.py --config <file>`` hands every config to its trainer."""
 
     @property
@@ -380,7 +381,7 @@ class TrainConfig(PPOConfig):
     search_reward: str = ""
     """Search in the loop. ``phase1_dd`` (German Whist, one deal per episode): the learner's episode ends when
     phase 2 starts, with the reward the deal would pay if both seats then played the open-handed phase 2
-    perfectly (the double-dummy solver's value; ``training/search_reward.py``; a game offers it through its spec's
+    perfectly (the double-dummy solver's value; ``training/sb3/search_reward.py``; a game offers it through its spec's
     ``search.open_from``). The learner is trained on phase 1
     alone; it is meant as the phase-1 policy of a hybrid whose search plays phase 2
     (``pimc(fallback=model:...)``). Empty: the game's own reward."""
@@ -469,7 +470,7 @@ class PPOVecConfig(PPOConfig):
     """torch device: ``auto`` (cuda when available, else cpu), ``cpu``, ``cuda``, ``cuda:1``, ..."""
     pretrain: PretrainConfig | None = None
     """Warm start before PPO (keys: ``pretrain.*``; the teacher is the game's heuristic, played batched on the
-    engine: ``training/vec_pretrain.py``); absent or null: PPO starts from random weights."""
+    engine: ``training/ppo/warm_start.py``); absent or null: PPO starts from random weights."""
     trainer: str = "ppo"
     """The trainer of this config: ``ppo`` (this one; ``python training/train.py --config <file>`` hands it here)."""
 
@@ -558,7 +559,7 @@ def field_docs(cls: type = TrainConfig) -> dict[str, str]:
 
     Args:
         cls: the config dataclass (:class:`TrainConfig`, or another one read by the same loader, such as
-            ``training.rllib_config.RLlibConfig``).
+            ``training.rllib.config.RLlibConfig``).
     """
     import ast
     import inspect

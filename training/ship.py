@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # `python training/ship.py` from the repository root
     sys.path.insert(0, str(REPO))
 
-from whist_env.cli import report_error, report_interrupt  # noqa: E402
+from whist_env.cli.demo import report_error, report_interrupt  # noqa: E402
 from whist_env.errors import OptionError  # noqa: E402
 
 REPORT_SEED = 20261201
@@ -155,7 +155,7 @@ def _time_line(run: Path, ppo_wall: float | None) -> str:
 
 _NETWORKS = {
     "sb3": "MaskablePPO `MlpPolicy`",
-    "ppo": "the fast path's (`training/ppo_vec.py`: sb3's `MlpPolicy` in plain torch, `whist_env.vector.net`)",
+    "ppo": "the fast path's (`training/ppo/trainer.py`: sb3's `MlpPolicy` in plain torch, `whist_env.learning.net`)",
 }
 
 

@@ -1,7 +1,7 @@
 """Train an agent on one whist_env game, evaluate it on duplicate deals, write a report: the one command for every
 trainer. A config's ``trainer:`` key says which runs it: ``sb3`` (the default, this script: sb3-contrib's
-MaskablePPO), ``ppo`` (handed to ``training/ppo_vec.py``: masked PPO on the batched engine) or ``rllib`` (handed to
-``training/rllib_selfplay.py``), with the rest of the command line as it is.
+MaskablePPO), ``ppo`` (handed to ``training/ppo/trainer.py``: masked PPO on the batched engine) or ``rllib`` (handed to
+``training/rllib/trainer.py``), with the rest of the command line as it is.
 
     python training/train.py --config configs/ppo_vec_german_whist_warm.yaml   # trainer: ppo (README command 1)
     python training/train.py --config configs/german_whist.yaml
@@ -190,12 +190,12 @@ def make_evaluate(config: TrainConfig, encoder: Any, run_dir: Path | None = None
     :func:`whist_env.agents.pretrained.export_policy`) and plays it on the batched arena, as ``ppo_vec`` does: the same
     deals and the same greedy decisions as the AEC arena, in seconds instead of a minute. Otherwise one evaluation agent
     serves the whole run on the AEC arena; before every evaluation the model's current weights are copied into it
-    (:meth:`~whist_env.learn.PolicyAgent.sync`), so each evaluation plays the policy of that moment. The start-up and
-    final evaluations show their progress (with an ETA) on stderr.
+    (:meth:`~whist_env.learning.sb3.PolicyAgent.sync`), so each evaluation plays the policy of that moment. The
+    start-up and final evaluations show their progress (with an ETA) on stderr.
     """
     from training import evaluation
     from whist_env.agents.pretrained import export_policy
-    from whist_env.learn import PolicyAgent
+    from whist_env.learning.sb3 import PolicyAgent
 
     learner: PolicyAgent | str | None = None
     batched = run_dir is not None and evaluation.batched_ok(
@@ -305,14 +305,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {err}", file=sys.stderr)
             return 2
         if trainer == "ppo":
-            from training.ppo_vec import main as ppo_main
+            from training.ppo.trainer import main as ppo_main
 
             if "--config" not in given:  # --resume --run-name: ppo_vec reads the run's saved config as its --config
                 runs = _flag(given, "--runs-dir") or "runs"
                 given = ["--config", str(Path(runs) / str(_flag(given, "--run-name")) / "config.yaml"), *given]
             return ppo_main(given, script="train.py")
         if trainer == "rllib":
-            from training.rllib_selfplay import main as rllib_main
+            from training.rllib.trainer import main as rllib_main
 
             return rllib_main(given, script="train.py")
     args = parse_args(argv)
@@ -338,11 +338,11 @@ def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]
 
     import torch
 
-    from training.callbacks import TrainingCallback
     from training.checkpoint import restore_model_state, restore_rng
-    from training.envs import build_vec_env, probe_encoder
     from training.report import PhaseClock, plot_learning_curve, write_command, write_eval_csv, write_report
-    from whist_env.learn import make_ppo, run_ppo
+    from training.sb3.callbacks import TrainingCallback
+    from training.sb3.envs import build_vec_env, probe_encoder
+    from whist_env.learning.sb3 import make_ppo, run_ppo
 
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -387,7 +387,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None, where: dict[str, Any]
         print(f"[{config.run_name}] {config.game}: {config.total_timesteps:,} steps -> {run_dir}", flush=True)
     clock.lap("set-up")
     if found is None and config.pretrain is not None:  # warm start: the cloned weights are what PPO fine-tunes
-        from training.pretrain import warm_start
+        from training.sb3.warm_start import warm_start
 
         warm_start(model, config, encoder, run_dir)
         clock.lap("warm start")

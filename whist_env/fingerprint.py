@@ -84,7 +84,7 @@ class ModelMetadata:
         num_actions: size of the action space.
         format: version of this record.
         canonical_suits: the model reads observations with the suits renamed so that trump is spades and its
-            actions are renamed back (:mod:`whist_env.canonical`); False in records written before it existed.
+            actions are renamed back (:mod:`whist_env.encoding.canonical`); False in records written before it existed.
     """
 
     game_id: str
@@ -258,7 +258,7 @@ def save_model_metadata(
     path: str | Path, game_id: GameRef, options: Mapping[str, Any] | None = None, *, canonical_suits: bool = False
 ) -> ModelMetadata:
     """Store the metadata of ``game_id`` with ``options`` (and whether the model renames suits, see
-    :mod:`whist_env.canonical`) in the model at ``path`` (what training calls)."""
+    :mod:`whist_env.encoding.canonical`) in the model at ``path`` (what training calls)."""
     metadata = ModelMetadata.for_game(game_id, options, canonical_suits=canonical_suits)
     write_metadata(path, metadata)
     return metadata

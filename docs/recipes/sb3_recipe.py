@@ -23,7 +23,7 @@ from stable_baselines3.common.env_util import make_vec_env
 
 import whist_env  # registers the whist_env/... ids with Gymnasium
 from whist_env.evaluation import evaluate
-from whist_env.learn import PolicyAgent
+from whist_env.learning.sb3 import PolicyAgent
 from whist_env.registry import get_spec
 
 GAME = "german_whist_v0"

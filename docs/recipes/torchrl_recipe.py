@@ -38,7 +38,7 @@ from torchrl.objectives.value import GAE
 
 import whist_env
 from whist_env.evaluation import evaluate
-from whist_env.learn import PolicyAgent
+from whist_env.learning.sb3 import PolicyAgent
 from whist_env.registry import get_spec
 
 GAME = "german_whist_v0"

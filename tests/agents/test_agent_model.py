@@ -16,7 +16,7 @@ from whist_env.errors import OptionError
 
 def test_importing_agents_and_evaluation_imports_no_torch() -> None:
     code = (
-        "import sys, whist_env, whist_env.agents, whist_env.evaluation, whist_env.cli_eval\n"
+        "import sys, whist_env, whist_env.agents, whist_env.evaluation, whist_env.cli.eval\n"
         "from whist_env.agents import make_agent\n"
         "make_agent('heuristic', 'humbug_v0')\n"
         "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]\n"

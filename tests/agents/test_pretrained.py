@@ -183,7 +183,7 @@ def test_policy_file_round_trip_and_metadata(tmp_path: Path) -> None:
     save_model_metadata(zipped, "german_whist_v0")
     from_zip = load_policy(export_policy(zipped, tmp_path / "z.npz", "german_whist_v0"), "german_whist_v0")
     assert np.allclose(from_zip.logits(x), policy.logits(x), atol=1e-6)
-    # a NumpyPolicy (ppo_vec's network, as whist_env.vector.net.numpy_actor gives it) goes through the same writer
+    # a NumpyPolicy (ppo_vec's network, as whist_env.learning.net.numpy_actor gives it) goes through the same writer
     direct = export_policy(policy, tmp_path / "n.npz", "german_whist_v0", canonical_suits=True)
     assert read_metadata(direct) == ModelMetadata.for_game("german_whist_v0", canonical_suits=True)
     assert np.array_equal(load_policy(direct, "german_whist_v0").logits(x), policy.logits(x))

@@ -1,5 +1,5 @@
-"""Models trained with ``canonical_suits`` (trump renamed spades, :mod:`whist_env.canonical`) play correctly when
-loaded: the flag travels in the metadata of the saved ``.zip`` and of the exported ``.npz``, and ModelAgent and
+"""Models trained with ``canonical_suits`` (trump renamed spades, :mod:`whist_env.encoding.canonical`) play correctly
+when loaded: the flag travels in the metadata of the saved ``.zip`` and of the exported ``.npz``, and ModelAgent and
 PretrainedAgent apply it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from whist_env.agents import make_agent
 from whist_env.agents.model import ModelAgent
-from whist_env.canonical import CanonicalSuits
+from whist_env.encoding.canonical import CanonicalSuits
 from whist_env.errors import ModelMismatchError
 from whist_env.fingerprint import read_metadata, save_model_metadata
 from whist_env.registry import get_spec
@@ -26,9 +26,9 @@ def _model(game_id: str = GAME, seed: int = 0) -> Any:
     """An untrained MaskablePPO MlpPolicy on the canonical training env, weights spread so argmaxes are not ties."""
     import torch
 
-    from whist_env.canonical import CanonicalSuitsWrapper
+    from whist_env.encoding.canonical import CanonicalSuitsWrapper
     from whist_env.envs.single_agent import make_single_agent
-    from whist_env.learn import make_ppo
+    from whist_env.learning.sb3 import make_ppo
 
     env = CanonicalSuitsWrapper(make_single_agent(game_id, opponents="random"))
     model = make_ppo(env, seed=seed, net_arch=[32, 32], n_steps=64, batch_size=64)

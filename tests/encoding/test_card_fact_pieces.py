@@ -1,8 +1,8 @@
 """The card-fact pieces of every trick layout (``master``, ``winning_now``, ``out[♣]`` ... ``out[♠]``, issue #13).
 
 ``test_reference_encoders.py`` holds the whole fast vector to the reference, which builds these pieces card by card
-with ``whist_env.features.card_facts_reference``. Here: that those comparisons reach the positions where the facts
-matter (tricks in progress with a winning card, with and without trump, without recall), and a position by hand.
+with ``whist_env.encoding.features.card_facts_reference``. Here: that those comparisons reach the positions where the
+facts matter (tricks in progress with a winning card, with and without trump, without recall), and a position by hand.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import pytest
 
 from whist_env import make
 from whist_env.cards import NUM_CARDS, NUM_RANKS, mask_of, parse_card, parse_cards
+from whist_env.encoding.features import card_facts_reference
 from whist_env.encoding.layout import SUIT_LABELS, Layout
-from whist_env.features import card_facts_reference
 from whist_env.registry import game_ids, get_spec
 from whist_env.testing import play_random_episode
 from whist_env.view import PlayerView

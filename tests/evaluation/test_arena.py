@@ -198,7 +198,7 @@ def test_progress_bar() -> None:
 
 
 def test_cli(tmp_path: Path, capsys: Any) -> None:
-    from whist_env.cli_eval import main
+    from whist_env.cli.eval import main
 
     path = tmp_path / "r.json"
     md = tmp_path / "r.md"
@@ -215,7 +215,7 @@ def test_cli(tmp_path: Path, capsys: Any) -> None:
 
 
 def test_cli_takes_agent_specs(capsys: Any) -> None:
-    from whist_env.cli_eval import main
+    from whist_env.cli.eval import main
 
     nested = "pimc(samples=2, max_tricks=1, fallback=random)"
     assert main(["humbug_v0", "--agents", nested, "pimc:samples=2,max_tricks=1", "--deals", "1", "--quiet"]) == 0
@@ -245,7 +245,7 @@ def test_the_unit_names_the_reward_the_run_used() -> None:
 
 
 def test_cli_writes_the_records_of_the_worst_deals_for_the_first_agent(tmp_path: Path, capsys: Any) -> None:
-    from whist_env.cli_eval import main
+    from whist_env.cli.eval import main
     from whist_env.evaluation.arena import play_deals, worst_deals
     from whist_env.record import GameRecord
 

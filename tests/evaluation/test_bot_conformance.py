@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from whist_env.cli_arena import bot_main
+from whist_env.cli.arena import bot_main
 from whist_env.evaluation.conformance import check_bot
 from whist_env.registry import game_ids
 

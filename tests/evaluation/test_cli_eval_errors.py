@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from whist_env.cli import demo_main
-from whist_env.cli_eval import main as eval_main
+from whist_env.cli.demo import demo_main
+from whist_env.cli.eval import main as eval_main
+from whist_env.cli.play import main as play_main
 from whist_env.fingerprint import save_model_metadata
-from whist_env.play import main as play_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,8 +114,8 @@ def test_play_with_a_bad_option_or_model(tmp_path: Path, capsys: Any) -> None:
 @pytest.mark.parametrize(
     "argv",
     [
-        ["whist_env.cli_eval", "german_whist_v0", "--agents", "model:/x.zip", "random", "--quiet"],
-        ["whist_env.cli", "--game", "german_whist_v0", "--option", "num_deals=x"],
+        ["whist_env.cli.eval", "german_whist_v0", "--agents", "model:/x.zip", "random", "--quiet"],
+        ["whist_env.cli.demo", "--game", "german_whist_v0", "--option", "num_deals=x"],
     ],
 )
 def test_the_installed_commands_exit_2_with_one_line(argv: list[str]) -> None:
@@ -131,7 +131,7 @@ def test_ctrl_c_stops_whist_eval_and_its_workers_in_one_line() -> None:
     import sys
     import time
 
-    code = "import sys; from whist_env.cli_eval import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from whist_env.cli.eval import main; sys.exit(main(sys.argv[1:]))"
     args = ["german_whist_v0", "--agents", "heuristic", "random", "--deals", "200000", "--workers", "2"]
     proc = subprocess.Popen(
         [sys.executable, "-c", code, *args],

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from whist_env.cli_eval import main
+from whist_env.cli.eval import main
 from whist_env.errors import OptionError
 from whist_env.evaluation import evaluate
 from whist_env.evaluation.ladder import fit_ratings, ladder

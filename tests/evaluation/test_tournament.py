@@ -192,7 +192,7 @@ def test_a_gate_pinned_to_other_weights_is_refused(tmp_path: Path) -> None:
 def test_init_pins_the_gates_and_require_beat_sets_the_exit_status(tmp_path: Path) -> None:
     """``whist-arena init`` writes a file whose gates load (the network copied and pinned); ``run --require-beat``
     exits 0 when every bot passes the gate and 1 when one does not."""
-    from whist_env.cli_arena import arena_main
+    from whist_env.cli.arena import arena_main
 
     folder = tmp_path / "class"
     assert (
@@ -217,7 +217,7 @@ def test_a_tournament_killed_half_way_resumes_to_the_same_results(tmp_path: Path
     whole = write_tournament(tmp_path / "whole", bots, gates, deals=4)
     cut = write_tournament(tmp_path / "cut", bots, gates, deals=4, workroot="work")
     (tmp_path / "cut" / "work").mkdir()
-    command = [sys.executable, "-m", "whist_env.cli_arena", "run", "--quiet", "--workers", "2"]
+    command = [sys.executable, "-m", "whist_env.cli.arena", "run", "--quiet", "--workers", "2"]
     subprocess.run([*command, str(whole), "--out", str(tmp_path / "whole" / "out")], check=True, capture_output=True)
     out = tmp_path / "cut" / "out"
     process = subprocess.Popen([*command, str(cut), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)

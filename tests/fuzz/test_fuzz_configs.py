@@ -22,9 +22,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from training import ppo_vec, rllib_selfplay, train
+from training import train
 from training.config import ConfigError, PPOVecConfig, PretrainConfig, TrainConfig
-from training.rllib_config import RLlibConfig
+from training.ppo import trainer as ppo_vec
+from training.rllib import trainer as rllib_selfplay
+from training.rllib.config import RLlibConfig
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

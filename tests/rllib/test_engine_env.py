@@ -1,4 +1,4 @@
-"""The batched league env (:mod:`whist_env.rllib.engine_env`) against the learner env it wraps: the same games
+"""The batched league env (:mod:`whist_env.learning.rllib.engine_env`) against the learner env it wraps: the same games
 whoever plays the other seats, roles drawn per table and per episode, partners on main, the learner's view renamed."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from gymnasium.vector import AutoresetMode
 
 from whist_env.agents.pretrained import NumpyPolicy
 from whist_env.errors import OptionError
-from whist_env.rllib.engine_env import EngineLeagueEnv
+from whist_env.learning.rllib.engine_env import EngineLeagueEnv
 from whist_env.vector import make_learner_env
 from whist_env.vector.learner import random_actions
 
@@ -130,9 +130,9 @@ def test_partners_always_play_main_and_each_side_shares_a_role() -> None:
 
 
 def test_the_learner_sees_trump_as_spades_and_its_actions_are_renamed_back() -> None:
-    """``canonical_suits``: the observation and mask are the plain env's renamed (whist_env.canonical), and playing
-    the renamed action of the plain env's choice gives the same game."""
-    from whist_env.canonical import CanonicalSuits
+    """``canonical_suits``: the observation and mask are the plain env's renamed (whist_env.encoding.canonical), and
+    playing the renamed action of the plain env's choice gives the same game."""
+    from whist_env.encoding.canonical import CanonicalSuits
 
     opts = {"opponents": {"heuristic": 1.0}}
     renamed, plain = league("german_whist_v0", {}, **opts, canonical_suits=True), league("german_whist_v0", {}, **opts)

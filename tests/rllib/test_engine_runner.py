@@ -1,6 +1,7 @@
-"""The RLlib pieces of the batched engine: :class:`whist_env.rllib.engine_runner.EngineEnvRunner`'s episodes against
-the games it stepped, and :class:`whist_env.rllib.module.EngineActorCritic` against ppo_vec's network and its numpy
-copy."""
+"""The RLlib pieces of the batched engine: :class:`whist_env.learning.rllib.engine_runner.EngineEnvRunner`'s episodes
+against
+the games it stepped, and :class:`whist_env.learning.rllib.module.EngineActorCritic` against ppo_vec's network and its
+numpy copy."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 def engine_module(obs_size: int = 120, num_actions: int = 20, hidden: list[int] | None = None) -> Any:
     from gymnasium import spaces
 
-    from whist_env.rllib.module import EngineActorCritic
+    from whist_env.learning.rllib.module import EngineActorCritic
 
     space = spaces.Dict(
         {
@@ -48,7 +49,7 @@ def test_the_module_is_ppo_vecs_network_and_its_numpy_copy_plays_the_same() -> N
     policy (what the league and the shipped file play) gives the same logits."""
     from ray.rllib.core.columns import Columns
 
-    from whist_env.vector.net import build_actor_critic
+    from whist_env.learning.net import build_actor_critic
 
     module = engine_module()
     model = build_actor_critic(120, 20, [32, 16])
@@ -84,8 +85,8 @@ def test_the_runners_episodes_are_the_games_it_stepped(tmp_path: Path) -> None:
     import ray
 
     sys.path.insert(0, str(REPO))
-    from training.rllib_config import rllib_config_from_dict
-    from training.rllib_selfplay import build_algorithm
+    from training.rllib.config import rllib_config_from_dict
+    from training.rllib.trainer import build_algorithm
 
     config = rllib_config_from_dict(
         {

@@ -1,4 +1,4 @@
-"""``training/rllib_selfplay.py``'s checkpoints without Ray: written through the one atomic write of
+"""``training/rllib/trainer.py``'s checkpoints without Ray: written through the one atomic write of
 ``training.checkpoint`` (a hidden temporary directory moved into place), a write on a full disk is one line with
 exit status 2 and leaves the previous checkpoint whole, a resumed run's ``progress.jsonl`` holds each iteration
 once, and env runners that keep failing stop the run with exit status 1. (A real run killed during a checkpoint
@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from training import rllib_selfplay
 from training.checkpoint import FAULT_ENV, CheckpointWriteError
-from training.rllib_config import RLlibConfig, load_rllib_config
-from whist_env.rllib.agent import checkpoints_of
+from training.rllib import trainer as rllib_selfplay
+from training.rllib.config import RLlibConfig, load_rllib_config
+from whist_env.learning.rllib.agent import checkpoints_of
 
 REPO = Path(__file__).resolve().parents[2]
 

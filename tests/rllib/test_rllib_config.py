@@ -1,4 +1,4 @@
-"""``training/rllib_config.py`` and the CLI's errors: the same conventions as ``training/train.py``; no Ray needed."""
+"""``training/rllib/config.py`` and the CLI's errors: the same conventions as ``training/train.py``; no Ray needed."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from training.config import ConfigError
-from training.rllib_config import RLlibConfig, load_rllib_config
+from training.rllib.config import RLlibConfig, load_rllib_config
 from whist_env.registry import game_ids
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "training" / "rllib_selfplay.py"
+SCRIPT = REPO / "training" / "rllib" / "trainer.py"
 CONFIGS = sorted((REPO / "configs").glob("rllib_*.yaml"))
 
 
@@ -86,7 +86,7 @@ def test_missing_config_file_is_one_line(tmp_path: Path) -> None:
 def test_resume_by_run_name_reads_the_saved_config_like_any_config(tmp_path: Path) -> None:
     """``--resume --run-name`` without ``--config``: a damaged saved config.yaml is a ConfigError (it was an
     AttributeError), and a sound one is read with the --set overrides."""
-    from training import rllib_selfplay
+    from training.rllib import trainer as rllib_selfplay
 
     saved = tmp_path / "r" / "config.yaml"
     saved.parent.mkdir()
@@ -107,9 +107,9 @@ def test_resume_refuses_a_checkpoint_of_another_observation_layout(tmp_path: Pat
     refuses a checkpoint written under another observation layout with an error naming it."""
     import json
 
-    from training import rllib_selfplay
+    from training.rllib import trainer as rllib_selfplay
     from whist_env.fingerprint import ModelMetadata
-    from whist_env.rllib.agent import META_FILE
+    from whist_env.learning.rllib.agent import META_FILE
 
     checkpoint = tmp_path / "r" / "checkpoints" / "iter_000001"
     checkpoint.mkdir(parents=True)

@@ -19,7 +19,7 @@ OPTIONS: list[tuple[str, dict[str, Any]]] = [(g, {}) for g in game_ids()] + [
 
 
 def make_env(game_id: str, options: dict[str, Any], opponents: dict[str, float] = LEAGUE) -> Any:
-    from whist_env.rllib.env import WhistMultiAgentEnv
+    from whist_env.learning.rllib.env import WhistMultiAgentEnv
 
     return WhistMultiAgentEnv(
         {"game": game_id, "game_options": options, "opponents": opponents, "snapshot_pool": 2, "snapshots": 2}
@@ -28,7 +28,7 @@ def make_env(game_id: str, options: dict[str, Any], opponents: dict[str, float] 
 
 def play_episode(env: Any, seed: int) -> tuple[dict[str, float], dict[str, Any]]:
     """Random legal play of one episode; checks every step and returns each agent's summed rewards and last obs."""
-    from whist_env.rllib.league import module_for_agent, seat_of
+    from whist_env.learning.rllib.league import module_for_agent, seat_of
 
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)
@@ -55,7 +55,7 @@ def play_episode(env: Any, seed: int) -> tuple[dict[str, float], dict[str, Any]]
 
 @pytest.mark.parametrize(("game_id", "options"), OPTIONS, ids=[f"{g}-{o}" for g, o in OPTIONS])
 def test_random_play_through_the_env(game_id: str, options: dict[str, Any]) -> None:
-    from whist_env.rllib.league import seat_of
+    from whist_env.learning.rllib.league import seat_of
 
     env = make_env(game_id, options)
     n = env.game.num_players

@@ -1,4 +1,4 @@
-"""The league's rules (``whist_env.rllib.league``): plain Python, no Ray needed."""
+"""The league's rules (``whist_env.learning.rllib.league``): plain Python, no Ray needed."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from whist_env.errors import OptionError
-from whist_env.registry import game_ids, get_spec
-from whist_env.rllib.league import (
+from whist_env.learning.rllib.league import (
     MAIN,
     agent_id,
     check_opponents,
@@ -20,6 +19,7 @@ from whist_env.rllib.league import (
     seat_of,
     snapshot_id,
 )
+from whist_env.registry import game_ids, get_spec
 
 LEAGUE = {"main": 1.0, "snapshot": 1.0, "heuristic": 1.0, "random": 1.0}
 

@@ -1,4 +1,5 @@
-"""The RLlib learner with a lighter optimizer step (:class:`whist_env.rllib.learner.WhistPPOLearner`) against its plain
+"""The RLlib learner with a lighter optimizer step (:class:`whist_env.learning.rllib.learner.WhistPPOLearner`) against
+its plain
 twin, RLlib's own ``PPOTorchLearner``: the same parameters after the same gradients, ``nan`` and ``inf`` ones
 included."""
 
@@ -25,7 +26,7 @@ def learner(cls: Any, skip_nan: bool = False) -> Any:
     from ray.rllib.core import DEFAULT_MODULE_ID
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from whist_env.rllib.module import EngineActorCritic
+    from whist_env.learning.rllib.module import EngineActorCritic
 
     spec = RLModuleSpec(module_class=EngineActorCritic, observation_space=OBS, action_space=ACT,
                         model_config={"hidden": [16, 8]})  # fmt: skip
@@ -44,7 +45,7 @@ def learner(cls: Any, skip_nan: bool = False) -> Any:
 def twins(skip_nan: bool = False) -> tuple[Any, Any]:
     from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
 
-    from whist_env.rllib.learner import WhistPPOLearner
+    from whist_env.learning.rllib.learner import WhistPPOLearner
 
     plain, fast = learner(PPOTorchLearner, skip_nan), learner(WhistPPOLearner, skip_nan)
     for p, q in zip(plain._params.values(), fast._params.values(), strict=True):
@@ -113,11 +114,11 @@ def test_a_ppo_update_is_rllibs_own_with_the_columns_and_the_lighter_step(tmp_pa
     from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
     from ray.rllib.core import DEFAULT_MODULE_ID
 
-    from whist_env.rllib.learner import SparseColumns
+    from whist_env.learning.rllib.learner import SparseColumns
 
     sys.path.insert(0, str(REPO))
-    from training.rllib_config import rllib_config_from_dict
-    from training.rllib_selfplay import build_algorithm
+    from training.rllib.config import rllib_config_from_dict
+    from training.rllib.trainer import build_algorithm
 
     config = rllib_config_from_dict(
         {"game": "german_whist_v0", "engine": "batched", "num_env_runners": 0, "num_envs_per_env_runner": 16,

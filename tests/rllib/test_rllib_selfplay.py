@@ -1,4 +1,4 @@
-"""``training/rllib_selfplay.py`` end to end on a local Ray: iterations, the league, checkpoints, resume, clusters.
+"""``training/rllib/trainer.py`` end to end on a local Ray: iterations, the league, checkpoints, resume, clusters.
 
 Every run is tiny (a few hundred env steps per iteration, one epoch, a 32-unit network): these tests check
 that the pieces work together, not that the policy learns (docs/results_rllib.md's run shows that).
@@ -25,7 +25,7 @@ from training.report import read_eval_csv
 pytestmark = [pytest.mark.rllib, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "training" / "rllib_selfplay.py"
+SCRIPT = REPO / "training" / "rllib" / "trainer.py"
 TINY = [
     "--set", "train_batch_size=400",
     "--set", "minibatch_size=200",
@@ -112,13 +112,13 @@ def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_res
     # ... in whist-eval and whist-play too
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
     evaluated = subprocess.run(
-        [sys.executable, "-m", "whist_env.cli_eval", "german_whist_v0", "--agents", f"rllib:{run_dir}", "random"]
+        [sys.executable, "-m", "whist_env.cli.eval", "german_whist_v0", "--agents", f"rllib:{run_dir}", "random"]
         + ["--deals", "4", "--quiet"],
         capture_output=True, text=True, timeout=120, env=env, check=False,
     )  # fmt: skip
     assert evaluated.returncode == 0 and "| 0 |" in evaluated.stdout, evaluated.stderr[-2000:]
     played = subprocess.run(
-        [sys.executable, "-m", "whist_env.play", "--game", "german_whist_v0", "--opponents", f"rllib:{run_dir}"],
+        [sys.executable, "-m", "whist_env.cli.play", "--game", "german_whist_v0", "--opponents", f"rllib:{run_dir}"],
         input="quit\n", capture_output=True, text=True, timeout=120, env=env, check=False,
     )  # fmt: skip
     assert played.returncode == 0 and "you quit" in played.stdout, played.stderr[-2000:]
@@ -207,10 +207,10 @@ def _same_arrays(a: Any, b: Any) -> bool:
 def _warm_start_alone(run_dir: Path) -> Any:
     """The warm start of ``run_dir``'s config cloned in this process, without Ray (``warm_start_main`` clones it in
     the driver, after RLlib has drawn from torch's generator; both on one thread, which it sets itself)."""
-    from training.rllib_config import load_rllib_config
-    from training.rllib_selfplay import clone_warm_start
+    from training.rllib.config import load_rllib_config
+    from training.rllib.trainer import clone_warm_start
+    from whist_env.learning.net import numpy_actor
     from whist_env.vector import make_learner_env
-    from whist_env.vector.net import numpy_actor
 
     config = load_rllib_config(run_dir / "config.yaml", {})
     env = make_learner_env(config.game, 1, **config.game_options)

@@ -29,7 +29,7 @@ def test_every_game_has_a_search_agent() -> None:
     elsewhere (Oh Hell's playouts, ``tests/search/test_oh_hell_search.py``); a game with neither refuses it, never
     a stand-in (``tests/toy_game``: in Oh Hell it once played as the heuristic, 0.000 ± 0.000 against it)."""
     from whist_env.agents import make_agent
-    from whist_env.cli_eval import main
+    from whist_env.cli.eval import main
     from whist_env.errors import OptionError
     from whist_env.games.oh_hell.search import OhHellSearch
 

@@ -1,4 +1,4 @@
-"""``whist-play`` (whist_env/play.py): input parsing, whole deals through a pipe, reproducibility, clean exits."""
+"""``whist-play`` (whist_env/cli/play.py): input parsing, whole deals through a pipe, reproducibility, clean exits."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from whist_env.cards import card_str
-from whist_env.play import Session, interpret, main, ordered_legal
+from whist_env.cli.play import Session, interpret, main, ordered_legal
 from whist_env.record import GameRecord
 from whist_env.registry import game_ids, get_spec
 from whist_env.rules.core import State, TrickGame
@@ -45,7 +45,7 @@ def candidate_lines(cycles: int = 60) -> str:
 def run_cli(args: list[str], stdin: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     return subprocess.run(
-        [sys.executable, "-m", "whist_env.play", *args],
+        [sys.executable, "-m", "whist_env.cli.play", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -292,7 +292,17 @@ def test_on_a_terminal() -> None:
     leader, follower = pty.openpty()
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "whist_env.play", "--game", "humbug_v0", "--seed", "3", "--option", "mode=open_table"],
+        [
+            sys.executable,
+            "-m",
+            "whist_env.cli.play",
+            "--game",
+            "humbug_v0",
+            "--seed",
+            "3",
+            "--option",
+            "mode=open_table",
+        ],
         stdin=follower,
         stdout=follower,
         stderr=follower,

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.cards import parse_card, parse_cards
-from whist_env.play import Session
+from whist_env.cli.play import Session
 from whist_env.rules.tricks import trick_winner
 from whist_env.serve.tables import Table
 from whist_env.teaching.hidden_information import play_episode

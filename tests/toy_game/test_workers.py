@@ -7,7 +7,7 @@ import pickle
 from typing import Any
 
 from whist_env.evaluation import evaluate
-from whist_env.pretrain import generate_dataset
+from whist_env.learning.cloning import generate_dataset
 
 
 def test_the_spec_pickles_by_reference_to_its_functions(low_whist_spec: Any) -> None:

@@ -1,5 +1,5 @@
-"""Learner-side suit canonicalisation (``canonical_suits``, :mod:`whist_env.canonical`): the renaming itself, the
-training env wrapper, the warm start's renamed rows, and a training run whose model carries the flag."""
+"""Learner-side suit canonicalisation (``canonical_suits``, :mod:`whist_env.encoding.canonical`): the renaming itself,
+the training env wrapper, the warm start's renamed rows, and a training run whose model carries the flag."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from whist_env.canonical import CanonicalSuits, CanonicalSuitsWrapper
 from whist_env.cards import NUM_SUITS
+from whist_env.encoding.canonical import CanonicalSuits, CanonicalSuitsWrapper
+from whist_env.encoding.features import PERMUTATIONS, SuitPermuter
 from whist_env.envs.single_agent import make_single_agent
-from whist_env.features import PERMUTATIONS, SuitPermuter
 from whist_env.registry import game_ids, get_spec
 
 # The games with a trump, each with options where it is one (Oh Hell's default has none).
@@ -140,7 +140,7 @@ def test_wrapper_keeps_the_space_and_set_state_returns_the_renamed_observation()
 def test_config_key_is_typed_and_wraps_the_training_env(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from training.config import ConfigError, load_config
-    from training.envs import env_fns
+    from training.sb3.envs import env_fns
 
     path = tmp_path / "c.yaml"
     path.write_text("game: german_whist_v0\nn_envs: 1\nbatch_size: 64\n")
@@ -164,7 +164,7 @@ def _wrappers(env: Any) -> list[Any]:
 # ---------------------------------------------------------------------- the warm start
 def test_canonical_rows_rename_obs_mask_and_label() -> None:
     pytest.importorskip("torch")
-    from whist_env.pretrain import canonical_rows, generate_dataset
+    from whist_env.learning.cloning import canonical_rows, generate_dataset
 
     raw = generate_dataset("german_whist_v0", {}, teacher="heuristic", deals=6, seed=5)
     data = canonical_rows(raw)
@@ -187,7 +187,7 @@ def test_canonical_rows_rename_obs_mask_and_label() -> None:
 def test_policy_agent_plays_through_the_renaming() -> None:
     """A PolicyAgent with canonical_suits picks, in the real game, the renamed game's argmax renamed back."""
     torch = pytest.importorskip("torch")
-    from whist_env.learn import PolicyAgent, make_ppo
+    from whist_env.learning.sb3 import PolicyAgent, make_ppo
 
     inner = make_single_agent("german_whist_v0", opponents="heuristic")
     policy = make_ppo(CanonicalSuitsWrapper(inner), seed=0, net_arch=[32], n_steps=64, batch_size=64).policy

@@ -13,7 +13,7 @@ from training.config import ConfigError, TrainConfig, from_dict, load_config, pa
 from whist_env.registry import game_ids  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-# configs/rllib_*.yaml are training/rllib_selfplay.py's (RLlibConfig), tested in tests/rllib
+# configs/rllib_*.yaml are training/rllib/trainer.py's (RLlibConfig), tested in tests/rllib
 CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml") if not p.name.startswith(("rllib_", "ppo_vec_")))
 
 
@@ -132,7 +132,7 @@ def test_cli_reports_config_errors_with_status_2(tmp_path: Path, capsys: pytest.
 # ---------------------------------------------------------------------------------------------- the one config base
 def _trainer_configs() -> list[tuple[type, Path]]:
     from training.config import PPOVecConfig
-    from training.rllib_config import RLlibConfig
+    from training.rllib.config import RLlibConfig
 
     return [
         (TrainConfig, REPO / "configs" / "german_whist.yaml"),

@@ -1,4 +1,4 @@
-"""The package's training loop (``whist_env.learn``): tasks between rollouts, evaluations that play the current
+"""The package's training loop (``whist_env.learning.sb3``): tasks between rollouts, evaluations that play the current
 weights, progress of the long evaluations, single-threaded evaluation workers, and both front ends on it."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ pytest.importorskip("sb3_contrib")
 
 from train_helpers import REPO, ThreadCheckAgent, tiny_args  # noqa: E402
 
-from whist_env import learn  # noqa: E402
 from whist_env.envs.single_agent import make_single_agent  # noqa: E402
+from whist_env.learning import sb3 as learn  # noqa: E402
 
 GAME, OPTIONS = "oh_hell_v0", {"num_players": 2, "episode": "deal", "hand_size": 2}
 
@@ -28,7 +28,7 @@ def tiny_model() -> Any:
 
 def test_import_does_not_import_torch() -> None:
     code = (
-        "import sys, whist_env, whist_env.learn, whist_env.teaching\n"
+        "import sys, whist_env, whist_env.learning.sb3, whist_env.teaching\n"
         "heavy = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
@@ -54,7 +54,7 @@ def test_the_training_envs_report_episodes_through_sb3s_monitor() -> None:
     from stable_baselines3.common.monitor import Monitor
 
     from training.config import load_config
-    from training.envs import build_vec_env
+    from training.sb3.envs import build_vec_env
 
     config = load_config(
         REPO / "configs" / "oh_hell.yaml", {"n_envs": 2, "batch_size": 64, "game_options": OPTIONS, "reward_scale": 0.5}

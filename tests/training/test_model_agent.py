@@ -16,7 +16,7 @@ from training.config import load_config  # noqa: E402
 from training.train import main  # noqa: E402
 from whist_env.agents import make_agent  # noqa: E402
 from whist_env.evaluation import evaluate  # noqa: E402
-from whist_env.learn import PolicyAgent  # noqa: E402
+from whist_env.learning.sb3 import PolicyAgent  # noqa: E402
 from whist_env.testing import random_action  # noqa: E402
 
 GAMES = {"german_whist": ("german_whist_v0", {}), "oh_hell": ("oh_hell_v0", {"episode": "deal"})}

@@ -1,4 +1,5 @@
-"""training/ppo_vec.py: masked PPO on the batched engine (a tiny run end to end, --resume, config errors, masking)."""
+"""training/ppo/trainer.py: masked PPO on the batched engine (a tiny run end to end, --resume, config errors,
+masking)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,14 @@ from fault_helpers import Runs, fault_chain
 from gymnasium.vector import AutoresetMode
 from train_helpers import REPO
 
-from training import ppo_rollout, ppo_trainer, ppo_vec
 from training.config import ConfigError, PPOVecConfig, load_config_as, parse_set
+from training.ppo import loop as ppo_trainer
+from training.ppo import rollout as ppo_rollout
+from training.ppo import trainer as ppo_vec
 from training.report import read_eval_csv
 from whist_env.agents import make_agent
-from whist_env.vector import make_learner_env, net
+from whist_env.learning import net
+from whist_env.vector import make_learner_env
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "ppo_vec_german_whist.yaml"
 TINY = [
@@ -60,7 +64,7 @@ def test_tiny_run_end_to_end(tmp_path: Path) -> None:
     assert set(summary["timers_wall_s"]) == {"env", "forward", "update"}
     state = final_state(run_dir)
     assert state["num_timesteps"] == 512
-    assert (run_dir / "command.txt").read_text().startswith("python training/ppo_vec.py --config")
+    assert (run_dir / "command.txt").read_text().startswith("python training/ppo/trainer.py --config")
     # the artefacts train.py writes too: every evaluation in eval.csv, the curve, the report with every phase's time
     (final,) = read_eval_csv(run_dir / "eval.csv")
     assert final["kind"] == "final" and final["timesteps"] == 512
@@ -144,7 +148,7 @@ def test_killed_during_and_between_checkpoint_writes_and_on_a_full_disk_resumes_
     process), weights, Adam's moments, generators, engine, self-play pool and final evaluation alike."""
     common = ["--config", str(CONFIG), "--runs-dir", str(tmp_path), *FAULT_TINY]
     assert ppo_vec.main([*common, "--run-name", "straight"]) == 0
-    faults = [sys.executable, str(REPO / "training" / "ppo_vec.py"), *common, "--run-name", "faults"]
+    faults = [sys.executable, str(REPO / "training" / "ppo" / "trainer.py"), *common, "--run-name", "faults"]
     where = fault_chain(start, lambda *more: [*faults, *more], tmp_path / "faults", PPO_TOTAL, PPO_FREQ)
 
     a, b = final_state(tmp_path / "straight"), final_state(tmp_path / "faults")

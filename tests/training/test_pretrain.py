@@ -1,5 +1,5 @@
-"""The warm start (``whist_env.pretrain``, ``training/pretrain.py``, the config's ``pretrain:`` section): the
-teacher's dataset, its cache and the check that refuses a dataset made for another layout or options, behaviour
+"""The warm start (``whist_env.learning.cloning``, ``training/sb3/warm_start.py``, the config's ``pretrain:`` section):
+the teacher's dataset, its cache and the check that refuses a dataset made for another layout or options, behaviour
 cloning, DAgger relabelling, and the pretrain -> fine-tune pipeline of ``train.py``."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from training.config import ConfigError, PretrainConfig, load_config  # noqa: E4
 from whist_env.agents import make_agent  # noqa: E402
 from whist_env.errors import ModelMismatchError  # noqa: E402
 from whist_env.fingerprint import ModelMetadata  # noqa: E402
-from whist_env.pretrain import (  # noqa: E402
+from whist_env.learning.cloning import (  # noqa: E402
     Dataset,
     agreement,
     behaviour_clone,
@@ -41,7 +41,7 @@ def small() -> Dataset:
 
 def _policy(seed: int = 0, net_arch: tuple[int, ...] = (64,)):  # noqa: ANN202 (an sb3 policy)
     from whist_env.envs.single_agent import make_single_agent
-    from whist_env.learn import make_ppo
+    from whist_env.learning.sb3 import make_ppo
 
     env = make_single_agent(GAME, opponents="heuristic")
     return make_ppo(env, seed=seed, net_arch=list(net_arch), n_steps=64, batch_size=64).policy

@@ -12,11 +12,11 @@ from training.report import write_command, write_report
 
 def test_the_command_is_written_once_from_the_given_argv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["pytest", "--not-this"])
-    first = write_command(tmp_path, "rllib_selfplay.py", ["--config", "configs/my run.yaml"])
-    assert first == "python training/rllib_selfplay.py --config 'configs/my run.yaml'"
+    first = write_command(tmp_path, "rllib/trainer.py", ["--config", "configs/my run.yaml"])
+    assert first == "python training/rllib/trainer.py --config 'configs/my run.yaml'"
     assert (tmp_path / "command.txt").read_text() == first + "\n"
     # a resumed run keeps reporting the command that started it
-    assert write_command(tmp_path, "rllib_selfplay.py", ["--config", "x.yaml", "--resume"]) == first
+    assert write_command(tmp_path, "rllib/trainer.py", ["--config", "x.yaml", "--resume"]) == first
 
 
 def test_without_argv_the_command_is_this_process_s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -33,7 +33,7 @@ def _config(**extra: object) -> dict[str, object]:
 
 def test_the_report_names_how_the_envs_ran(tmp_path: Path) -> None:
     path = tmp_path / "report.md"
-    write_report(path, _config(trainer="ppo", n_envs=256), [], "python training/ppo_vec.py", "1 s", 512)
+    write_report(path, _config(trainer="ppo", n_envs=256), [], "python training/ppo/trainer.py", "1 s", 512)
     assert "seed 3, 256 envs (stepped as one batch), net [64]" in path.read_text()
     assert "masked PPO on the batched engine" in path.read_text()
     write_report(path, _config(trainer="rllib"), [], "cmd", "1 s", 512, envs="2 env runners × 8 envs (batched)")

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from training.config import ConfigError, load_config
-from training.envs import _make_env
-from training.search_reward import Phase1SolverReward
+from training.sb3.envs import _make_env
+from training.sb3.search_reward import Phase1SolverReward
 from whist_env.envs.single_agent import make_single_agent
 from whist_env.games.german_whist.rules import PHASE1_TRICKS
 from whist_env.search.solver import solve

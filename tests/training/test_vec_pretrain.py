@@ -1,4 +1,4 @@
-"""The warm start of ``ppo_vec`` on the batched engine (``training/vec_pretrain.py``): the engine teacher's labels
+"""The warm start of ``ppo_vec`` on the batched engine (``training/ppo/warm_start.py``): the engine teacher's labels
 against the Python heuristic, the cached dataset and its fingerprint check, behaviour cloning of ppo_vec's network,
 and a tiny run of ``ppo_vec.py`` with ``pretrain:``."""
 
@@ -13,12 +13,15 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("yaml")
 
-from training import ppo_rollout, ppo_trainer, ppo_vec, vec_pretrain  # noqa: E402
 from training.config import ConfigError, PPOVecConfig, load_config_as  # noqa: E402
+from training.ppo import loop as ppo_trainer  # noqa: E402
+from training.ppo import rollout as ppo_rollout  # noqa: E402
+from training.ppo import trainer as ppo_vec  # noqa: E402
+from training.ppo import warm_start as vec_pretrain  # noqa: E402
 from whist_env.agents import make_agent  # noqa: E402
 from whist_env.errors import ModelMismatchError  # noqa: E402
-from whist_env.pretrain import dataset_path, load_dataset, save_dataset  # noqa: E402
-from whist_env.vector import net  # noqa: E402
+from whist_env.learning import net  # noqa: E402
+from whist_env.learning.cloning import dataset_path, load_dataset, save_dataset  # noqa: E402
 
 GAME = "german_whist_v0"
 WARM = Path(__file__).resolve().parents[2] / "configs" / "ppo_vec_german_whist_warm.yaml"

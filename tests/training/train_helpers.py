@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-# configs/rllib_*.yaml are training/rllib_selfplay.py's (RLlibConfig), tested in tests/rllib
+# configs/rllib_*.yaml are training/rllib/trainer.py's (RLlibConfig), tested in tests/rllib
 CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml") if not p.name.startswith(("rllib_", "ppo_vec_")))
 
 

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
 
 import numpy as np
 import pytest
@@ -19,43 +16,11 @@ from whist_env import make
 from whist_env.cards import card_str
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
 from whist_env.rules.core import PHASE_OVER
+from whist_env.testing import random_legal, unchanged
 from whist_env.vector.core import RawVectorEnv
 
 GAME = "classic_whist_v0"
 B = 8
-
-
-def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A random legal action per row (0 where nothing is legal: an ended episode ignores it)."""
-    legal = mask.astype(bool)
-    return np.where(legal.any(axis=1), (rng.random(legal.shape) * legal).argmax(axis=1), 0)
-
-
-@contextmanager
-def unchanged(venv: RawVectorEnv) -> Iterator[None]:
-    """Asserts that the block runs without changing any environment or generator."""
-    state, gens = venv._state.copy(), venv._rng.copy()
-    yield
-    assert np.array_equal(venv._state, state), "an environment changed"
-    assert np.array_equal(venv._rng, gens), "a generator moved"
-
-
-def follow_twin(venv: RawVectorEnv, env: int, twin: Any, steps: int, rng: np.random.Generator) -> None:
-    """Play ``steps`` random legal decisions in every environment of ``venv`` and in ``twin`` (an AEC env whose
-    position environment ``env`` holds), checking before each that every seat's observation and mask, and the
-    full state, are the twin's, and after each that the rewards are."""
-    agents = twin.possible_agents
-    for step in range(steps):
-        for seat in range(venv.num_players):
-            obs, mask = venv.observe(np.full(venv.num_envs, seat))
-            want = twin.observe(agents[seat])
-            assert np.array_equal(obs[env], want["observation"]), (step, seat)
-            assert np.array_equal(mask[env], want["action_mask"]), (step, seat)
-        assert np.array_equal(venv.state()[env], twin.state()), step
-        actions = random_legal(venv.observe(np.maximum(venv.field("to_act")[:, 0], 0))[1], rng)
-        ts = venv.step(actions)
-        twin.step(int(actions[env]))
-        assert ts.rewards[env].tolist() == [twin.rewards[a] for a in agents], step
 
 
 @pytest.fixture

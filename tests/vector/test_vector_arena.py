@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from whist_env.agents.pretrained import NumpyPolicy, PretrainedAgent, play_policy
-from whist_env.cli_eval import main as eval_main
+from whist_env.cli.eval import main as eval_main
 from whist_env.errors import OptionError
 from whist_env.evaluation import ArenaConfig, evaluate, play_deals
 from whist_env.registry import game_ids, get_spec

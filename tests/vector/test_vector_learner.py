@@ -438,7 +438,7 @@ def test_maskable_ppo_trains_on_the_sb3_adapter() -> None:
     import sb3_contrib
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from whist_env.vector.sb3 import as_sb3_vec_env
+    from whist_env.learning.sb3_vec import as_sb3_vec_env
 
     venv = as_sb3_vec_env(make_learner_env("german_whist_v0", 16, seed=0, autoreset_mode=SAME_STEP))
     assert is_masking_supported(venv)
@@ -462,7 +462,7 @@ def test_maskable_ppo_trains_on_the_sb3_adapter() -> None:
 
 
 def test_the_sb3_adapter_needs_same_step_autoreset() -> None:
-    from whist_env.vector.sb3 import as_sb3_vec_env
+    from whist_env.learning.sb3_vec import as_sb3_vec_env
 
     with pytest.raises(OptionError, match=r"autoreset_mode=AutoresetMode.SAME_STEP"):
         as_sb3_vec_env(make_learner_env("german_whist_v0", 4, seed=0, autoreset_mode=NEXT_STEP))

@@ -1,4 +1,4 @@
-"""Compiling a game's kernels on two cores (``whist_env.vector.warmup``): the second process compiles and ends well,
+"""Compiling a game's kernels on two cores (``whist_env.learning.warmup``): the second process compiles and ends well,
 a failed or stuck one costs nothing but its own time, and a one-core machine starts none."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from whist_env.vector import warmup
+from whist_env.learning import warmup
 
 
 def test_the_second_process_compiles_the_heuristics_port_and_ends_well() -> None:

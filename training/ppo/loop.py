@@ -1,7 +1,7 @@
 """The trainer of ``ppo_vec``: :class:`PPOVec` holds the learner env, the network and Adam, and runs the loop
-(rollouts: ``training/ppo_rollout.py``; PPO's update: ``training/ppo_update.py``), with self-play snapshots,
+(rollouts: ``training/ppo/rollout.py``; PPO's update: ``training/ppo/update.py``), with self-play snapshots,
 evaluations during training on the batched arena (:func:`evaluate_policy`) and atomic checkpoints that resume
-exactly (:func:`find_checkpoint`). The command line is ``training/ppo_vec.py``'s."""
+exactly (:func:`find_checkpoint`). The command line is ``training/ppo/trainer.py``'s."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from training.config import PPOVecConfig
-from training.ppo_rollout import LearnerView, Snapshot, Timers, collect_rollout, env_state, now, set_env_state
-from training.ppo_update import ppo_update
+from training.ppo.rollout import LearnerView, Snapshot, Timers, collect_rollout, env_state, now, set_env_state
+from training.ppo.update import ppo_update
 from whist_env.fingerprint import ModelMetadata
+from whist_env.learning.net import build_actor_critic, export_actor, numpy_actor
 from whist_env.registry import get_spec
-from whist_env.vector.net import build_actor_critic, export_actor, numpy_actor
 
 CHECKPOINT_FILE = "state.pt"
 """The one file of a checkpoint directory ``checkpoints/step_<n>/``."""
@@ -109,7 +109,7 @@ class PPOVec:
 
     # -------------------------------------------------------------- rollouts and updates
     def collect(self) -> dict[str, Any]:
-        """One rollout of ``n_steps`` batched steps (:func:`training.ppo_rollout.collect_rollout`); returns its
+        """One rollout of ``n_steps`` batched steps (:func:`training.ppo.rollout.collect_rollout`); returns its
         tensors and GAE advantages and returns."""
         assert self._obs is not None
         batch, self._obs = collect_rollout(
@@ -130,7 +130,7 @@ class PPOVec:
             ret[ended], length[ended] = 0.0, 0
 
     def update(self, batch: dict[str, Any]) -> dict[str, float]:
-        """PPO's epochs over one rollout (:func:`training.ppo_update.ppo_update`); returns the mean losses."""
+        """PPO's epochs over one rollout (:func:`training.ppo.update.ppo_update`); returns the mean losses."""
         return ppo_update(self.config, self.model, self.optimizer, batch, self.rng, self.num_timesteps)
 
     def train(self) -> None:

@@ -1,4 +1,4 @@
-"""The rollouts of ``ppo_vec`` (``training/ppo_trainer.py``'s loop): what the learner sees of the batched env
+"""The rollouts of ``ppo_vec`` (``training/ppo/loop.py``'s loop): what the learner sees of the batched env
 (:class:`LearnerView`), the frozen copies of the learner that play opponent seats (:class:`Snapshot`), one rollout of
 ``n_steps`` batched steps with its GAE advantages (:func:`collect_rollout`, :func:`gae`), the env's state for a
 checkpoint (:func:`env_state`), and the time spent per phase (:class:`Timers`)."""
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from whist_env.vector.net import SparseRows
+from whist_env.learning.net import SparseRows
 
 if TYPE_CHECKING:
     from training.config import PPOVecConfig
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------------------------------------- the learner's view
 class LearnerView:
     """What the learner sees of the env: the observations and masks with the suits renamed so that trump is spades
-    (``canonical_suits``: :class:`whist_env.canonical.CanonicalSuits`), or as they are; its actions renamed back.
+    (``canonical_suits``: :class:`whist_env.encoding.canonical.CanonicalSuits`), or as they are; its actions renamed
+    back.
 
     Args:
         game: the game id.
@@ -31,7 +32,7 @@ class LearnerView:
     def __init__(self, game: str, options: dict[str, Any], canonical_suits: bool) -> None:
         self.canonical: Any = None
         if canonical_suits:
-            from whist_env.canonical import CanonicalSuits
+            from whist_env.encoding.canonical import CanonicalSuits
             from whist_env.registry import get_spec
 
             spec = get_spec(game)
@@ -50,7 +51,7 @@ class LearnerView:
         columns of the non-zero entries of :meth:`forward`'s observations (:class:`SparseRows` on ``device``).
 
         The env's dense rows are scanned once (:meth:`SparseRows.of`) and the renaming is applied to the found
-        columns (:meth:`whist_env.canonical.CanonicalSuits.columns`), not to a dense copy; each row's renamed
+        columns (:meth:`whist_env.encoding.canonical.CanonicalSuits.columns`), not to a dense copy; each row's renamed
         columns are then sorted, so that the rows are exactly ``SparseRows.of(forward(obs, mask)[0])`` (tested): the
         first layers add the same weight rows in the same order, and training gives the same network to the last
         bit as the scan of the renamed dense rows (unsorted, the sums' rounding differed and so did the runs)."""

@@ -1,9 +1,10 @@
 """Masked PPO on the batched engine: a learner against batched opponents, trained with torch alone.
 
-    python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml
-    python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml --seed 1 --set n_envs=512
-    python training/ppo_vec.py --config configs/ppo_vec_german_whist.yaml --resume     # after an interruption
-    python training/ppo_vec.py --config configs/ppo_vec_german_whist_warm.yaml         # warm start, vs the heuristic
+    python training/ppo/trainer.py --config configs/ppo_vec_german_whist.yaml
+    python training/ppo/trainer.py --config configs/ppo_vec_german_whist.yaml --seed 1 --set n_envs=512
+    python training/ppo/trainer.py --config configs/ppo_vec_german_whist.yaml --resume     # after an interruption
+    python training/ppo/trainer.py --config configs/ppo_vec_german_whist_warm.yaml         # warm start, vs the
+    heuristic
 
 The twin of ``training/train.py`` (sb3-contrib's ``MaskablePPO`` on one single-agent env per process slot) on
 :func:`whist_env.vector.make_learner_env`, where the other seats play inside the engine, batched. What is the same:
@@ -19,11 +20,11 @@ heuristic, whose decisions are the Python agent's) to draw weights; with ``self_
 learner (greedy numpy copies of its actor, batched callables ``(obs, mask) -> actions``) take ``self_play_weight``
 of the draws. Each opponent seat draws its player at the start of every rollout.
 
-Warm start (``pretrain:``, as ``train.py``'s; ``training/vec_pretrain.py``): before PPO, the game's heuristic is
+Warm start (``pretrain:``, as ``train.py``'s; ``training/ppo/warm_start.py``): before PPO, the game's heuristic is
 played batched on the engine and cloned into the actor and the critic, with DAgger rounds in which the cloned network
 plays on the engine and the heuristic labels its states; the teacher's dataset is cached in
-:mod:`whist_env.pretrain`'s format (``pretrain.cache_dir``). ``canonical_suits``: the learner sees trump as spades
-(:class:`LearnerView`), as in ``train.py``; the exported policy's metadata says so.
+:mod:`whist_env.learning.cloning`'s format (``pretrain.cache_dir``). ``canonical_suits``: the learner sees trump as
+spades (:class:`LearnerView`), as in ``train.py``; the exported policy's metadata says so.
 
 At the end the actor is exported to the numpy format of the shipped agents (``runs/<run>/policy.npz``, played by
 ``make_agent("pretrained(path=...)", game)``) and evaluated on ``final_eval_deals`` duplicate deals against each of
@@ -36,8 +37,8 @@ evaluation; also ``runs/<run>/phases.json``, kept across ``--resume``), and ``ev
 session's CPU time per phase and the rollout's timers).
 
 Where it lives: the config is :class:`training.config.PPOVecConfig`; the trainer and its loop
-``training/ppo_trainer.py``; rollouts ``training/ppo_rollout.py``; PPO's update ``training/ppo_update.py``; the network
-and its kernels :mod:`whist_env.vector.net`; this module is the command line.
+``training/ppo/loop.py``; rollouts ``training/ppo/rollout.py``; PPO's update ``training/ppo/update.py``; the network
+and its kernels :mod:`whist_env.learning.net`; this module is the command line.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # run as a script: make the `training` package importable
     sys.path.insert(0, str(REPO))
 
@@ -63,13 +64,13 @@ from training.config import (  # noqa: E402
     parse_set,
     save_config,
 )
-from training.ppo_rollout import LearnerView, Snapshot, now  # noqa: E402  (Snapshot, LearnerView: see below)
-from training.ppo_trainer import PPOVec, evaluate_policy, find_checkpoint  # noqa: E402
-from whist_env.vector.net import export_actor  # noqa: E402
+from training.ppo.loop import PPOVec, evaluate_policy, find_checkpoint  # noqa: E402
+from training.ppo.rollout import LearnerView, Snapshot, now  # noqa: E402  (Snapshot, LearnerView: see below)
+from whist_env.learning.net import export_actor  # noqa: E402
 
 __all__ = ["LearnerView", "PPOVec", "PPOVecConfig", "Snapshot", "main"]
 """``Snapshot`` and ``LearnerView`` stay importable from here: checkpoints written before the split pickled them as
-``training.ppo_vec.Snapshot`` and ``training.ppo_vec.LearnerView``."""
+``training.ppo.trainer.Snapshot`` and ``training.ppo.trainer.LearnerView``."""
 
 RESUMABLE = ("total_timesteps", "run_name", "runs_dir")
 """Keys a resumed run may differ in: its length (extend it) and where it is."""
@@ -145,7 +146,7 @@ def resolve(args: argparse.Namespace) -> tuple[PPOVecConfig, Path, tuple[Path, d
     return config, run_dir, found
 
 
-def main(argv: list[str] | None = None, *, script: str = "ppo_vec.py") -> int:
+def main(argv: list[str] | None = None, *, script: str = "ppo/trainer.py") -> int:
     """Run ``ppo_vec.py``; returns the exit status (0 done, 2 a bad config or command or a checkpoint that could not
     be written). ``script``: the command the run records (``train.py`` when that handed the config over)."""
     from training.checkpoint import CheckpointWriteError
@@ -172,7 +173,7 @@ def _run(args: argparse.Namespace, argv: list[str] | None, script: str) -> int:
     config, run_dir, found = resolve(args)
     aside = None
     if "heuristic" in config.opponents or "heuristic" in config.eval_opponents or config.pretrain is not None:
-        from whist_env.vector.warmup import compile_aside
+        from whist_env.learning.warmup import compile_aside
 
         aside = compile_aside(config.game, config.game_options)  # the heuristic's port compiles on the other core
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -193,13 +194,13 @@ def _run(args: argparse.Namespace, argv: list[str] | None, script: str) -> int:
     else:
         log(f"{config.game} on {trainer.device}: {config.total_timesteps:,} steps -> {run_dir}")
     if aside is not None:  # the engine's kernels compile here meanwhile (the first run after an install: ~30 s each)
-        from whist_env.vector.warmup import compile_learner_path
+        from whist_env.learning.warmup import compile_learner_path
 
         compile_learner_path(config.game, config.game_options)
         aside.wait()
     lap("set-up")
     if found is None and config.pretrain is not None:  # warm start: the cloned weights are what PPO fine-tunes
-        from training.vec_pretrain import warm_start
+        from training.ppo.warm_start import warm_start
 
         warm_start(trainer.model, config, trainer.view, run_dir)
         lap("warm start")

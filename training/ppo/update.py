@@ -1,4 +1,4 @@
-"""PPO's update in ``ppo_vec`` (``training/ppo_trainer.py``'s loop): ``n_epochs`` passes of minibatch PPO over one
+"""PPO's update in ``ppo_vec`` (``training/ppo/loop.py``'s loop): ``n_epochs`` passes of minibatch PPO over one
 rollout, with sb3's loss (the clipped objective on advantages normalised per minibatch, the value's mean squared
 error, an entropy bonus, gradient clipping) and its linear learning-rate schedule."""
 
@@ -20,7 +20,7 @@ def ppo_update(
     rng: np.random.Generator,
     num_timesteps: int,
 ) -> dict[str, float]:
-    """``n_epochs`` passes of minibatch PPO over one rollout (:func:`training.ppo_rollout.collect_rollout`'s
+    """``n_epochs`` passes of minibatch PPO over one rollout (:func:`training.ppo.rollout.collect_rollout`'s
     ``batch``), the minibatches drawn with ``rng``; with ``lr_schedule: linear`` the learning rate first set for
     ``num_timesteps`` of ``total_timesteps``. Returns the mean losses, entropy, approximate KL and clip fraction."""
     import torch

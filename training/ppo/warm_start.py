@@ -1,11 +1,13 @@
 """The warm start of ``ppo_vec.py`` (config key ``pretrain:``) on the batched engine: the teacher's data, behaviour
 cloning of the policy and value networks, and DAgger, all played batched.
 
-The twin of :mod:`training.pretrain` (``train.py``'s warm start, which plays the teacher through the AEC env in
-worker processes). What is the same: the :class:`~whist_env.pretrain.Dataset` (one row per decision: observation,
+The twin of :mod:`training.sb3.warm_start` (``train.py``'s warm start, which plays the teacher through the AEC env in
+worker processes). What is the same: the :class:`~whist_env.learning.cloning.Dataset` (one row per decision:
+observation,
 mask, the teacher's action, the deciding seat's return from there to the end of the episode, the seat), its cache
-file (:func:`whist_env.pretrain.dataset_path`, the layout's fingerprint inside, refused by
-:func:`whist_env.pretrain.load_dataset` on any mismatch), :func:`whist_env.pretrain.canonical_rows` for a learner
+file (:func:`whist_env.learning.cloning.dataset_path`, the layout's fingerprint inside, refused by
+:func:`whist_env.learning.cloning.load_dataset` on any mismatch), :func:`whist_env.learning.cloning.canonical_rows` for
+a learner
 with ``canonical_suits``, the loss (masked cross-entropy on the teacher's action, squared error on the return) and
 the config section (:class:`training.config.PretrainConfig`). What differs:
 
@@ -15,11 +17,11 @@ the config section (:class:`training.config.PretrainConfig`). What differs:
 * **the data** is the learner seat's decisions in :func:`whist_env.vector.make_learner_env` with the heuristic in the
   other seats and the teacher in the learner's (so: the heuristic's self-play, one seat recorded per deal), the
   observations in the engine's dtype (``uint8``); the deals come from the engine's generators seeded with
-  :data:`TEACHER_SEED` ``+ seed`` (DAgger round ``r``: ``training.pretrain.RELABEL_SEED + 1000 r + seed``), other
+  :data:`TEACHER_SEED` ``+ seed`` (DAgger round ``r``: ``training.sb3.warm_start.RELABEL_SEED + 1000 r + seed``), other
   streams than the PPO env's (``seed``) and the evaluation's (the arena's ``1_000_003 + seed``);
 * **DAgger**: the cloned network samples the learner's moves on the engine against the heuristic, and the teacher
   labels each of those states;
-* **cloning** fits ppo_vec's own network (:func:`whist_env.vector.net.build_actor_critic`, sparse first layers).
+* **cloning** fits ppo_vec's own network (:func:`whist_env.learning.net.build_actor_critic`, sparse first layers).
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from training.pretrain import RELABEL_SEED
+from training.sb3.warm_start import RELABEL_SEED
 
 if TYPE_CHECKING:
-    from whist_env.pretrain import Dataset
+    from whist_env.learning.cloning import Dataset
 
 TEACHER_SEED = 3_000_017
 """The teacher's deals of a run with seed ``s`` are the engine's of seed ``TEACHER_SEED + s``."""
@@ -139,14 +141,14 @@ def teacher_dataset(
     log: Callable[[str], None] = _log,
 ) -> Dataset:
     """The heuristic's decisions in the learner seat over ``deals`` engine episodes (:func:`play_teacher`) as a
-    :class:`~whist_env.pretrain.Dataset`, read from ``cache_dir`` when it holds them (checked: the game, the options,
-    the layout's fingerprint and the recipe; a mismatch raises
+    :class:`~whist_env.learning.cloning.Dataset`, read from ``cache_dir`` when it holds them (checked: the game, the
+    options, the layout's fingerprint and the recipe; a mismatch raises
     :class:`~whist_env.errors.ModelMismatchError`), else played and saved there (``cache_dir`` empty: no cache).
 
     ``seed`` is the engine's (:data:`TEACHER_SEED` ``+`` the run's seed in ``ppo_vec``).
     """
     from whist_env.fingerprint import ModelMetadata
-    from whist_env.pretrain import Dataset, dataset_path, load_dataset, save_dataset
+    from whist_env.learning.cloning import Dataset, dataset_path, load_dataset, save_dataset
 
     recipe = {"teacher": "heuristic", "deals": deals, "seed": seed, "source": RECIPE_SOURCE}
     path = dataset_path(cache_dir, game, options, recipe) if cache_dir else None
@@ -164,9 +166,9 @@ def teacher_dataset(
 
 
 def renamed(data: Dataset, chunk: int = 16384) -> Dataset:
-    """:func:`whist_env.pretrain.canonical_rows` of ``data``, a chunk of rows at a time (the renaming's index arrays
-    are 8 bytes per observation entry)."""
-    from whist_env.pretrain import canonical_rows
+    """:func:`whist_env.learning.cloning.canonical_rows` of ``data``, a chunk of rows at a time (the renaming's index
+    arrays are 8 bytes per observation entry)."""
+    from whist_env.learning.cloning import canonical_rows
 
     parts = [canonical_rows(_rows(data, slice(i, i + chunk))) for i in range(0, len(data), chunk)]
     out = parts[0]
@@ -176,17 +178,18 @@ def renamed(data: Dataset, chunk: int = 16384) -> Dataset:
 
 
 def _rows(data: Dataset, index: slice) -> Dataset:
-    from whist_env.pretrain import Dataset
+    from whist_env.learning.cloning import Dataset
 
     return Dataset(data.obs[index], data.mask[index], data.action[index], data.outcome[index], data.seat[index],
                    data.metadata, dict(data.recipe))  # fmt: skip
 
 
 def sparse_rows(obs: np.ndarray, chunk: int = 16384) -> Any:
-    """The :class:`whist_env.vector.net.SparseRows` of a dense observation array ``(n, D)``, made a chunk at a time."""
+    """The :class:`whist_env.learning.net.SparseRows` of a dense observation array ``(n, D)``, made a chunk at a
+    time."""
     import torch
 
-    from whist_env.vector.net import SparseRows
+    from whist_env.learning.net import SparseRows
 
     parts = [SparseRows.of(torch.as_tensor(obs[i : i + chunk])) for i in range(0, len(obs), chunk)]
     return SparseRows.cat(parts, obs.shape[1])
@@ -205,7 +208,8 @@ def clone(
     log: Callable[[str], None] | None = None,
 ) -> list[dict[str, float]]:
     """Fit ppo_vec's actor-critic ``model`` to ``data`` in place (the loss of
-    :func:`whist_env.pretrain.behaviour_clone`): masked cross-entropy on the teacher's action for the actor, squared
+    :func:`whist_env.learning.cloning.behaviour_clone`): masked cross-entropy on the teacher's action for the actor,
+    squared
     error on the return times ``value_scale`` (the run's ``reward_scale``) for the critic, weighted ``value_coef``;
     a fresh Adam at ``learning_rate``, gradients clipped to norm 1.
 
@@ -216,7 +220,7 @@ def clone(
     import torch
 
     from whist_env.errors import OptionError
-    from whist_env.pretrain import fit_actor_critic
+    from whist_env.learning.cloning import fit_actor_critic
 
     if len(data) == 0:  # before the rows are made
         raise OptionError("the dataset is empty: nothing to clone")
@@ -252,7 +256,7 @@ class SamplingLearner:
 
     Args:
         model: ppo_vec's actor-critic.
-        view: the learner's view (:class:`training.ppo_rollout.LearnerView`: renames the suits, or not).
+        view: the learner's view (:class:`training.ppo.rollout.LearnerView`: renames the suits, or not).
         seed: the generator's seed.
     """
 
@@ -266,7 +270,7 @@ class SamplingLearner:
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         import torch
 
-        from whist_env.vector.net import SparseRows
+        from whist_env.learning.net import SparseRows
 
         device = next(self.model.parameters()).device
         seen, legal, perm = self.view.forward(obs, mask)
@@ -288,7 +292,7 @@ def warm_start(model: Any, config: Any, view: Any, run_dir: Path | None = None) 
     Args:
         model: the network, fitted in place.
         config: the run's :class:`training.config.PPOVecConfig` (with a ``pretrain`` section).
-        view: the learner's view (:class:`training.ppo_rollout.LearnerView`), whose renaming the rows get.
+        view: the learner's view (:class:`training.ppo.rollout.LearnerView`), whose renaming the rows get.
         run_dir: where ``pretrain.json`` goes (None: nowhere).
 
     Returns:
@@ -324,7 +328,7 @@ def warm_start(model: Any, config: Any, view: Any, run_dir: Path | None = None) 
         learner = SamplingLearner(model, view, seed)
         env = teacher_env(config.game, options, p.relabel_deals, seed)
         arrays = play_teacher(env, p.relabel_deals, learner, progress=True, label=f"{config.game} DAgger round {r + 1}")
-        from whist_env.pretrain import Dataset
+        from whist_env.learning.cloning import Dataset
 
         recipe = {"teacher": "heuristic", "deals": p.relabel_deals, "seed": seed, "source": RECIPE_SOURCE}
         extra = Dataset(*arrays, metadata=data.metadata if view.canonical is None else _played(data.metadata),

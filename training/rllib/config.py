@@ -22,8 +22,8 @@ from training.config import (
 )
 
 ENGINES = ("batched", "aec")
-"""Where the env runners play: the batched engine's league (:mod:`whist_env.rllib.engine_env`) or one Python AEC
-game at a time (:mod:`whist_env.rllib.env`)."""
+"""Where the env runners play: the batched engine's league (:mod:`whist_env.learning.rllib.engine_env`) or one Python
+AEC game at a time (:mod:`whist_env.learning.rllib.env`)."""
 
 
 @dataclasses.dataclass
@@ -133,8 +133,8 @@ class RLlibConfig(RunConfig):
     def _validate_game_and_league(self) -> None:
         from whist_env.agents import make_agent
         from whist_env.errors import OptionError
+        from whist_env.learning.rllib.league import SNAPSHOT, check_opponents, scripted_names
         from whist_env.registry import get_spec
-        from whist_env.rllib.league import SNAPSHOT, check_opponents, scripted_names
 
         try:
             get_spec(self.game).make_rules(**self.game_options)
@@ -154,7 +154,7 @@ class RLlibConfig(RunConfig):
             except OptionError as err:
                 raise ConfigError(f"{key}: {err}") from err
         if self.engine == "batched":
-            from whist_env.rllib.engine_env import SCRIPTED
+            from whist_env.learning.rllib.engine_env import SCRIPTED
 
             slow = [k for k in scripted_names(self.opponents) if k not in SCRIPTED]
             if slow:

@@ -1,23 +1,25 @@
 """Multi-agent self-play with action masks on Ray RLlib (new API stack), from one machine to a cluster.
 
-    python training/rllib_selfplay.py --config configs/rllib_german_whist.yaml --iterations 20 --num-env-runners 2
-    python training/rllib_selfplay.py --config configs/rllib_german_whist.yaml --resume      # after an interruption
-    python training/rllib_selfplay.py --config configs/rllib_oh_hell.yaml --address 10.0.0.1:6379   # join a cluster
+    python training/rllib/trainer.py --config configs/rllib_german_whist.yaml --iterations 20 --num-env-runners 2
+    python training/rllib/trainer.py --config configs/rllib_german_whist.yaml --resume      # after an interruption
+    python training/rllib/trainer.py --config configs/rllib_oh_hell.yaml --address 10.0.0.1:6379   # join a cluster
 
 Needs the extra: ``pip install -e ".[rllib]"``. What it does:
 
-1. reads ``configs/rllib_<name>.yaml`` into a typed :class:`~training.rllib_config.RLlibConfig` (same
+1. reads ``configs/rllib_<name>.yaml`` into a typed :class:`~training.rllib.config.RLlibConfig` (same
    conventions as ``training/train.py``: an unknown key is an error naming the allowed ones, ``--set key=value``
    overrides any key, the run lives in ``<runs_dir>/<run_name>/``);
 2. starts Ray on this machine (or joins the cluster at ``--address``) and builds RLlib's PPO. With ``engine:
    batched`` (every shipped config) each env runner steps many tables of the batched engine at once, the league's
-   other seats played inside (:mod:`whist_env.rllib.engine_env`, :mod:`whist_env.rllib.engine_runner`), main
+   other seats played inside (:mod:`whist_env.learning.rllib.engine_env`,
+   :mod:`whist_env.learning.rllib.engine_runner`), main
    optionally warm-started (``pretrain:``), and main and its snapshots sent to the runners as numpy policies. With
    ``engine: aec``: one RLModule per league member: ``main`` (learns; every seat it plays feeds its updates) and
    ``snapshot_<k>`` (frozen copies of main, refreshed every ``snapshot_every`` iterations); scripted agents
-   (``random``, ``heuristic``) are league members played inside the environment (:mod:`whist_env.rllib.env`); the
-   policy mapping reads the module from the agent id (:mod:`whist_env.rllib.league`), for any seat count and for
-   partnerships;
+   (``random``, ``heuristic``) are league members played inside the environment (:mod:`whist_env.learning.rllib.env`);
+   the
+   policy mapping reads the module from the agent id (:mod:`whist_env.learning.rllib.league`), for any seat count and
+   for partnerships;
 3. each iteration prints progress: env steps and their rate, the mean return per seat of every module (not
    RLlib's ``episode_return_mean``, which sums all seats of a zero-sum game to 0), main's return per kind of
    opponent, and the arena's evaluation of main against ``eval_opponents`` (duplicate deals, 95% intervals);
@@ -43,13 +45,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # run as a script: make the `training` package importable
     sys.path.insert(0, str(REPO))
 
 from training.checkpoint import CheckpointWriteError, clean_leftovers  # noqa: E402
 from training.config import ConfigError, parse_set, save_config  # noqa: E402
-from training.rllib_config import (  # noqa: E402
+from training.rllib.config import (  # noqa: E402
     RLlibConfig,
     load_rllib_config,
     rllib_field_docs,
@@ -125,7 +127,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[RLlibConfig, Path]:
                 f"--resume: {run_dir} has no checkpoint to resume from (looked in {run_dir}/checkpoints/)"
             )
         from training.checkpoint import check_layout
-        from whist_env.rllib.agent import META_FILE
+        from whist_env.learning.rllib.agent import META_FILE
 
         meta = json.loads((found / META_FILE).read_text())
         check_layout(meta.get("metadata"), config.game, config.game_options, found)
@@ -137,7 +139,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[RLlibConfig, Path]:
 def latest_checkpoint(run_dir: Path) -> Path | None:
     """The newest complete checkpoint of a run (one with its league file; every checkpoint moved into place has it),
     or None."""
-    from whist_env.rllib.agent import checkpoints_of
+    from whist_env.learning.rllib.agent import checkpoints_of
 
     found = [p for p in checkpoints_of(run_dir) if (p / LEAGUE_FILE).is_file()]
     return found[-1] if found else None
@@ -166,7 +168,7 @@ def forget_progress_after(progress: Path, iteration: int) -> None:
 
 # ----------------------------------------------------------------------------- building the algorithm
 def env_config(config: RLlibConfig, snapshots: int) -> dict[str, Any]:
-    """The environment's config (:class:`whist_env.rllib.env.WhistMultiAgentEnv`)."""
+    """The environment's config (:class:`whist_env.learning.rllib.env.WhistMultiAgentEnv`)."""
     return {
         "game": config.game,
         "game_options": dict(config.game_options),
@@ -181,13 +183,13 @@ def _ppo(
     config: RLlibConfig, env_name: str, env_cfg: dict[str, Any], learner: str = "whist", **env_runners: Any
 ) -> Any:
     """RLlib's PPO config on the new API stack with the run's PPO settings, for either engine (``learner="rllib"``:
-    RLlib's own ``PPOTorchLearner`` in place of :class:`~whist_env.rllib.learner.WhistPPOLearner`, the benchmark's
-    comparison)."""
+    RLlib's own ``PPOTorchLearner`` in place of :class:`~whist_env.learning.rllib.learner.WhistPPOLearner`, the
+    benchmark's comparison)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
 
-    from whist_env.rllib.callbacks import LeagueMetrics
-    from whist_env.rllib.learner import WhistPPOLearner
+    from whist_env.learning.rllib.callbacks import LeagueMetrics
+    from whist_env.learning.rllib.learner import WhistPPOLearner
 
     return (
         PPOConfig()
@@ -202,7 +204,8 @@ def _ppo(
             num_cpus_per_env_runner=1,
             **env_runners,
         )
-        # one learner in the driver; RLlib's PPO learner with a lighter optimizer step (whist_env.rllib.learner)
+        # one learner in the driver; RLlib's PPO learner with a lighter optimizer step
+        # (whist_env.learning.rllib.learner)
         .learners(num_learners=0, learner_class=PPOTorchLearner if learner == "rllib" else WhistPPOLearner)
         .training(
             lr=config.learning_rate,
@@ -226,13 +229,13 @@ def build_algorithm(config: RLlibConfig, snapshots: int = 0, runner: str = "engi
     """RLlib's PPO on the new API stack.
 
     ``engine: batched``: one module (main, RLlib's default module id,
-    :class:`~whist_env.rllib.module.EngineActorCritic`: ppo_vec's network), the env runners
-    (:class:`~whist_env.rllib.engine_runner.EngineEnvRunner`; ``runner="rllib"``: RLlib's own
+    :class:`~whist_env.learning.rllib.module.EngineActorCritic`: ppo_vec's network), the env runners
+    (:class:`~whist_env.learning.rllib.engine_runner.EngineEnvRunner`; ``runner="rllib"``: RLlib's own
     ``SingleAgentEnvRunner`` through Gymnasium's vector entry point, the benchmark's comparison) step
-    :class:`~whist_env.rllib.engine_env.EngineLeagueEnv`, the env being the vector of tables (see
+    :class:`~whist_env.learning.rllib.engine_env.EngineLeagueEnv`, the env being the vector of tables (see
     ``docs/results_rllib.md`` for why this mechanism). ``engine: aec``: one
-    :class:`~whist_env.rllib.module.MaskedActorCritic` per league member, the multi-agent
-    :class:`~whist_env.rllib.env.WhistMultiAgentEnv`. ``learner``: as :func:`_ppo` takes it, for either engine.
+    :class:`~whist_env.learning.rllib.module.MaskedActorCritic` per league member, the multi-agent
+    :class:`~whist_env.learning.rllib.env.WhistMultiAgentEnv`. ``learner``: as :func:`_ppo` takes it, for either engine.
 
     What the driver holds once the algorithm is built (Ray, torch, RLlib, the learner: hundreds of thousands of
     objects, kept to the end of the run) is then frozen out of Python's cyclic garbage collector (``gc.freeze``):
@@ -252,11 +255,11 @@ def _build_algorithm(config: RLlibConfig, snapshots: int, runner: str, learner: 
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from whist_env.rllib.module import EngineActorCritic, MaskedActorCritic
+    from whist_env.learning.rllib.module import EngineActorCritic, MaskedActorCritic
 
     model_config = {"hidden": list(config.net_arch)}
     if config.engine == "batched":
-        from whist_env.rllib.engine_env import ENGINE_ENV_NAME, EngineLeagueEnv
+        from whist_env.learning.rllib.engine_env import ENGINE_ENV_NAME, EngineLeagueEnv
 
         register_env(ENGINE_ENV_NAME, lambda cfg: EngineLeagueEnv(cfg))
         env_cfg = engine_env_config(config)
@@ -270,13 +273,13 @@ def _build_algorithm(config: RLlibConfig, snapshots: int, runner: str, learner: 
         if runner == "rllib":  # RLlib's own runner over the same env (the benchmark's middle row)
             ppo = _ppo(config, ENGINE_ENV_NAME, env_cfg, learner, gym_env_vectorize_mode="vector_entry_point")
         else:
-            from whist_env.rllib.engine_runner import EngineEnvRunner
+            from whist_env.learning.rllib.engine_runner import EngineEnvRunner
 
             ppo = _ppo(config, ENGINE_ENV_NAME, env_cfg, learner, env_runner_cls=EngineEnvRunner)
         return ppo.rl_module(rl_module_spec=spec).build_algo()
 
-    from whist_env.rllib.env import ENV_NAME, WhistMultiAgentEnv
-    from whist_env.rllib.league import MAIN, module_for_agent, module_ids
+    from whist_env.learning.rllib.env import ENV_NAME, WhistMultiAgentEnv
+    from whist_env.learning.rllib.league import MAIN, module_for_agent, module_ids
 
     register_env(ENV_NAME, lambda cfg: WhistMultiAgentEnv(cfg))
     env_cfg = env_config(config, snapshots)
@@ -295,7 +298,7 @@ def _build_algorithm(config: RLlibConfig, snapshots: int, runner: str, learner: 
 
 
 def engine_env_config(config: RLlibConfig) -> dict[str, Any]:
-    """The batched league env's config (:class:`whist_env.rllib.engine_env.EngineLeagueEnv`; RLlib adds
+    """The batched league env's config (:class:`whist_env.learning.rllib.engine_env.EngineLeagueEnv`; RLlib adds
     ``num_envs``)."""
     return {
         "game": config.game,
@@ -336,7 +339,7 @@ def main_id(config: RLlibConfig) -> str:
     """The module id of the learning policy: ``main`` (aec) or RLlib's default module (batched: the only one)."""
     from ray.rllib.core import DEFAULT_MODULE_ID
 
-    from whist_env.rllib.league import MAIN
+    from whist_env.learning.rllib.league import MAIN
 
     return DEFAULT_MODULE_ID if config.engine == "batched" else MAIN
 
@@ -364,7 +367,7 @@ def take_snapshot(algo: Any, config: RLlibConfig, league: dict[str, Any], pool: 
     ``engine: batched``: the slot is main's numpy copy, kept in ``league["policies"]`` (written with the checkpoint)
     and played inside every env runner's league (``policy``: that copy, when the caller has made it already);
     ``aec``: the slot is an RLlib module."""
-    from whist_env.rllib.league import snapshot_id
+    from whist_env.learning.rllib.league import snapshot_id
 
     slot = snapshot_id(league["next_slot"])
     if config.engine == "batched":
@@ -382,7 +385,7 @@ def take_snapshot(algo: Any, config: RLlibConfig, league: dict[str, Any], pool: 
 def refresh_main(algo: Any, config: RLlibConfig) -> Any:
     """``engine: batched``: main's numpy copy into every league (the opponents' and partners' ``main`` role); returns
     it."""
-    from whist_env.rllib.league import MAIN
+    from whist_env.learning.rllib.league import MAIN
 
     policy = main_module(algo, config).numpy_policy()
     set_env_policy(algo, MAIN, policy)
@@ -390,7 +393,7 @@ def refresh_main(algo: Any, config: RLlibConfig) -> Any:
 
 
 def clone_warm_start(config: RLlibConfig, size: int, num_actions: int, out_dir: Path) -> Any:
-    """The warm start of ``config`` (ppo_vec's, :func:`training.vec_pretrain.warm_start`: teacher data, behaviour
+    """The warm start of ``config`` (ppo_vec's, :func:`training.ppo.warm_start.warm_start`: teacher data, behaviour
     cloning of the policy and value networks, DAgger) as a fresh ``build_actor_critic`` network; its first weights
     from the run's seed alone (as ppo_vec seeds them), whatever was drawn from torch's generator before.
 
@@ -401,9 +404,9 @@ def clone_warm_start(config: RLlibConfig, size: int, num_actions: int, out_dir: 
 
     import torch
 
-    from training.ppo_rollout import LearnerView
-    from training.vec_pretrain import warm_start
-    from whist_env.vector.net import build_actor_critic
+    from training.ppo.rollout import LearnerView
+    from training.ppo.warm_start import warm_start
+    from whist_env.learning.net import build_actor_critic
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -442,7 +445,7 @@ def evaluate_main(algo: Any, config: RLlibConfig, run_dir: Path, policy: Any = N
     ``engine: batched``: main's numpy copy, exported to ``<run>/eval_policy.npz``, plays on the batched arena where
     every opponent has a batched form (:func:`training.evaluation.batched_ok`), in seconds."""
     from training.evaluation import batched_ok, evaluate_learner
-    from whist_env.rllib.agent import RLlibAgent
+    from whist_env.learning.rllib.agent import RLlibAgent
 
     seed = config.eval_seed
     if config.engine == "batched":
@@ -555,7 +558,7 @@ def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[
     from training.checkpoint import write_checkpoint_dir
     from whist_env.agents.pretrained import export_policy
     from whist_env.fingerprint import ModelMetadata
-    from whist_env.rllib.agent import META_FILE, checkpoints_of
+    from whist_env.learning.rllib.agent import META_FILE, checkpoints_of
 
     def write(tmp: Path) -> None:
         algo.save_to_path(str(tmp.resolve()))
@@ -587,7 +590,7 @@ def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[
 
 
 # ----------------------------------------------------------------------------- main
-def main(argv: list[str] | None = None, *, script: str = "rllib_selfplay.py") -> int:
+def main(argv: list[str] | None = None, *, script: str = "rllib/trainer.py") -> int:
     """Run the self-play; returns the exit status (0 done, 1 the env runners kept failing, 2 a bad config or command
     or a checkpoint that could not be written, 130 interrupted). With ``--address`` (a cluster) it ends the process
     with that status instead of returning (:func:`_leave_cluster`). ``script``: the command the run records
@@ -634,10 +637,10 @@ def _run(args: argparse.Namespace, argv: list[str] | None, script: str) -> int:
     config, run_dir = resolve_config(args)
     if args.address:
         _use_token_auth()  # before Ray is imported: it reads the mode once
-    from whist_env.rllib import require
+    from whist_env.learning.rllib import require
 
     try:
-        require("ray.rllib", "training/rllib_selfplay.py")
+        require("ray.rllib", "training/rllib/trainer.py")
     except ImportError as err:  # one line naming the extra, like a config error
         raise ConfigError(str(err)) from err
     import ray
@@ -766,7 +769,7 @@ class EnvRunnerFailureError(RuntimeError):
 
 
 def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]) -> None:
-    from whist_env.rllib.league import MAIN
+    from whist_env.learning.rllib.league import MAIN
 
     progress = run_dir / "progress.jsonl"
     mid = main_id(config)

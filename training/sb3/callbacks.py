@@ -1,5 +1,5 @@
 """The tasks of a training run between two rollouts: periodic evaluation, self-play snapshots, checkpoints,
-progress lines. The loop that runs them is the package's (:func:`whist_env.learn.run_ppo`).
+progress lines. The loop that runs them is the package's (:func:`whist_env.learning.sb3.run_ppo`).
 
 Everything happens between two rollouts (after the PPO update), where the model, the environments and the
 random states form a consistent whole that a checkpoint can capture.
@@ -15,9 +15,9 @@ from typing import Any
 
 from training.checkpoint import capture_model_state, capture_rng, save_checkpoint
 from training.config import TrainConfig
-from training.envs import opponent_pool, partner_spec
 from training.report import plot_learning_curve, write_eval_csv
-from whist_env.learn import Periodic, PolicyAgent, actor_of
+from training.sb3.envs import opponent_pool, partner_spec
+from whist_env.learning.sb3 import Periodic, PolicyAgent, actor_of
 
 # evaluate(model, timesteps, num_deals, kind) -> rows for the history
 EvalFn = Callable[[Any, int, int, str], list[dict[str, Any]]]
@@ -26,7 +26,7 @@ EvalFn = Callable[[Any, int, int, str], list[dict[str, Any]]]
 class TrainingCallback:
     """Evaluates every ``eval_freq`` steps, snapshots the learner for self-play every ``self_play_refresh``
     steps, checkpoints every ``checkpoint_freq`` steps and prints a progress line: the :meth:`tasks` of
-    :func:`whist_env.learn.run_ppo`.
+    :func:`whist_env.learning.sb3.run_ppo`.
 
     Args:
         config: the run's configuration.
@@ -65,7 +65,7 @@ class TrainingCallback:
         self._start_timesteps = 0
 
     def attach(self, model: Any) -> None:
-        """The model the tasks work on (set before :func:`~whist_env.learn.run_ppo`)."""
+        """The model the tasks work on (set before :func:`~whist_env.learning.sb3.run_ppo`)."""
         self.model = model
         self._start_timesteps = model.num_timesteps
 

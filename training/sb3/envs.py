@@ -10,7 +10,7 @@ import gymnasium as gym
 
 from training.config import TrainConfig
 from whist_env.agents.base import Agent
-from whist_env.canonical import CanonicalSuitsWrapper
+from whist_env.encoding.canonical import CanonicalSuitsWrapper
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.envs.single_agent import OpponentPool, make_single_agent
 from whist_env.registry import get_spec
@@ -56,7 +56,7 @@ def _make_env(config: TrainConfig) -> gym.Env:
     if config.canonical_suits:  # innermost, so that every other wrapper sees the learner's (renamed) game
         env = CanonicalSuitsWrapper(env)
     if config.search_reward:
-        from training.search_reward import Phase1SolverReward  # the solver (numba) only where it is used
+        from training.sb3.search_reward import Phase1SolverReward  # the solver (numba) only where it is used
 
         env = Phase1SolverReward(env)
     # SB3's episode statistics (ep_rew_mean) in the game's units: inside the reward scaling, outside the wrappers

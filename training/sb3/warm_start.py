@@ -1,5 +1,5 @@
 """The warm start of ``train.py`` (config key ``pretrain:``): clone the teacher, run the DAgger rounds, and leave
-the cloned weights in the ``MaskablePPO`` that PPO then fine-tunes. The pieces are in :mod:`whist_env.pretrain`.
+the cloned weights in the ``MaskablePPO`` that PPO then fine-tunes. The pieces are in :mod:`whist_env.learning.cloning`.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def warm_start(model: Any, config: TrainConfig, encoder: Any, run_dir: Path | No
     Returns:
         The same records.
     """
-    from whist_env.learn import PolicyAgent
-    from whist_env.pretrain import behaviour_clone, canonical_rows, load_or_generate, relabel
+    from whist_env.learning.cloning import behaviour_clone, canonical_rows, load_or_generate, relabel
+    from whist_env.learning.sb3 import PolicyAgent
 
     p = config.pretrain
     assert p is not None

@@ -2,7 +2,7 @@
 
 Names follow the agent-spec grammar of :mod:`whist_env.agents.agent_spec` (docs/agents.md): ``random``,
 ``heuristic``, ``model:<path>`` (a saved MaskablePPO model), ``rllib:<checkpoint dir>`` (an RLlib checkpoint of
-``training/rllib_selfplay.py``; Ray is imported on first use), ``pimc`` or ``pimc:samples=K,max_tricks=N`` (numba
+``training/rllib/trainer.py``; Ray is imported on first use), ``pimc`` or ``pimc:samples=K,max_tricks=N`` (numba
 is imported on first use), ``pretrained`` (the network shipped for the game, played with numpy) or
 ``pretrained(path=<exported .npz>)``, and nested forms such as ``pimc(samples=20, fallback=pretrained)``.
 
@@ -61,7 +61,7 @@ AGENT_BUILDERS: dict[str, AgentBuilder] = {
         ("pimc[:samples=K,max_tricks=N]", "pimc(samples=K, fallback=<agent spec>)"),
     ),
     "pretrained": AgentBuilder("whist_env.agents.pretrained:pretrained_agent", ("pretrained[(path=<exported .npz>)]",)),
-    "rllib": AgentBuilder("whist_env.rllib.agent:rllib_agent", ("rllib:<checkpoint dir>",)),
+    "rllib": AgentBuilder("whist_env.learning.rllib.agent:rllib_agent", ("rllib:<checkpoint dir>",)),
 }
 
 AGENT_NAMES = tuple(spelling for entry in AGENT_BUILDERS.values() for spelling in entry.spellings)

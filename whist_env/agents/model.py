@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from whist_env.agents.pretrained import NumpyPolicy, choose, plain_mlp_problem
-from whist_env.canonical import CanonicalSuits
+from whist_env.encoding.canonical import CanonicalSuits
 from whist_env.errors import OptionError
 from whist_env.fingerprint import ModelMetadata, check_model
 from whist_env.registry import GameRef, game_id_of, spec_of
@@ -49,7 +49,7 @@ class ModelAgent:
     (:mod:`whist_env.fingerprint`) is checked against ``game_id`` and ``options`` before torch is
     imported (:meth:`check` does it on demand); a model without metadata loads with a warning. A model trained
     with ``canonical_suits`` (its metadata says so) is shown the view with the suits renamed so that trump is
-    spades, and its action is renamed back (:mod:`whist_env.canonical`).
+    spades, and its action is renamed back (:mod:`whist_env.encoding.canonical`).
 
     Raises:
         OptionError: on first use, when there is no model at ``path`` or the file is not a saved model.

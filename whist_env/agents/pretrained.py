@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from whist_env.canonical import CanonicalSuits
+from whist_env.encoding.canonical import CanonicalSuits
 from whist_env.errors import ModelMismatchError, OptionError
 from whist_env.fingerprint import ModelMetadata, check_model, read_metadata, write_metadata
 from whist_env.registry import GameRef, game_ids, get_spec, spec_of
@@ -101,7 +101,7 @@ class NumpyPolicy:
         activations: the activation after each hidden layer (keys of :data:`ACTIVATIONS`).
         action: ``(weight, bias)`` of the output layer, weight of shape ``(num_actions, last hidden size)``.
         canonical_suits: the network reads observations with the suits renamed so that trump is spades, and its
-            actions are renamed back (:mod:`whist_env.canonical`); set from the file's metadata by
+            actions are renamed back (:mod:`whist_env.encoding.canonical`); set from the file's metadata by
             :func:`load_policy`. :meth:`logits` itself does not rename: the agents do.
 
     Raises:
@@ -277,7 +277,8 @@ def export_policy(
 
     Args:
         model_or_policy: a ``MaskablePPO`` model, its ``.policy``, the path of a saved model ``.zip``, or a
-            :class:`NumpyPolicy` (what ``training/ppo_vec.py``'s network gives as ``whist_env.vector.net.numpy_actor``).
+            :class:`NumpyPolicy` (what ``training/ppo/trainer.py``'s network gives as
+            ``whist_env.learning.net.numpy_actor``).
         path: the file to write (``.npz`` is appended when the name does not end with it).
         game_id: the game the model was trained on.
         options: that game's options as trained (defaults filled in from the rules).

@@ -25,7 +25,7 @@ from dataclasses import asdict, replace
 from importlib import resources
 from pathlib import Path
 
-from whist_env.cli import CliParser, at_least, one_line_warnings, report_error
+from whist_env.cli.demo import CliParser, at_least, one_line_warnings, report_error
 from whist_env.errors import OptionError
 
 GATES = ("random", "heuristic", "pimc", "pretrained")
@@ -305,5 +305,5 @@ def bot_entry() -> None:
     raise SystemExit(bot_main())
 
 
-if __name__ == "__main__":  # python -m whist_env.cli_arena: whist-arena
+if __name__ == "__main__":  # python -m whist_env.cli.arena: whist-arena
     arena_entry()

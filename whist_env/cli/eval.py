@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from whist_env.cli import CliParser, at_least, one_line_warnings, report_error, report_interrupt
+from whist_env.cli.demo import CliParser, at_least, one_line_warnings, report_error, report_interrupt
 from whist_env.errors import OptionError
 
 

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from whist_env.cards import NUM_CARDS, SPADES, SUIT_MASKS, SUIT_SYMBOLS, card_pretty, cards_of, parse_card
-from whist_env.cli import CliParser, at_least, one_line_warnings, parse_option, report_error
+from whist_env.cli.demo import CliParser, at_least, one_line_warnings, parse_option, report_error
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.record import Recorder, record_of
 from whist_env.registry import GameRef, default_game_id, game_ids, get_spec, spec_of

@@ -8,7 +8,8 @@ Trump is the one suit the rules single out; renaming it to spades (the other sui
 without a trump) lets a network learn each trump-dependent pattern once instead of four times
 (``docs/results_features.md``: the largest single gain in German Whist). The environment's observation is not
 changed: the renaming lives on the learner's side, in :class:`CanonicalSuits` (numpy only, built on
-:class:`whist_env.features.SuitPermuter`), applied by the training env wrapper (:class:`CanonicalSuitsWrapper`),
+:class:`whist_env.encoding.features.SuitPermuter`), applied by the training env wrapper
+(:class:`CanonicalSuitsWrapper`),
 behaviour cloning, and every agent that plays a model trained this way (the model's metadata records
 ``canonical_suits``).
 """
@@ -20,8 +21,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from whist_env.encoding.features import PERMUTATIONS, SuitPermuter
 from whist_env.encoding.layout import Layout
-from whist_env.features import PERMUTATIONS, SuitPermuter
 
 __all__ = ["CanonicalSuits", "CanonicalSuitsWrapper"]
 
@@ -73,7 +74,7 @@ class CanonicalSuits:
     def columns(self, cols: np.ndarray, perm: np.ndarray) -> np.ndarray:
         """The non-zero entries' columns of observations (``(n, k)``, padded with the layout's size), renamed by
         ``perm`` (from :meth:`perm` of the same observations): the columns of :meth:`obs`'s non-zero entries
-        (:meth:`whist_env.features.SuitPermuter.obs_columns`)."""
+        (:meth:`whist_env.encoding.features.SuitPermuter.obs_columns`)."""
         return cols if self._permuter is None else self._permuter.obs_columns(cols, perm)
 
     def mask(self, mask: np.ndarray, perm: np.ndarray) -> np.ndarray:

@@ -48,12 +48,12 @@ from whist_env.agents.base import Agent
 from whist_env.errors import OptionError
 from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult
 from whist_env.evaluation.stats import mean_ci, paired_ci
+from whist_env.evaluation.workers import one_blas_thread, sigint_ignored
 from whist_env.record import GameRecord, record_of
 from whist_env.registry import GameRef, ensure_spec, get_spec, spec_of
 from whist_env.rules.core import TrickGame
 from whist_env.spec import GameSpec
 from whist_env.view import PlayerView
-from whist_env.workers import one_blas_thread, sigint_ignored
 
 LINEUPS = ("alternate", "one_vs_rest")
 

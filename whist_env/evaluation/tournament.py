@@ -75,9 +75,9 @@ from whist_env.evaluation.referee import (
     end_everything,
     seat_seed,
 )
+from whist_env.evaluation.workers import one_blas_thread, sigint_ignored
 from whist_env.registry import ensure_spec, get_spec
 from whist_env.spec import GameSpec
-from whist_env.workers import one_blas_thread, sigint_ignored
 
 CACHE_FORMAT = 1
 BOT_FILE = "bot.toml"

@@ -1,6 +1,6 @@
 """Warm start from a teacher: a dataset of the teacher's decisions, DAgger relabelling, behaviour cloning.
 
-    >>> from whist_env.pretrain import generate_dataset, behaviour_clone
+    >>> from whist_env.learning.cloning import generate_dataset, behaviour_clone
     >>> data = generate_dataset("german_whist_v0", {}, teacher="heuristic", deals=2000, seed=0, workers=2)
     >>> behaviour_clone(model.policy, data, epochs=8, batch_size=1024, learning_rate=1e-3)
 
@@ -21,7 +21,7 @@ What it holds:
   cross-entropy on the teacher's actions, the value network by squared error on the final outcome. The
   policy of a ``MaskablePPO`` cloned this way is what PPO then fine-tunes.
 
-torch is imported inside the functions that need it: ``import whist_env.pretrain`` does not import it.
+torch is imported inside the functions that need it: ``import whist_env.learning.cloning`` does not import it.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from whist_env.errors import ModelMismatchError, OptionError
+from whist_env.evaluation.workers import one_blas_thread, sigint_ignored
 from whist_env.fingerprint import ModelMetadata, check
 from whist_env.registry import GameRef, ensure_spec, spec_of
-from whist_env.workers import one_blas_thread, sigint_ignored
 
 if TYPE_CHECKING:
     from whist_env.spec import GameSpec
@@ -70,7 +70,7 @@ class Dataset:
 
     Attributes:
         obs: ``(n, obs_size)`` observations: float32 from the AEC encoders (:func:`generate_dataset`), the engine's
-            ``uint8`` from ``training/vec_pretrain.py`` (the same 0/1 values, a quarter of the bytes).
+            ``uint8`` from ``training/ppo/warm_start.py`` (the same 0/1 values, a quarter of the bytes).
         mask: ``(n, num_actions)`` int8 legal-action masks.
         action: ``(n,)`` the teacher's action.
         outcome: ``(n,)`` float32, the deciding seat's rewards from this decision to the end of the episode
@@ -293,7 +293,7 @@ def relabel(
     workers: int = 1,
     progress: bool = False,
 ) -> Dataset:
-    """DAgger: the ``learner`` (an agent, e.g. a :class:`whist_env.learn.PolicyAgent` that samples) plays one
+    """DAgger: the ``learner`` (an agent, e.g. a :class:`whist_env.learning.sb3.PolicyAgent` that samples) plays one
     seat per episode against the teacher; each of its decisions is recorded with the teacher's action for the
     same view, and the learner's own final outcome.
 
@@ -309,14 +309,14 @@ def relabel(
 
 def canonical_rows(data: Dataset) -> Dataset:
     """``data`` as a learner with ``canonical_suits`` sees it: observation, mask and the teacher's action renamed so
-    that trump is spades (:mod:`whist_env.canonical`); the metadata records it.
+    that trump is spades (:mod:`whist_env.encoding.canonical`); the metadata records it.
 
     Raises:
         ValueError: when ``data`` is renamed already (its metadata says ``canonical_suits``).
     """
     import dataclasses
 
-    from whist_env.canonical import CanonicalSuits
+    from whist_env.encoding.canonical import CanonicalSuits
     from whist_env.registry import get_spec
 
     if data.metadata.canonical_suits:
@@ -505,7 +505,7 @@ def fit_actor_critic(
     device: Any,
     log: Callable[[str], None] | None = None,
 ) -> list[dict[str, float]]:
-    """The cloning loop of both trainers (:func:`behaviour_clone` for sb3's policy, ``training/vec_pretrain.py``'s
+    """The cloning loop of both trainers (:func:`behaviour_clone` for sb3's policy, ``training/ppo/warm_start.py``'s
     ``clone`` for ppo_vec's network): ``forward(idx)`` gives the masked logits and the values of the rows ``idx`` (a
     tensor on ``device``); the loss, optimiser, clipping, order and per-epoch figures are those of
     :func:`behaviour_clone`.

@@ -2,8 +2,8 @@
 (numba gathers of the observation's non-zero columns, forward and backward), its numpy copy (the shipped agents'
 format) and the exporter. Needs torch (imported when a function is called).
 
-``training/ppo_vec.py`` (the trainer), ``training/vec_pretrain.py`` (its warm start) and the RLlib module of the
-batched engine (:class:`whist_env.rllib.module.EngineActorCritic`) all build on it.
+``training/ppo/trainer.py`` (the trainer), ``training/ppo/warm_start.py`` (its warm start) and the RLlib module of the
+batched engine (:class:`whist_env.learning.rllib.module.EngineActorCritic`) all build on it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The one MaskablePPO training loop of the project: ``training/train.py`` and the notebooks
 (:func:`whist_env.teaching.train_ppo`) both run it.
 
-    >>> from whist_env.learn import Periodic, make_ppo, run_ppo
+    >>> from whist_env.learning.sb3 import Periodic, make_ppo, run_ppo
     >>> model = make_ppo(env, seed=0, net_arch=[128, 128], n_steps=128, batch_size=64, n_epochs=10)
     >>> run_ppo(model, 4000, [Periodic("evaluate", 1000, lambda t: print(t))])
 
@@ -15,7 +15,7 @@ What it holds:
   from the model before every evaluation, so an evaluation always plays the current policy.
 
 torch and stable-baselines3 are imported inside the functions that need them: ``import whist_env`` (and
-``import whist_env.learn``) never imports them.
+``import whist_env.learning.sb3``) never imports them.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from whist_env.canonical import CanonicalSuits
+from whist_env.encoding.canonical import CanonicalSuits
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.view import PlayerView
 
@@ -67,7 +67,7 @@ class PolicyAgent:
         deterministic: argmax (True) or sample (False).
         name: shown in reports.
         canonical_suits: the network was trained with the suits renamed so that trump is spades
-            (:mod:`whist_env.canonical`): it reads the renamed observation and its action is renamed back.
+            (:mod:`whist_env.encoding.canonical`): it reads the renamed observation and its action is renamed back.
     """
 
     def __init__(

@@ -4,7 +4,7 @@
     >>> from gymnasium.vector import AutoresetMode
     >>> from sb3_contrib import MaskablePPO
     >>> from whist_env.vector import make_learner_env
-    >>> from whist_env.vector.sb3 import as_sb3_vec_env
+    >>> from whist_env.learning.sb3_vec import as_sb3_vec_env
     >>> venv = as_sb3_vec_env(make_learner_env("german_whist_v0", 64, seed=0, autoreset_mode=AutoresetMode.SAME_STEP))
     >>> MaskablePPO("MlpPolicy", venv).learn(10_000)
 

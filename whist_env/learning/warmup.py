@@ -8,7 +8,7 @@ as the learner env calls them), then :meth:`Aside.wait`: the two compilations ov
 cache both take a second or two. Should the second process fail, nothing is lost: the port then compiles here, on its
 first call, as before.
 
-    python -m whist_env.vector.warmup german_whist_v0 '{}'    # what the second process runs
+    python -m whist_env.learning.warmup german_whist_v0 '{}'    # what the second process runs
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def compile_aside(game_id: str, options: dict[str, Any]) -> Aside | None:
     it would only take turns with this one)."""
     if (os.cpu_count() or 1) < 2:
         return None
-    command = [sys.executable, "-m", "whist_env.vector.warmup", game_id, json.dumps(options)]
+    command = [sys.executable, "-m", "whist_env.learning.warmup", game_id, json.dumps(options)]
     return Aside(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
 
 

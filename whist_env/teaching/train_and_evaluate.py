@@ -87,7 +87,7 @@ def train_ppo(
     (:func:`whist_env.envs.single_agent.make_single_agent`). Before training and every ``eval_every`` steps the
     current policy (its weights copied into one greedy evaluation agent) is played against ``eval_opponent`` over
     ``eval_deals`` duplicate deals (the same deals every time, so the points of the curve differ by the policy
-    only); evaluations run between rollouts (:func:`whist_env.learn.run_ppo`, the loop ``training/train.py``
+    only); evaluations run between rollouts (:func:`whist_env.learning.sb3.run_ppo`, the loop ``training/train.py``
     runs too), so with ``eval_every`` not a multiple of ``n_steps`` they fall on the first rollout boundary
     after it. For real runs use ``training/train.py`` with a config from ``configs/``.
 
@@ -153,7 +153,7 @@ def _train(
     import time
 
     from whist_env.envs.single_agent import make_single_agent
-    from whist_env.learn import Periodic, PolicyAgent, make_ppo, run_ppo
+    from whist_env.learning.sb3 import Periodic, PolicyAgent, make_ppo, run_ppo
 
     eval_every, eval_deals, eval_opponent = evaluation
     env = make_single_agent(game_id, opponents=opponents, **opts)

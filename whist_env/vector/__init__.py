@@ -13,8 +13,8 @@ episode ended starts a new one on the next ``step()`` and ignores the action giv
 
 :func:`make_learner_env` (:mod:`whist_env.vector.learner`) is a ``gymnasium.vector.VectorEnv`` for one learner
 whose other seats are played inside, batched (random, or a policy callable ``(obs, mask) -> actions``), with next-step
-(Gymnasium's default) or same-step autoreset; :mod:`whist_env.vector.sb3` makes a same-step one an SB3 ``VecEnv`` that
-sb3-contrib's ``MaskablePPO`` trains on as is.
+(Gymnasium's default) or same-step autoreset; :mod:`whist_env.learning.sb3_vec` makes a same-step one an SB3 ``VecEnv``
+that sb3-contrib's ``MaskablePPO`` trains on as is.
 
 This package imports numba (the ``vector`` extra); ``import whist_env`` never imports it. Games with a batched
 engine: all five (every option of each).

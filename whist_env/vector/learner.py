@@ -21,8 +21,8 @@ Autoreset (``autoreset_mode``, also in ``metadata["autoreset_mode"]``), either o
   next ``step()`` starts the next episode there, ignoring the action given for it, playing the opponents up to the
   learner's first decision and returning reward 0 and ``terminated`` False. Gymnasium's vector wrappers
   (``RecordEpisodeStatistics``, ``NormalizeObservation``, ...) expect this mode.
-* **same-step** (``AutoresetMode.SAME_STEP``; what SB3's ``VecEnv`` does, :mod:`whist_env.vector.sb3` needs it): the
-  ending ``step()`` starts the next episode at once; the observation returned is the new episode's, the ended
+* **same-step** (``AutoresetMode.SAME_STEP``; what SB3's ``VecEnv`` does, :mod:`whist_env.learning.sb3_vec` needs it):
+  the ending ``step()`` starts the next episode at once; the observation returned is the new episode's, the ended
   episode's last observation is in ``infos["final_obs"]`` and its infos in ``infos["final_info"]``, rows valid where
   ``infos["_final_obs"]`` and ``infos["_final_info"]`` (keys present only in a step where an episode ended, as
   ``gymnasium.vector.SyncVectorEnv`` has them; ``final_obs`` is a (B, D) array rather than an array of objects).
@@ -514,7 +514,7 @@ def make_learner_env(
         seed: seeds the deals, the seats and the random opponents (an int >= 0; None: fresh entropy).
         obs_dtype: the observations' dtype, as :func:`whist_env.vector.make` takes it.
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or ``AutoresetMode.SAME_STEP`` (SB3's way,
-            which :mod:`whist_env.vector.sb3` needs), or their values ``"NextStep"``, ``"SameStep"``.
+            which :mod:`whist_env.learning.sb3_vec` needs), or their values ``"NextStep"``, ``"SameStep"``.
         illegal_reward: None (the default): an illegal learner action raises ``IllegalActionError`` and nothing
             changes, as a trainer wants. A number: an illegal action ends that environment's episode with this
             reward (on top of what the learner earned since its previous decision), the observation it acted on as

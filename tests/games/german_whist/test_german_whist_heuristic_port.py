@@ -10,19 +10,20 @@ from typing import Any, cast
 
 import numpy as np
 import pytest
-from heuristic_positions import compare_positions, grid_of
 
 from whist_env.cards import NUM_CARDS
 from whist_env.games.german_whist import heuristic as python_agent
 from whist_env.games.german_whist.engine_heuristic import card_value, draw_value
 from whist_env.games.german_whist.heuristic import GermanWhistHeuristic
 from whist_env.games.german_whist.heuristic import card_value as python_card_value
+from whist_env.registry import get_spec
+from whist_env.testing import compare_positions
 from whist_env.vector.core import NO_TRUMP
 from whist_env.vector.heuristics import ported_games
 from whist_env.view import PlayerView
 
 GAME = "german_whist_v0"
-GRID = grid_of(GAME)
+GRID = [dict(options) for options in get_spec(GAME).option_grid]
 PER_ENTRY = 10_000 // len(GRID) + 1  # >= 10,000 positions over the option grid
 
 

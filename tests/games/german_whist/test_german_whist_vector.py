@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_vector_api import random_legal, unchanged
 
 import whist_env.vector as vector
 from whist_env import make
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.games.classic_whist.rules import ClassicWhistState
 from whist_env.games.german_whist.rules import PHASE1_TRICKS
+from whist_env.testing import random_legal, unchanged
 
 GAME = "german_whist_v0"
 B = 6

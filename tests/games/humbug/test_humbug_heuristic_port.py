@@ -11,18 +11,19 @@ from typing import Any
 
 import numpy as np
 import pytest
-from heuristic_positions import compare_positions, grid_of
 
 import whist_env.vector as vector
 from whist_env.agents import endgame
 from whist_env.games.humbug.engine_heuristic import remembered_pool
 from whist_env.games.humbug.heuristic import HumbugHeuristic
+from whist_env.registry import get_spec
+from whist_env.testing import compare_positions
 from whist_env.vector.core import HAND
 from whist_env.vector.heuristics import ported_games
 from whist_env.vector.learner import random_actions
 
 GAME = "humbug_v0"
-GRID = grid_of(GAME)
+GRID = [dict(options) for options in get_spec(GAME).option_grid]
 PER_ENTRY = 10_000 // len(GRID) + 1  # >= 10,000 positions over the option grid
 
 

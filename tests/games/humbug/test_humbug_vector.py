@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_vector_api import follow_twin, random_legal, unchanged
 
 import whist_env.vector as vector
 from whist_env import make
 from whist_env.errors import OptionError
 from whist_env.games.classic_whist.rules import ClassicWhistState
+from whist_env.testing import follow_twin, random_legal, unchanged
 
 GAME = "humbug_v0"
 B = 6

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from heuristic_positions import compare_positions, grid_of
 
 from whist_env.games.humbug_whist.rules import EXCHANGE, KEEP
+from whist_env.registry import get_spec
+from whist_env.testing import compare_positions
 
 GAME = "humbug_whist_v0"
-GRID = grid_of(GAME)
+GRID = [dict(options) for options in get_spec(GAME).option_grid]
 PER_ENTRY = 10_000 // len(GRID) + 1  # >= 10,000 positions over the option grid
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_vector_api import follow_twin, random_legal, unchanged
 
 import whist_env.vector as vector
 from whist_env import make
@@ -13,6 +12,7 @@ from whist_env.errors import IllegalActionError, OptionError
 from whist_env.games.humbug_whist.rules import EXCHANGE, KEEP
 from whist_env.rules.core import PHASE_EXCHANGE, PHASE_PLAY, State
 from whist_env.rules.core import _all_slots as all_slots
+from whist_env.testing import follow_twin, random_legal, unchanged
 
 GAME = "humbug_whist_v0"
 B = 6

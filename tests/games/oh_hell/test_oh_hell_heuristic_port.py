@@ -6,16 +6,17 @@ from typing import Any
 
 import numpy as np
 import pytest
-from heuristic_positions import compare_positions, grid_of
 
 from whist_env.cards import NUM_CARDS
 from whist_env.games.oh_hell import engine_heuristic as nb
 from whist_env.games.oh_hell import heuristic as py
 from whist_env.games.oh_hell.rules import BID_BASE
+from whist_env.registry import get_spec
+from whist_env.testing import compare_positions
 from whist_env.vector.core import NO_TRUMP
 
 GAME = "oh_hell_v0"
-GRID = grid_of(GAME)
+GRID = [dict(options) for options in get_spec(GAME).option_grid]
 # What the grid leaves out: 6 and 7 seats, and full decks (no card left to turn up: no trump in turn_up mode).
 EDGES: list[dict[str, Any]] = [
     {"num_players": 6, "trump_mode": "turn_up", "episode": "deal", "hand_size": 8, "miss_points": "per_trick"},

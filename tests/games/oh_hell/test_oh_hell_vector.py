@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_vector_api import random_legal, unchanged
-from test_vector_lockstep import lockstep
 
 import whist_env.vector as vector
 from whist_env import make
@@ -17,6 +15,7 @@ from whist_env.games.oh_hell.engine import deal_score
 from whist_env.games.oh_hell.rules import BID_BASE, forbidden_bid
 from whist_env.games.oh_hell.rules import deal_score as rules_deal_score
 from whist_env.rules.core import PHASE_BIDDING, PHASE_PLAY
+from whist_env.testing import lockstep, random_legal, unchanged
 
 GAME = "oh_hell_v0"
 B = 6

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from whist_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, cards_of
+from whist_env.encoding.features import card_facts_reference
 from whist_env.encoding.layout import SUIT_LABELS, relative_seat_labels
-from whist_env.features import card_facts_reference
 from whist_env.view import PlayerView
 
 # The kinds of piece a reference encoder writes; a scalar is the only kind that is not 0/1.

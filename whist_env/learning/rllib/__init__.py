@@ -1,17 +1,19 @@
 """Ray RLlib support: multi-agent self-play on the new API stack, and RLlib checkpoints as agents.
 
 The pieces that a trained policy needs at play time live here (the training script,
-``training/rllib_selfplay.py``, is not part of the wheel):
+``training/rllib/trainer.py``, is not part of the wheel):
 
-* :mod:`whist_env.rllib.league`: who sits where (agent ids, the policy mapping, the league's table draw);
+* :mod:`whist_env.learning.rllib.league`: who sits where (agent ids, the policy mapping, the league's table draw);
   plain Python, no Ray;
-* :mod:`whist_env.rllib.env`: :class:`~whist_env.rllib.env.WhistMultiAgentEnv`, the RLlib ``MultiAgentEnv``
+* :mod:`whist_env.learning.rllib.env`: :class:`~whist_env.learning.rllib.env.WhistMultiAgentEnv`, the RLlib
+  ``MultiAgentEnv``
   face of a game (the observation wrapper: ``{"observation", "action_mask"}`` per acting seat, scripted
   league members played inside it);
-* :mod:`whist_env.rllib.module`: :class:`~whist_env.rllib.module.MaskedActorCritic`, our masked RLModule;
-* :mod:`whist_env.rllib.learner`: :class:`~whist_env.rllib.learner.WhistPPOLearner`, RLlib's PPO learner with a
-  lighter optimizer step and one scan of each batch's observations (what the training script uses);
-* :mod:`whist_env.rllib.agent`: :class:`~whist_env.rllib.agent.RLlibAgent`, what
+* :mod:`whist_env.learning.rllib.module`: :class:`~whist_env.learning.rllib.module.MaskedActorCritic`, our masked
+  RLModule;
+* :mod:`whist_env.learning.rllib.learner`: :class:`~whist_env.learning.rllib.learner.WhistPPOLearner`, RLlib's PPO
+  learner with a lighter optimizer step and one scan of each batch's observations (what the training script uses);
+* :mod:`whist_env.learning.rllib.agent`: :class:`~whist_env.learning.rllib.agent.RLlibAgent`, what
   ``make_agent("rllib:<checkpoint dir>", game)`` returns.
 
 Ray is imported only by ``env``, ``module``, ``learner``, ``engine_runner``, ``callbacks`` and ``agent`` (never by

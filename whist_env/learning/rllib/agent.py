@@ -1,6 +1,6 @@
 """An agent that plays the main policy of an RLlib checkpoint: ``make_agent("rllib:<checkpoint dir>", game)``.
 
-The path may be a checkpoint directory written by ``training/rllib_selfplay.py``
+The path may be a checkpoint directory written by ``training/rllib/trainer.py``
 (``<runs_dir>/<run>/checkpoints/iter_000010``), the run directory itself (its newest checkpoint is taken),
 or the RLModule directory inside a checkpoint (``.../learner_group/learner/rl_module/main``). Ray and torch
 are imported when the agent first plays.
@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from whist_env.errors import OptionError
+from whist_env.learning.rllib import INSTALL_HINT
+from whist_env.learning.rllib.league import MAIN
 from whist_env.registry import GameRef, spec_of
-from whist_env.rllib import INSTALL_HINT
-from whist_env.rllib.league import MAIN
 from whist_env.view import PlayerView
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def resolve_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
 
 
 class RLlibAgent:
-    """Plays the masked argmax of an RLlib policy (:class:`~whist_env.rllib.module.MaskedActorCritic`).
+    """Plays the masked argmax of an RLlib policy (:class:`~whist_env.learning.rllib.module.MaskedActorCritic`).
 
     It encodes the view with the game's encoder (``GameSpec.make_encoder``), exactly as the training
     environment did, and picks the legal action with the highest logit.
@@ -99,7 +99,7 @@ class RLlibAgent:
         if path is not None:
             self._module_dir, meta = resolve_checkpoint(path)
             if meta.get("canonical_suits"):  # the policy learnt with trump renamed spades: it plays so too
-                from whist_env.canonical import CanonicalSuits
+                from whist_env.encoding.canonical import CanonicalSuits
 
                 self.canonical = CanonicalSuits(self.encoder.layout)
             trained = meta.get("game")
@@ -113,7 +113,7 @@ class RLlibAgent:
 
     def load(self) -> Any:
         """Load the module from the checkpoint (done on first use)."""
-        from whist_env.rllib import require
+        from whist_env.learning.rllib import require
 
         require("ray.rllib", "the rllib agent")
         from ray.rllib.core.rl_module.rl_module import RLModule

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from whist_env.rllib import require
+from whist_env.learning.rllib import require
 
-require("ray.rllib", "whist_env.rllib.callbacks")
+require("ray.rllib", "whist_env.learning.rllib.callbacks")
 
 from ray.rllib.callbacks.callbacks import RLlibCallback  # noqa: E402
 
-from whist_env.rllib.league import MAIN, module_for_agent, table_kind  # noqa: E402
+from whist_env.learning.rllib.league import MAIN, module_for_agent, table_kind  # noqa: E402
 
 WINDOW = 200
 """Episodes the running means are taken over."""
@@ -51,8 +51,8 @@ class LeagueMetrics(RLlibCallback):
 
     @staticmethod
     def _main_alone(chunks: list[Any], metrics_logger: Any) -> None:
-        """The metrics of an episode of the batched league (:mod:`whist_env.rllib.engine_env`): only main's seat
-        reaches RLlib, and the env names the table in the last step's infos."""
+        """The metrics of an episode of the batched league (:mod:`whist_env.learning.rllib.engine_env`): only main's
+        seat reaches RLlib, and the env names the table in the last step's infos."""
         try:
             kind = chunks[-1].get_infos(-1).get("table")
         except (IndexError, KeyError, ValueError, AttributeError):
@@ -63,7 +63,7 @@ class LeagueMetrics(RLlibCallback):
 def log_main_episode(metrics_logger: Any, ret: float, table: Any) -> None:
     """Log one finished episode of main's seat in the batched league: its return per seat, the episode, and the
     return against the kind of table (``table``, when known). Shared by this callback (RLlib's own runner) and
-    :class:`whist_env.rllib.engine_runner.EngineEnvRunner`, which logs without episode callbacks."""
+    :class:`whist_env.learning.rllib.engine_runner.EngineEnvRunner`, which logs without episode callbacks."""
     metrics_logger.log_value(("league", "seat_return", MAIN), ret, window=WINDOW)
     metrics_logger.log_value(("league", "episodes", MAIN), 1, reduce="sum")
     if table:

@@ -2,7 +2,7 @@
 
 Each of the ``num_envs`` tables is one learner seat of :func:`whist_env.vector.make_learner_env` (the learner's seat
 drawn per episode); every other seat is played *inside* the env, batched, by the role the league drew for it at the
-start of the episode (:func:`whist_env.rllib.league.draw_table`'s rule, drawn for many tables at once):
+start of the episode (:func:`whist_env.learning.rllib.league.draw_table`'s rule, drawn for many tables at once):
 
 * ``main``: a frozen numpy copy of the learning policy, refreshed by the training script after every iteration
   (:meth:`EngineLeagueEnv.set_policy`); the learner's partner always plays it (partners share a role);
@@ -15,12 +15,12 @@ decisions reach RLlib, so every env step RLlib counts is a decision of the polic
 
 Observations are ``{"observation": (B, D) uint8, "action_mask": (B, A) int8}`` (the engine's own dtype: a quarter of
 float32's bytes in every buffer and batch RLlib builds) (the names
-:class:`~whist_env.rllib.module.MaskedActorCritic` reads), with the suits renamed so that trump is spades when
+:class:`~whist_env.learning.rllib.module.MaskedActorCritic` reads), with the suits renamed so that trump is spades when
 ``canonical_suits`` is set (the actions RLlib returns are renamed back). Autoreset is Gymnasium's next-step mode,
 the one RLlib's ``SingleAgentEnvRunner`` expects: the observation of an ended episode comes with an all-zero mask,
 and the next ``step()`` starts a new episode there whatever the action. Infos are empty except where an episode
 ends: ``table`` (what the learner faced: ``self``, ``snapshot`` or the scripted names, joined by ``+``), read by
-:class:`whist_env.rllib.callbacks.LeagueMetrics`.
+:class:`whist_env.learning.rllib.callbacks.LeagueMetrics`.
 
 No Ray is imported here: the env is plain Gymnasium, tested on its own (``tests/rllib/test_engine_env.py``).
 """
@@ -35,7 +35,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from whist_env.errors import OptionError
-from whist_env.rllib.league import MAIN, SNAPSHOT, check_opponents, scripted_names, snapshot_id, table_kind
+from whist_env.learning.rllib.league import MAIN, SNAPSHOT, check_opponents, scripted_names, snapshot_id, table_kind
 from whist_env.vector.learner import HEURISTIC, RANDOM, random_actions
 
 ENGINE_ENV_NAME = "whist_env_engine_league"
@@ -49,7 +49,8 @@ class EngineLeagueEnv(VectorEnv):
 
     Args:
         config: ``game``, ``game_options``, ``num_envs`` (RLlib adds it for ``gym_env_vectorize_mode``
-            ``vector_entry_point``), ``opponents`` (league weights, as :class:`whist_env.rllib.env.WhistMultiAgentEnv`
+            ``vector_entry_point``), ``opponents`` (league weights, as
+            :class:`whist_env.learning.rllib.env.WhistMultiAgentEnv`
             takes them; scripted members ``random`` and ``heuristic`` only), ``snapshot_pool``, ``canonical_suits``
             and ``seed`` (RLlib's env runners reset with their own seed, the config's ``seed`` plus their index).
 
@@ -105,7 +106,7 @@ class EngineLeagueEnv(VectorEnv):
             self._heuristic = BatchedHeuristic(self.game_id, **self.game_options)
         self.canonical: Any = None
         if cfg.get("canonical_suits"):
-            from whist_env.canonical import CanonicalSuits
+            from whist_env.encoding.canonical import CanonicalSuits
 
             self.canonical = CanonicalSuits(spec.make_encoder(spec.make_rules(**self.game_options)).layout)
         self._rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))

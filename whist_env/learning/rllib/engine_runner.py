@@ -1,6 +1,7 @@
 """An RLlib env runner that samples the batched engine's league in whole batches: :class:`EngineEnvRunner`.
 
-RLlib's ``SingleAgentEnvRunner`` can step :class:`~whist_env.rllib.engine_env.EngineLeagueEnv` as it is (the env is a
+RLlib's ``SingleAgentEnvRunner`` can step :class:`~whist_env.learning.rllib.engine_env.EngineLeagueEnv` as it is (the
+env is a
 ``gymnasium.vector.VectorEnv``), but it then does Python work per table and per step: it unbatches each observation,
 appends it to that table's episode, runs its connectors over every episode and calls the callbacks. Measured on this
 machine, that was about 0.4 ms per decision, twenty times what the engine and the league take
@@ -16,8 +17,8 @@ collects:
 
 Only ``sample(num_timesteps=...)`` (RLlib's ``truncate_episodes`` batch mode, PPO's) and ``sample(num_episodes=...)``
 are served; connectors other than RLlib's defaults are not run (the config builds none). The episode metrics RLlib
-logs (return, length) and the league's (:mod:`whist_env.rllib.callbacks`: main's return per seat and per kind of table)
-are logged here.
+logs (return, length) and the league's (:mod:`whist_env.learning.rllib.callbacks`: main's return per seat and per kind
+of table) are logged here.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.rllib import require
+from whist_env.learning.rllib import require
 
-require("ray.rllib", "whist_env.rllib.engine_runner")
+require("ray.rllib", "whist_env.learning.rllib.engine_runner")
 
 import torch  # noqa: E402
 from ray.rllib.core import DEFAULT_MODULE_ID  # noqa: E402
@@ -39,12 +40,13 @@ from ray.rllib.env.single_agent_episode import SingleAgentEpisode  # noqa: E402
 from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer  # noqa: E402
 from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO  # noqa: E402
 
-from whist_env.rllib.callbacks import log_main_episode  # noqa: E402
-from whist_env.rllib.engine_env import EngineLeagueEnv  # noqa: E402
+from whist_env.learning.rllib.callbacks import log_main_episode  # noqa: E402
+from whist_env.learning.rllib.engine_env import EngineLeagueEnv  # noqa: E402
 
 
 class EngineEnvRunner(SingleAgentEnvRunner):
-    """Samples :class:`~whist_env.rllib.engine_env.EngineLeagueEnv` batched (see the module docstring); built by RLlib
+    """Samples :class:`~whist_env.learning.rllib.engine_env.EngineLeagueEnv` batched (see the module docstring); built
+    by RLlib
     from ``config.env_runners(env_runner_cls=EngineEnvRunner)`` with the env's config as ``env_config``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -1,8 +1,8 @@
 """The RLlib ``MultiAgentEnv`` face of a game, for masked multi-agent self-play on the new API stack.
 
-Each episode the league draws a table (:func:`whist_env.rllib.league.draw_table`): the seats RLlib plays
+Each episode the league draws a table (:func:`whist_env.learning.rllib.league.draw_table`): the seats RLlib plays
 are agents ``player_<seat>@<module id>`` whose observations are ``{"observation", "action_mask"}``
-(the names PettingZoo uses, read by :class:`~whist_env.rllib.module.MaskedActorCritic`); scripted league
+(the names PettingZoo uses, read by :class:`~whist_env.learning.rllib.module.MaskedActorCritic`); scripted league
 members (``random``, ``heuristic``, ...) are played inside the environment, so RLlib never sees their turns.
 The game is turn-based: a step's observations hold only the agent to act, and when the game ends, every
 agent RLlib plays gets its last observation and ``terminateds["__all__"]``. Rewards are each seat's
@@ -10,7 +10,7 @@ game rewards (each game's rewards section of docs/rules.md), given to every RLli
 where they arise.
 
 Observations are exactly the game's encoder output for the seat's view (``GameSpec.make_encoder``), the
-same numbers the PettingZoo env and :class:`~whist_env.rllib.agent.RLlibAgent` produce.
+same numbers the PettingZoo env and :class:`~whist_env.learning.rllib.agent.RLlibAgent` produce.
 """
 
 from __future__ import annotations
@@ -20,17 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.rllib import require
+from whist_env.learning.rllib import require
 
-require("ray.rllib", "whist_env.rllib.env")
+require("ray.rllib", "whist_env.learning.rllib.env")
 
 from gymnasium import spaces  # noqa: E402
 from ray.rllib.env.multi_agent_env import MultiAgentEnv  # noqa: E402
 
 from whist_env.agents.base import Agent  # noqa: E402
 from whist_env.agents.factory import make_agent  # noqa: E402
-from whist_env.registry import get_spec  # noqa: E402
-from whist_env.rllib.league import (  # noqa: E402
+from whist_env.learning.rllib.league import (  # noqa: E402
     MAIN,
     agent_id,
     check_opponents,
@@ -39,6 +38,7 @@ from whist_env.rllib.league import (  # noqa: E402
     module_ids,
     scripted_names,
 )
+from whist_env.registry import get_spec  # noqa: E402
 from whist_env.rules.core import PHASE_OVER  # noqa: E402
 
 ENV_NAME = "whist_env_multi_agent"
@@ -145,7 +145,7 @@ class WhistMultiAgentEnv(MultiAgentEnv):
                 rewards[a] = self._pending[s]
                 self._pending[s] = 0.0
         self._started.update(obs)
-        # the table's roles, for the per-policy metrics (whist_env.rllib.callbacks)
+        # the table's roles, for the per-policy metrics (whist_env.learning.rllib.callbacks)
         infos = {a: {"table": list(self.roles)} for a in obs} if over else {}
         return obs, rewards, {"__all__": over}, {"__all__": False}, infos
 

@@ -10,7 +10,7 @@ changes these three:
   optimizer steps on them as RLlib's would; when it is not, RLlib's own :meth:`apply_gradients` runs, so ``nan``/``inf``
   gradients are handled exactly as RLlib handles them (by default: set to finite numbers, with a warning);
 * Adam's fused implementation (``fused=True``: the same update in one kernel), where torch has it for the parameters;
-* for :class:`~whist_env.rllib.module.EngineActorCritic`, the batch's observations scanned for their non-zero
+* for :class:`~whist_env.learning.rllib.module.EngineActorCritic`, the batch's observations scanned for their non-zero
   columns once (:class:`SparseColumns`, a learner connector piece before the advantages are computed), so that the
   value pass and every minibatch's forward pass read them instead of scanning their rows again.
 
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from whist_env.rllib import require
+from whist_env.learning.rllib import require
 
-require("ray.rllib", "whist_env.rllib.learner")
+require("ray.rllib", "whist_env.learning.rllib.learner")
 
 import torch  # noqa: E402
 from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner  # noqa: E402
@@ -33,7 +33,7 @@ from ray.rllib.connectors.connector_v2 import ConnectorV2  # noqa: E402
 from ray.rllib.connectors.learner import GeneralAdvantageEstimation  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
 
-from whist_env.rllib.module import COLUMNS, EngineActorCritic  # noqa: E402
+from whist_env.learning.rllib.module import COLUMNS, EngineActorCritic  # noqa: E402
 
 
 class WhistPPOLearner(PPOTorchLearner):
@@ -75,13 +75,13 @@ class WhistPPOLearner(PPOTorchLearner):
 
 
 class SparseColumns(ConnectorV2):
-    """A learner connector piece: for every :class:`~whist_env.rllib.module.EngineActorCritic` module, the batch's
-    observations as the padded columns of their non-zero entries (``obs["columns"]``,
-    :meth:`whist_env.vector.net.SparseRows.of`; observations with other values than 0 and 1 get none). RLlib's
+    """A learner connector piece: for every :class:`~whist_env.learning.rllib.module.EngineActorCritic` module, the
+    batch's observations as the padded columns of their non-zero entries (``obs["columns"]``,
+    :meth:`whist_env.learning.net.SparseRows.of`; observations with other values than 0 and 1 get none). RLlib's
     minibatches slice it with the rest of the batch, and the module reads it instead of scanning its rows."""
 
     def __call__(self, *, rl_module: Any, batch: dict[str, Any], episodes: Any, **kwargs: Any) -> Any:
-        from whist_env.vector.net import SparseRows
+        from whist_env.learning.net import SparseRows
 
         for module_id, module_batch in batch.items():
             obs = module_batch.get(Columns.OBS) if isinstance(module_batch, dict) else None

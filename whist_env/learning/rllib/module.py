@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from whist_env.rllib import require
+from whist_env.learning.rllib import require
 
-require("ray.rllib", "whist_env.rllib.module")
+require("ray.rllib", "whist_env.learning.rllib.module")
 
 import torch  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
@@ -27,7 +27,8 @@ MASKED_LOGIT = -1e9
 """The logit of an illegal action."""
 COLUMNS = "columns"
 """The observation key under which the learner hands :class:`EngineActorCritic` the padded non-zero columns of its
-observations (:class:`whist_env.rllib.learner.SparseColumns`); where it is missing, the module scans the rows."""
+observations (:class:`whist_env.learning.rllib.learner.SparseColumns`); where it is missing, the module scans the
+rows."""
 DEFAULT_HIDDEN = (256, 256)
 
 
@@ -77,7 +78,7 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 
 class EngineActorCritic(TorchRLModule, ValueFunctionAPI):
     """The RLModule of RLlib on the batched engine (``engine: batched``): ``ppo_vec``'s own network
-    (:func:`whist_env.vector.net.build_actor_critic`: tanh MLPs as SB3's ``MlpPolicy``, the policy's and the value's
+    (:func:`whist_env.learning.net.build_actor_critic`: tanh MLPs as SB3's ``MlpPolicy``, the policy's and the value's
     first layers stored as one matrix and computed from the observation's non-zero columns by numba kernels), so that
     the warm start's clone loads as it is and main exports to the shipped ``.npz`` (:meth:`numpy_policy`).
 
@@ -87,7 +88,7 @@ class EngineActorCritic(TorchRLModule, ValueFunctionAPI):
     """
 
     def setup(self) -> None:
-        from whist_env.vector.net import build_actor_critic
+        from whist_env.learning.net import build_actor_critic
 
         space: Any = self.observation_space
         config = self.model_config if isinstance(self.model_config, dict) else {}
@@ -97,13 +98,13 @@ class EngineActorCritic(TorchRLModule, ValueFunctionAPI):
     def _encode(self, observation: torch.Tensor, columns: torch.Tensor | None = None) -> torch.Tensor:
         """The first layers of both heads, bias added: ``(k, 2 h)`` (from ``columns``, the rows' padded non-zero
         columns, where given; else from the rows scanned)."""
-        from whist_env.vector.net import SparseRows, first_layers
+        from whist_env.learning.net import SparseRows, first_layers
 
         rows = SparseRows.of(observation) if columns is None else SparseRows(columns, None)
         return first_layers(rows, self.net.first_weight) + self.net.first_bias
 
     def _logits(self, embeddings: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
-        from whist_env.vector.net import ILLEGAL_LOGIT
+        from whist_env.learning.net import ILLEGAL_LOGIT
 
         h = self.hidden[0]
         return self.net.actor_rest(embeddings[:, :h]).masked_fill(action_mask <= 0, ILLEGAL_LOGIT)
@@ -130,6 +131,6 @@ class EngineActorCritic(TorchRLModule, ValueFunctionAPI):
     def numpy_policy(self) -> Any:
         """The policy as the numpy :class:`~whist_env.agents.pretrained.NumpyPolicy` the shipped agents play (and
         the engine's league plays as ``main`` and snapshots): the same logits, without torch."""
-        from whist_env.vector.net import numpy_actor
+        from whist_env.learning.net import numpy_actor
 
         return numpy_actor(self.net)

@@ -1,0 +1,1 @@
+"""The ppo trainer: masked PPO on the batched engine (``trainer: ppo``; the main job's)."""
