@@ -1,4 +1,4 @@
-"""Wall and CPU time of an arena run: the batched arena (``whist_env.vector.arena.evaluate_batched``) against the
+"""Wall and CPU time of an arena run: the batched arena (``whist_env.evaluation.batched.evaluate_batched``) against the
 AEC arena (``whist_env.evaluation.evaluate``, one worker), for the shipped pretrained network against random (and
 against the heuristic port where ``whist_env.vector.heuristics`` is installed).
 
@@ -22,8 +22,8 @@ from typing import Any
 
 from whist_env.errors import OptionError
 from whist_env.evaluation import evaluate
+from whist_env.evaluation.batched import batched_agent, evaluate_batched
 from whist_env.registry import game_ids, get_spec
-from whist_env.vector.arena import batched_agent, evaluate_batched
 
 
 def timed(run: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float, float]:

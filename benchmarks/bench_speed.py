@@ -115,7 +115,7 @@ def arena_rate(batched: bool, deals: int) -> float:
 
     t0 = time.perf_counter()
     if batched:
-        from whist_env.vector.arena import evaluate_batched
+        from whist_env.evaluation.batched import evaluate_batched
 
         evaluate_batched(GAME, ["pretrained", "heuristic"], num_deals=deals, seed=0)
     else:

@@ -242,6 +242,151 @@ def test_no_import_circle() -> None:
     )
 
 
+# ------------------------------------------------------------------------------------------ layers
+LAYERS = (
+    "errors",
+    "cards",
+    "options",
+    "view",
+    "rules",
+    "encoding",
+    "spec",
+    "registry",
+    "fingerprint",
+    "record",
+    "agents",
+    "vector",
+    "search",
+    "agents.factory",
+    "evaluation",
+    "envs",
+    "faces",
+    "learning",
+    "serve",
+    "teaching",
+    "testing",
+    "cli",
+    "whist_env",
+    "training",
+)
+"""The layers of the house, lowest first (``docs/guide/layers.md`` lists the same): a module may import from its
+own layer and the layers before it, never from a later one. A layer is a top-level module or subpackage of
+``whist_env/`` (``training/`` is one layer); ``agents.factory`` (the agent-spec parser, which builds agents of every
+kind, search and RLlib's included) and the ``agents`` package's front that re-exports it sit above search; ``faces``
+are the PettingZoo modules ``whist_env/<id>.py``; ``whist_env`` is the package's own front (``__init__.py``)."""
+
+GAME_FILE_LAYERS = {
+    "rules": "rules",
+    "encoding": "encoding",
+    "reference": "encoding",
+    "spec": "spec",
+    "heuristic": "agents",
+    "engine": "vector",
+    "engine_heuristic": "vector",
+    "search": "search",
+}
+"""A game's folder holds a file of several layers; each sits in the layer of its kind (the folder's ``__init__`` and
+``whist_env.games`` itself: the registry's, which loads the specs)."""
+
+
+def layer_of(module: str) -> str:
+    """The layer of ``module`` (one of :data:`LAYERS`)."""
+    parts = module.split(".")
+    if parts[0] == "training":
+        return "training"
+    if len(parts) == 1:
+        return "whist_env"
+    if parts[1] == "games":
+        return "registry" if len(parts) <= 3 else GAME_FILE_LAYERS[parts[3]]
+    if module in ("whist_env.agents", "whist_env.agents.factory"):
+        return "agents.factory"
+    return "faces" if parts[1].endswith("_v0") else parts[1]
+
+
+def runtime_imports(source: str, holder: str, modules: set[str], is_package: bool = False) -> set[str]:
+    """The modules of ``modules`` that ``holder`` imports at run time: import statements at module level and in
+    functions; not those under ``if TYPE_CHECKING:`` (types only), not modules named in strings (what a spec or a
+    registry loads by name is the registry's business), and not ``from whist_env import __version__`` (the package's
+    front is imported before any of its modules anyway)."""
+    tree = ast.parse(source)
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, holder, is_package)
+            for alias in node.names:
+                if (base, alias.name) != ("whist_env", "__version__"):
+                    out.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+    return (out & modules) - {holder}
+
+
+def back_imports(source: str, holder: str, modules: set[str], is_package: bool = False) -> list[str]:
+    """``holder -> module (its layer)`` for each run-time import of ``holder`` from a later layer."""
+    rank = {name: i for i, name in enumerate(LAYERS)}
+    mine = rank[layer_of(holder)]
+    return [
+        f"{holder} ({layer_of(holder)}) -> {target} ({layer_of(target)})"
+        for target in sorted(runtime_imports(source, holder, modules, is_package))
+        if rank[layer_of(target)] > mine
+    ]
+
+
+def test_the_layer_scan_sees_back_imports_and_lets_types_through() -> None:
+    """The scan itself: an import from a later layer is found at module level and in a function; one under
+    ``TYPE_CHECKING``, a string naming a module and ``__version__`` from the front are not; a game's file sits in
+    the layer of its kind."""
+    modules = {"whist_env", "whist_env.cards", "whist_env.evaluation.arena", "whist_env.games.x.engine"}
+    source = "\n".join(
+        [
+            "from whist_env import __version__",
+            "from whist_env.cards import card_str",
+            "if TYPE_CHECKING:",
+            "    from whist_env.evaluation.arena import Report",
+            'ENGINE = "whist_env.games.x.engine:Engine"',
+            "def f():",
+            "    from whist_env.evaluation import arena",
+            "from whist_env.games.x import engine",
+        ]
+    )
+    assert back_imports(source, "whist_env.rules.core", modules) == [
+        "whist_env.rules.core (rules) -> whist_env.evaluation.arena (evaluation)",
+        "whist_env.rules.core (rules) -> whist_env.games.x.engine (vector)",
+    ]
+    assert layer_of("whist_env.games.x.rules") == "rules" and layer_of("whist_env.games.x") == "registry"
+    assert layer_of("whist_env.humbug_v0") == "faces" and layer_of("training.ppo.loop") == "training"
+
+
+def test_layers_are_kept() -> None:
+    """Every module of ``whist_env/`` and ``training/`` sits in a layer of :data:`LAYERS`, and imports at run time
+    only from its own layer and earlier ones."""
+    paths = {module_name(path): path for path in _files()}
+    assert {layer_of(m) for m in paths} <= set(LAYERS), {layer_of(m) for m in paths} - set(LAYERS)
+    found = [
+        line
+        for name, path in sorted(paths.items())
+        for line in back_imports(path.read_text(encoding="utf-8"), name, set(paths), _is_package(path))
+    ]
+    assert not found, "imports from a later layer (docs/guide/layers.md; move the code, or import types only):\n" + (
+        "\n".join(found)
+    )
+
+
+def test_the_layers_page_lists_the_layers() -> None:
+    """``docs/guide/layers.md`` writes the same list, in the same order."""
+    page = (ROOT / "docs" / "guide" / "layers.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\d+\. `([\w.]+)`", page, flags=re.M)
+    assert listed == list(LAYERS)
+
+
 # ------------------------------------------------------------------------------------------ game names
 def _own_files(game_id: str, package: str) -> tuple[str, str]:
     """A game's own files, relative to the root: its folder (a prefix) and its PettingZoo face."""

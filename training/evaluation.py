@@ -54,8 +54,8 @@ def evaluate_learner(
     """The learner against ``opponent`` (a name) over ``num_deals`` duplicate deals (``progress``: a progress
     bar with an ETA on stderr).
 
-    ``batched``: on the batched engine's arena (:func:`whist_env.vector.arena.evaluate_batched`: the same deals, and
-    for deterministic agents the same results; :func:`batched_ok` says when it can), in one process.
+    ``batched``: on the batched engine's arena (:func:`whist_env.evaluation.batched.evaluate_batched`: the same deals,
+    and for deterministic agents the same results; :func:`batched_ok` says when it can), in one process.
 
     Returns:
         ``mean``/``ci95`` (the learner's reward per deal), ``diff``/``diff_ci95`` (learner − opponent,
@@ -69,7 +69,7 @@ def evaluate_learner(
         "progress": progress,
     }
     if batched:
-        from whist_env.vector.arena import evaluate_batched
+        from whist_env.evaluation.batched import evaluate_batched
 
         report = evaluate_batched(game_id, [learner, opponent], num_deals, seed, game_options, **common)
     else:
@@ -94,8 +94,8 @@ def batched_ok(game_id: str, game_options: dict[str, Any], agents: list[str]) ->
     batched engine, and agents that all have a batched form (``random``, ``pretrained``, ``heuristic`` where its port
     exists)."""
     from whist_env.agents.agent_spec import parse_agent_spec
+    from whist_env.evaluation.batched import BATCHED_NAMES
     from whist_env.vector import vector_game_ids
-    from whist_env.vector.arena import BATCHED_NAMES
     from whist_env.vector.heuristics import ported_games
 
     if game_id not in vector_game_ids() or not single_deal_ok(game_id, game_options):

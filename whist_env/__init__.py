@@ -17,6 +17,12 @@ env and ``gymnasium.make_vec(gid, num_envs=256)`` the batched learner env. They 
 importing it. The import itself stays light: the games join a library's registry when that library is imported
 (at once if it already is; :mod:`whist_env.envs.hooks`), and ``make``, ``register`` and the other names below that
 need Gymnasium or PettingZoo import them on first use.
+
+The house (``docs/guide/layers.md``, lowest layer first): ``errors``, ``cards``, ``options``, ``view``; ``rules``;
+``encoding``; ``spec`` and ``registry`` (a game is one folder of ``whist_env.games`` plus its face here,
+``whist_env/<id>.py``); ``fingerprint``, ``record``; ``agents``, ``vector`` (the batched engine), ``search``;
+``evaluation``; ``envs``; ``learning`` (what fits a policy); ``serve`` (the browser table), ``teaching``,
+``testing``; ``cli`` (the console scripts).
 """
 
 from __future__ import annotations

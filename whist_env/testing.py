@@ -164,7 +164,7 @@ def lockstep(
         AssertionError: at the first difference, with the environment, the step and the pieces that differ.
     """
     import whist_env.vector as vector  # numba: only when an engine is checked
-    from whist_env import make
+    from whist_env.envs.registration import make
 
     rng = np.random.default_rng(seed)
     venv = vector.make(game_id, num_envs, seed=seed, obs_dtype=obs_dtype, **options)

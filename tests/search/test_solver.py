@@ -327,7 +327,7 @@ def test_a_second_process_loads_the_kernels_from_the_disk_cache(tmp_path: Path) 
 
 
 def test_numba_cache_dir_falls_back_to_the_user_cache_when_the_package_is_read_only(tmp_path: Path) -> None:
-    from whist_env.search.numba_cache import numba_cache_dir
+    from whist_env.vector.numba_cache import numba_cache_dir
 
     writable = tmp_path / "pkg"
     writable.mkdir()

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from whist_env.evaluation import ArenaConfig, evaluate, play_deals
+from whist_env.evaluation.batched import evaluate_batched, play_batched
 from whist_env.testing import compare_positions, lockstep
 from whist_env.vector import make, template, vector_game_ids
-from whist_env.vector.arena import evaluate_batched, play_batched
 from whist_env.vector.heuristics import BatchedHeuristic, ported_games
 
 from .rules import LowWhist

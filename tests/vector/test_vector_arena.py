@@ -1,4 +1,4 @@
-"""The arena on the batched engine (``whist_env.vector.arena``) against the AEC arena (``whist_env.evaluation``).
+"""The arena on the batched engine (``whist_env.evaluation.batched``) against the AEC arena (``whist_env.evaluation``).
 
 The proof: deterministic agents that have both forms (the shipped pretrained network; "lowest" and "highest" legal
 action, written once per form) play the same deals of the same seed in both arenas; every table's returns, every
@@ -20,9 +20,7 @@ from whist_env.agents.pretrained import NumpyPolicy, PretrainedAgent, play_polic
 from whist_env.cli.eval import main as eval_main
 from whist_env.errors import OptionError
 from whist_env.evaluation import ArenaConfig, evaluate, play_deals
-from whist_env.registry import game_ids, get_spec
-from whist_env.vector import make
-from whist_env.vector.arena import (
+from whist_env.evaluation.batched import (
     BatchedPolicy,
     BatchedRandom,
     batched_agent,
@@ -30,6 +28,8 @@ from whist_env.vector.arena import (
     play_batched,
     sparse_affine,
 )
+from whist_env.registry import game_ids, get_spec
+from whist_env.vector import make
 from whist_env.vector.core import RawVectorEnv
 from whist_env.vector.heuristics import ported_games
 from whist_env.vector.learner import random_actions

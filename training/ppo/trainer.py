@@ -28,7 +28,8 @@ spades (:class:`LearnerView`), as in ``train.py``; the exported policy's metadat
 
 At the end the actor is exported to the numpy format of the shipped agents (``runs/<run>/policy.npz``, played by
 ``make_agent("pretrained(path=...)", game)``) and evaluated on ``final_eval_deals`` duplicate deals against each of
-``eval_opponents``: on the batched engine's arena (:func:`whist_env.vector.arena.evaluate_batched`; the same deals,
+``eval_opponents``: on the batched engine's arena (:func:`whist_env.evaluation.batched.evaluate_batched`; the same
+deals,
 and the same results for deterministic agents, as :func:`whist_env.evaluation.evaluate`'s) when every agent has a
 batched form, else on the AEC arena. With ``eval_freq``, the same evaluation runs during training too (at the start,
 then every ``eval_freq`` steps, on ``eval_deals`` deals). A run writes what ``train.py``'s does: ``eval.csv`` (every

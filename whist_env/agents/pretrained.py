@@ -155,7 +155,7 @@ class NumpyPolicy:
         """The action logits (float32) of an observation ``(obs_size,)`` or a batch ``(n, obs_size)``.
 
         ``affine(x, w, b)``, when given, computes the first layer's ``x @ w + b`` instead (the batched arena's
-        sparse kernel, :func:`whist_env.vector.arena.sparse_affine`: an observation is mostly zeros)."""
+        sparse kernel, :func:`whist_env.evaluation.batched.sparse_affine`: an observation is mostly zeros)."""
         x = np.asarray(obs, np.float32)
         for i, ((w, b), fn) in enumerate(zip(self._layers, self._fns, strict=True)):
             x = fn(affine(x, w, b) if i == 0 and affine is not None else x @ w + b)

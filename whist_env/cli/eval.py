@@ -82,8 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--batched",
         action="store_true",
-        help="play on the batched engine (whist_env.vector.arena; needs the vector extra): the same deals and report, "
-        "for agents with a batched form (random, heuristic, pretrained), in one process (not with --workers)",
+        help="play on the batched engine (whist_env.evaluation.batched; needs the vector extra): the same "
+        "deals and report, for agents with a batched form (random, heuristic, pretrained), in one process "
+        "(not with --workers)",
     )
     p.add_argument(
         "--ladder",
@@ -182,7 +183,7 @@ def _run(argv: Sequence[str]) -> int:
                 reports.append(_ladder(spec, args, options))
                 continue
             if args.batched:
-                from whist_env.vector.arena import evaluate_batched
+                from whist_env.evaluation.batched import evaluate_batched
 
                 report = evaluate_batched(
                     spec, args.agents, args.deals, args.seed, options, single_deal=not args.full_episodes,

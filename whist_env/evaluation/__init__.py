@@ -6,6 +6,13 @@
 
 See :mod:`whist_env.evaluation.arena` for the method (duplicate deals, seat rotation, the unit
 compared per game, how the intervals are computed) and ``whist-eval --help`` for the command line.
+
+The rest of the room: :mod:`~whist_env.evaluation.batched` (the same arena on the batched engine),
+:mod:`~whist_env.evaluation.ladder` (ratings of many agents), :mod:`~whist_env.evaluation.report` (the report and
+its intervals), the classroom arena (:mod:`~whist_env.evaluation.protocol`, :mod:`~whist_env.evaluation.bot`,
+:mod:`~whist_env.evaluation.referee`, :mod:`~whist_env.evaluation.tournament`,
+:mod:`~whist_env.evaluation.conformance`) and :mod:`~whist_env.evaluation.workers` (worker processes that leave
+Ctrl-C to their parent).
 """
 
 from typing import TYPE_CHECKING

@@ -1,7 +1,7 @@
 """The arena on the batched engine: :func:`evaluate_batched`, the twin of :func:`whist_env.evaluation.evaluate` for
 agents that have a batched form (issue #14, point 3).
 
-    >>> from whist_env.vector.arena import evaluate_batched
+    >>> from whist_env.evaluation.batched import evaluate_batched
     >>> report = evaluate_batched("german_whist_v0", ["pretrained", "random"], num_deals=2000, seed=0)
     >>> print(report.to_markdown())
 

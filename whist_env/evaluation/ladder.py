@@ -10,7 +10,7 @@ or ``whist-eval german_whist_v0 --ladder --agents random heuristic pretrained pi
 
 **Matches.** Each pair of agents plays a two-agent match of the arena (:mod:`whist_env.evaluation.arena`: deal ``i``
 of the seed is the same in every match, each deal replayed with the seats rotated), on the batched engine where both
-agents have a batched form (``random``, ``heuristic``, ``pretrained``: :mod:`whist_env.vector.arena`), in the AEC
+agents have a batched form (``random``, ``heuristic``, ``pretrained``: :mod:`whist_env.evaluation.batched`), in the AEC
 arena otherwise (with ``workers`` processes). A match keeps its per-deal score differences ``d_ab[i]`` (agent a's
 score on deal ``i`` minus b's, each the mean return over the seats the agent held and the replays).
 
@@ -316,8 +316,8 @@ def plot_ratings(ratings: Sequence[Rating], path: str | Path, title: str, xlabel
 def _has_batched_form(spec: str, game_id: str) -> bool:
     """Whether the agent spec ``spec`` has a batched form in ``game_id`` (and the batched engine is installed)."""
     try:
+        from whist_env.evaluation.batched import BATCHED_NAMES
         from whist_env.vector import vector_game_ids
-        from whist_env.vector.arena import BATCHED_NAMES
         from whist_env.vector.heuristics import ported_games
     except ImportError:  # no numba: the AEC arena plays everything
         return False
@@ -383,7 +383,7 @@ def play_match(
             return np.asarray(data["diffs"], np.float64), tuple(data["illegal"]), True, 0.0  # type: ignore[return-value]
     start = time.perf_counter()
     if batched:
-        from whist_env.vector.arena import batched_agent, play_batched
+        from whist_env.evaluation.batched import batched_agent, play_batched
 
         options = config.game_options()
         built = [batched_agent(str(s), config.spec, options, np.random.default_rng([config.seed, 3, j]))

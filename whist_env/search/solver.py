@@ -34,7 +34,7 @@ How it searches (the same ideas as the bridge solvers, kept small):
 The search runs compiled with numba when it is installed (a few milliseconds for a German Whist phase-2
 position); without numba the same code runs as plain Python, correct but about a hundred times slower.
 The compiled kernels are cached on disk (beside this file, or in a user folder when that is read-only:
-:mod:`whist_env.search.numba_cache`), so only the first process compiles them (several seconds).
+:mod:`whist_env.vector.numba_cache`), so only the first process compiles them (several seconds).
 A ``horizon`` limits the search to the next few tricks, scoring the rest with a quick estimate
 (:func:`estimate`), for the long positions that an agent cannot afford to solve exactly.
 """
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 try:  # numba is optional: without it the kernels below run as plain Python
     from numba import njit as _numba_njit
 
-    from whist_env.search.numba_cache import use_writable_cache
+    from whist_env.vector.numba_cache import use_writable_cache
 
     HAVE_NUMBA = True
     use_writable_cache()  # the kernels are cached on disk (cache=True): somewhere this process can write

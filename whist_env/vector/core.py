@@ -37,8 +37,8 @@ from whist_env.encoding.trick import TrickEncoder
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
 from whist_env.options import reset_options
 from whist_env.rules.core import PHASE_OVER, PHASE_PLAY, State, TrickGame, check_deck
-from whist_env.search.numba_cache import use_writable_cache
 from whist_env.spec import GameSpec
+from whist_env.vector.numba_cache import use_writable_cache
 from whist_env.view import PlayerView
 
 use_writable_cache()  # the kernels are cached on disk (cache=True): somewhere this process can write

@@ -1,6 +1,6 @@
 """The batched forms of agents that search builds on as well as the arena: :class:`BatchedPolicy` (a pretrained network
 over a batch of decisions), :func:`sparse_affine` (its sparse first layer) and the :class:`StateAgent` protocol (the
-heuristic ports). The arena (:mod:`whist_env.vector.arena`) re-exports them; PIMC's playouts
+heuristic ports). The arena (:mod:`whist_env.evaluation.batched`) re-exports them; PIMC's playouts
 (:mod:`whist_env.search.playout`) import them from here, which imports no agent factory.
 """
 
