@@ -37,9 +37,9 @@ CONFIG_PREFIXES = {"sb3": "", "ppo": "ppo_vec_", "rllib": "rllib_"}
 """Each trainer's configs in :data:`CONFIG_DIR`: ``<prefix><game>.yaml`` (a config class names its prefix too)."""
 OTHER_TRAINERS = tuple(prefix for prefix in CONFIG_PREFIXES.values() if prefix)
 TRAINERS = {
-    "sb3": "training/train.py (sb3-contrib's MaskablePPO on single-agent envs)",
-    "ppo": "training/ppo/trainer.py (masked PPO on the batched engine)",
-    "rllib": "training/rllib/trainer.py (league self-play on Ray RLlib)",
+    "sb3": "training/sb3/ (sb3-contrib's MaskablePPO on single-agent envs)",
+    "ppo": "training/ppo/ (masked PPO on the batched engine)",
+    "rllib": "training/rllib/ (league self-play on Ray RLlib)",
 }
 """The ``trainer:`` key of a config: which trainer runs it. ``python training/train.py --config <file>`` hands a
 config to its trainer, so it is the one command for all three."""

@@ -22,10 +22,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from training import train
+from training import run
 from training.config import ConfigError, PPOVecConfig, PretrainConfig, TrainConfig
-from training.ppo import trainer as ppo_vec
-from training.rllib import trainer as rllib_selfplay
 from training.rllib.config import RLlibConfig
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,16 +38,13 @@ class Trainer:
     resolve: Callable[[list[str]], Any]
 
 
-def _train(argv: list[str]) -> Any:
-    return train.resolve_config(train.parse_args(argv))
+def _resolver(name: str) -> Callable[[list[str]], Any]:
+    """The run contract's resolution (:func:`training.run.resolve`) of a command line for trainer ``name``."""
+    chosen = run.trainer(name)
+    return lambda argv: run.resolve(chosen, run.parse_args(chosen, argv))
 
 
-def _ppo_vec(argv: list[str]) -> Any:
-    return ppo_vec.resolve(ppo_vec.parse_args(argv))
-
-
-def _rllib(argv: list[str]) -> Any:
-    return rllib_selfplay.resolve_config(rllib_selfplay.parse_args(argv))
+_train, _ppo_vec, _rllib = _resolver("sb3"), _resolver("ppo"), _resolver("rllib")
 
 
 TRAINERS = [

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from training import run as contract
+from training import train
 from training.checkpoint import FAULT_ENV, CheckpointWriteError
 from training.rllib import trainer as rllib_selfplay
 from training.rllib.config import RLlibConfig, load_rllib_config
@@ -85,13 +87,13 @@ def test_a_full_disk_is_one_line_and_the_previous_checkpoint_stays_whole(
     assert json.loads((previous / "league.json").read_text()) == league(1)
 
     # the command line: one line on stderr, exit status 2 (the real training loop, Ray and all, is stood in for)
-    def run(args: Any, argv: list[str] | None, script: str) -> int:
+    def run(*args: Any) -> int:
         rllib_selfplay.save_checkpoint(algo, cfg, run_dir, league(2))
         return 0
 
-    monkeypatch.setattr(rllib_selfplay, "_run", run)
+    monkeypatch.setattr(contract, "run", run)
     capsys.readouterr()
-    assert rllib_selfplay.main(["--config", str(REPO / "configs" / "rllib_german_whist.yaml")]) == 2
+    assert train.main(["--config", str(REPO / "configs" / "rllib_german_whist.yaml")]) == 2
     err = capsys.readouterr().err
     assert err == f"error: {caught.value}\n"
 
@@ -153,12 +155,12 @@ def test_env_runners_that_keep_failing_stop_the_run_with_an_error(
     assert broken.calls == 5
 
     # the command line: one line on stderr, exit status 1 (the rest of the run, Ray and all, is stood in for)
-    def run(args: Any, argv: list[str] | None, script: str) -> int:
+    def run(*args: Any) -> int:
         rllib_selfplay._train(FailingRunnersAlgorithm(empty=set(range(1, 9))), cfg, run_dir, dict(state, iteration=0))
         return 0
 
-    monkeypatch.setattr(rllib_selfplay, "_run", run)
+    monkeypatch.setattr(contract, "run", run)
     capsys.readouterr()
-    assert rllib_selfplay.main(["--config", str(REPO / "configs" / "rllib_german_whist.yaml")]) == 1
+    assert train.main(["--config", str(REPO / "configs" / "rllib_german_whist.yaml")]) == 1
     err = capsys.readouterr().err
     assert err.splitlines()[-1].startswith("error: ") and "the env runners keep failing" in err

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,8 +16,16 @@ from training.rllib.config import RLlibConfig, load_rllib_config
 from whist_env.registry import game_ids
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "training" / "rllib" / "trainer.py"
+SCRIPT = REPO / "training" / "train.py"
 CONFIGS = sorted((REPO / "configs").glob("rllib_*.yaml"))
+
+
+def _resolve(argv: list[str]) -> tuple[Any, Path, Any]:
+    """The run contract's resolution of an rllib command line (no Ray started)."""
+    from training import run
+
+    chosen = run.trainer("rllib")
+    return run.resolve(chosen, run.parse_args(chosen, argv))
 
 
 def test_one_rllib_config_per_game_and_all_load() -> None:
@@ -68,7 +77,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
         (["--set", "bogus=1"], "error: --set: unknown key(s) 'bogus' in the --set override"),
         (["--set", "opponents={heuristc: 1}"], "error: opponents: unknown agent 'heuristc'"),
         (["--num-env-runners", "-1"], "error: num_env_runners and snapshot_pool must be 0 or more"),
-        (["--resume"], "has no checkpoint to resume from"),
+        (["--resume"], "does not exist; start the run without --resume"),
     ],
 )
 def test_a_config_error_is_one_clear_line(tmp_path: Path, args: list[str], message: str) -> None:
@@ -86,20 +95,20 @@ def test_missing_config_file_is_one_line(tmp_path: Path) -> None:
 def test_resume_by_run_name_reads_the_saved_config_like_any_config(tmp_path: Path) -> None:
     """``--resume --run-name`` without ``--config``: a damaged saved config.yaml is a ConfigError (it was an
     AttributeError), and a sound one is read with the --set overrides."""
-    from training.rllib import trainer as rllib_selfplay
-
     saved = tmp_path / "r" / "config.yaml"
     saved.parent.mkdir()
     argv = ["--resume", "--run-name", "r", "--runs-dir", str(tmp_path)]
     for text, match in [("", "'game' is required"), ("- a list\n", "mapping"), ("game: [", "not valid YAML")]:
         saved.write_text(text)
         with pytest.raises(ConfigError, match=match):
-            rllib_selfplay.resolve_config(rllib_selfplay.parse_args(argv))
+            _resolve(argv)
     saved.write_text((REPO / "configs" / "rllib_german_whist.yaml").read_text() + "run_name: r\n")
     with pytest.raises(ConfigError, match="unknown key"):
-        rllib_selfplay.resolve_config(rllib_selfplay.parse_args([*argv, "--set", "bogus=1"]))
-    with pytest.raises(ConfigError, match="no checkpoint to resume from"):
-        rllib_selfplay.resolve_config(rllib_selfplay.parse_args([*argv, "--set", "eval_deals=7"]))
+        _resolve([*argv, "--set", "bogus=1"])
+    with pytest.raises(ConfigError, match="no valid checkpoint to resume from"):
+        _resolve([*argv, "--set", "iterations=7"])  # a resume may extend the run
+    with pytest.raises(ConfigError, match="differs from the run's saved"):
+        _resolve([*argv, "--set", "eval_deals=7"])  # not change what it is
 
 
 def test_resume_refuses_a_checkpoint_of_another_observation_layout(tmp_path: Path) -> None:
@@ -120,6 +129,8 @@ def test_resume_refuses_a_checkpoint_of_another_observation_layout(tmp_path: Pat
         "metadata": ModelMetadata.for_game("german_whist_v0").to_dict(),
     }
     (checkpoint / META_FILE).write_text(json.dumps(meta))
+    config = (REPO / "configs" / "rllib_german_whist.yaml").read_text()
+    (tmp_path / "r" / "config.yaml").write_text(config + f"run_name: r\nruns_dir: {tmp_path}\n")
     argv = [
         "--config",
         str(REPO / "configs" / "rllib_german_whist.yaml"),
@@ -128,10 +139,9 @@ def test_resume_refuses_a_checkpoint_of_another_observation_layout(tmp_path: Pat
         "--run-name",
         "r",
     ]
-    args = rllib_selfplay.parse_args([*argv, "--resume"])
-    assert rllib_selfplay.resolve_config(args)[1] == tmp_path / "r"  # the same layout: resumes
+    assert _resolve([*argv, "--resume"])[1] == tmp_path / "r"  # the same layout: resumes
     meta["metadata"]["layout_fingerprint"] = "0" * 16
     (checkpoint / META_FILE).write_text(json.dumps(meta))
     with pytest.raises(ConfigError, match="layout") as err:
-        rllib_selfplay.resolve_config(args)
+        _resolve([*argv, "--resume"])
     assert "0" * 16 in str(err.value) and "--overwrite" in str(err.value)

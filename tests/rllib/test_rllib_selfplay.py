@@ -25,7 +25,7 @@ from training.report import read_eval_csv
 pytestmark = [pytest.mark.rllib, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "training" / "rllib" / "trainer.py"
+SCRIPT = REPO / "training" / "train.py"
 TINY = [
     "--set", "train_batch_size=400",
     "--set", "minibatch_size=200",
@@ -400,6 +400,43 @@ def test_killed_during_a_checkpoint_write_resumes_from_the_newest_whole_checkpoi
     assert sorted(p.name for p in root.iterdir()) == ["iter_000003", "iter_000004"]
     last = json.loads((root / "iter_000004" / "league.json").read_text())
     assert last["iteration"] == 4 and last["snapshots"] == 2 and last["env_steps"] == done[-1]["env_steps"]
+
+
+def test_ctrl_c_ends_the_run_and_ray_with_the_hint(tmp_path: Path) -> None:
+    """One Ctrl-C (SIGINT to the run's process group, as a terminal sends it) during real PPO with a remote env
+    runner: exit status 130, no traceback, the run contract's line naming the newest checkpoint that ``--resume``
+    continues from (whole: its league, RLlib's and the game's files), and no process of the run's session left."""
+    from training.rllib.trainer import LEAGUE_FILE, latest_checkpoint
+
+    args = fault_run_args(tmp_path, "c", 1000)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    with open(tmp_path / "stderr", "w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, str(SCRIPT), *args], stdout=subprocess.DEVNULL, stderr=err, env=env,
+            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while latest_checkpoint(tmp_path / "c") is None:
+            assert proc.poll() is None, (tmp_path / "stderr").read_text()[-5000:]
+            assert time.monotonic() < deadline, "no checkpoint within 300 s"
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)
+        code = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=60)
+    left = _wait_until_gone(proc.pid)
+    text = (tmp_path / "stderr").read_text()
+    assert code == 130, text[-5000:]
+    assert left == [], f"Ctrl-C left processes behind: {left}"
+    assert "Traceback" not in text, text[-5000:]
+    newest = latest_checkpoint(tmp_path / "c")
+    assert newest is not None
+    assert {"rllib_checkpoint.json", "whist_env.json", LEAGUE_FILE} <= {p.name for p in newest.iterdir()}
+    hint = [line for line in text.splitlines() if line.startswith("interrupted:")]
+    assert len(hint) == 1 and f"--resume will continue from {newest}" in hint[0], text[-3000:]
 
 
 def _ray_start(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:

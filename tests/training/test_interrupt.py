@@ -127,3 +127,25 @@ def test_ctrl_c_during_the_final_evaluation_with_workers(tmp_path: Path, start: 
     assert code == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert "--resume will continue from" in err and "step_000000000128" in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_training_on_the_batched_engine(tmp_path: Path, start: Callable[[list[str]], Run]) -> None:
+    """The ppo trainer under the same run contract: exit 130, the hint, and the newest checkpoint whole (it loads,
+    and ``--resume`` continues from it)."""
+    from training.ppo.loop import find_checkpoint
+
+    tiny = ["--set", "n_envs=32", "--set", "n_steps=8", "--set", "batch_size=64", "--set", "n_epochs=1",
+            "--set", "net_arch=[32]", "--set", "checkpoint_freq=256", "--set", "final_eval_deals=4"]  # fmt: skip
+    args = ["--config", str(REPO / "configs" / "ppo_vec_german_whist.yaml"), "--runs-dir", str(tmp_path),
+            "--run-name", "p", "--total-timesteps", "100000000", *tiny]  # fmt: skip
+    run = start(args)
+    run.wait_for(lambda: len(list((tmp_path / "p" / "checkpoints").glob("step_*"))) >= 2, "two checkpoints")
+    code, out, err = run.ctrl_c()
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    found = find_checkpoint(tmp_path / "p")
+    assert found is not None and found[1]["num_timesteps"] >= 256
+    hint = [line for line in err.splitlines() if line.startswith("interrupted:")]
+    assert len(hint) == 1 and f"--resume will continue from {found[0]}" in hint[0], err
+    assert "python training/train.py --config" in hint[0]  # the command to give again

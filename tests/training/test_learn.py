@@ -85,7 +85,7 @@ def test_the_training_envs_report_episodes_through_sb3s_monitor() -> None:
 def test_each_evaluation_plays_the_current_weights(monkeypatch: pytest.MonkeyPatch) -> None:
     from training import evaluation
     from training.config import load_config
-    from training.train import make_evaluate
+    from training.sb3.trainer import make_evaluate
 
     played: list[tuple[int, dict[str, Any]]] = []
 
@@ -122,7 +122,7 @@ def test_policy_agent_sync_copies_the_weights() -> None:
 
 def test_start_up_and_final_evaluations_show_progress(capsys: pytest.CaptureFixture[str]) -> None:
     from training.config import load_config
-    from training.train import make_evaluate
+    from training.sb3.trainer import make_evaluate
 
     config = load_config(REPO / "configs" / "oh_hell.yaml", {"eval_opponents": ["random"], "game_options": OPTIONS})
     model = tiny_model()
@@ -182,7 +182,7 @@ def test_evaluations_on_the_batched_arena_equal_the_aec_arenas(tmp_path: Path, c
     arena: the same deals and the same greedy decisions as the torch agent on the AEC arena, so against a
     deterministic opponent the same rows (random players draw differently on the two arenas)."""
     from training.config import load_config
-    from training.train import make_evaluate
+    from training.sb3.trainer import make_evaluate
 
     overrides = {"eval_opponents": ["heuristic"], "game_options": OPTIONS, "canonical_suits": canonical}
     config = load_config(REPO / "configs" / "oh_hell.yaml", overrides)

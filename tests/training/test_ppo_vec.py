@@ -4,6 +4,7 @@ masking)."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,10 +16,10 @@ from fault_helpers import Runs, fault_chain
 from gymnasium.vector import AutoresetMode
 from train_helpers import REPO
 
+from training import train  # noqa: E402
 from training.config import ConfigError, PPOVecConfig, load_config_as, parse_set
 from training.ppo import loop as ppo_trainer
 from training.ppo import rollout as ppo_rollout
-from training.ppo import trainer as ppo_vec
 from training.report import read_eval_csv
 from whist_env.agents import make_agent
 from whist_env.learning import net
@@ -44,7 +45,7 @@ TINY = [
 
 
 def run(tmp_path: Path, *extra: str) -> int:
-    return ppo_vec.main(["--config", str(CONFIG), "--runs-dir", str(tmp_path), *TINY, *extra])
+    return train.main(["--config", str(CONFIG), "--runs-dir", str(tmp_path), *TINY, *extra])
 
 
 def final_state(run_dir: Path) -> dict:
@@ -64,7 +65,7 @@ def test_tiny_run_end_to_end(tmp_path: Path) -> None:
     assert set(summary["timers_wall_s"]) == {"env", "forward", "update"}
     state = final_state(run_dir)
     assert state["num_timesteps"] == 512
-    assert (run_dir / "command.txt").read_text().startswith("python training/ppo/trainer.py --config")
+    assert (run_dir / "command.txt").read_text().startswith("python training/train.py --config")
     # the artefacts train.py writes too: every evaluation in eval.csv, the curve, the report with every phase's time
     (final,) = read_eval_csv(run_dir / "eval.csv")
     assert final["kind"] == "final" and final["timesteps"] == 512
@@ -147,8 +148,8 @@ def test_killed_during_and_between_checkpoint_writes_and_on_a_full_disk_resumes_
     and stopped by a full disk (``fault_helpers.fault_chain``) ends bit for bit as one uninterrupted run (here in this
     process), weights, Adam's moments, generators, engine, self-play pool and final evaluation alike."""
     common = ["--config", str(CONFIG), "--runs-dir", str(tmp_path), *FAULT_TINY]
-    assert ppo_vec.main([*common, "--run-name", "straight"]) == 0
-    faults = [sys.executable, str(REPO / "training" / "ppo" / "trainer.py"), *common, "--run-name", "faults"]
+    assert train.main([*common, "--run-name", "straight"]) == 0
+    faults = [sys.executable, str(REPO / "training" / "train.py"), *common, "--run-name", "faults"]
     where = fault_chain(start, lambda *more: [*faults, *more], tmp_path / "faults", PPO_TOTAL, PPO_FREQ)
 
     a, b = final_state(tmp_path / "straight"), final_state(tmp_path / "faults")
@@ -176,10 +177,32 @@ def test_resume_refuses_another_config(tmp_path: Path, capsys: pytest.CaptureFix
     assert "does not exist; start the run without --resume" in capsys.readouterr().err
 
 
+def test_resume_overwrite_resumes_a_run_with_a_checkpoint_and_restarts_one_without(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--resume --overwrite`` (the run contract's rule, the same for every trainer): a run with a valid checkpoint
+    resumes from it; a run without one starts again from zero, keeping the command that started it."""
+    assert run(tmp_path, "--total-timesteps", "256", "--set", "final_eval_deals=0", "--run-name", "r") == 0
+    assert run(tmp_path, "--total-timesteps", "512", "--set", "final_eval_deals=0", "--run-name", "r",
+               "--resume", "--overwrite") == 0  # fmt: skip
+    assert "resuming from step_000000000256" in capsys.readouterr().out
+    assert final_state(tmp_path / "r")["num_timesteps"] == 512
+    command = (tmp_path / "r" / "command.txt").read_text()
+    for checkpoint in (tmp_path / "r" / "checkpoints").iterdir():
+        shutil.rmtree(checkpoint)
+    assert run(tmp_path, "--total-timesteps", "512", "--set", "final_eval_deals=0", "--run-name", "r",
+               "--resume") == 2  # fmt: skip
+    assert "no valid checkpoint to resume from; pass --overwrite" in capsys.readouterr().err
+    assert run(tmp_path, "--total-timesteps", "256", "--set", "final_eval_deals=0", "--run-name", "r",
+               "--resume", "--overwrite") == 0  # fmt: skip
+    assert "starting again from zero" in capsys.readouterr().out
+    assert final_state(tmp_path / "r")["num_timesteps"] == 256
+    assert (tmp_path / "r" / "command.txt").read_text() == command
+
+
 def test_train_py_hands_a_ppo_config_to_ppo_vec(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """One command for every trainer: ``training/train.py`` runs a config whose ``trainer`` is ``ppo`` through
-    ``ppo_vec.main`` with the same command line, and resumes it by its name alone."""
-    from training import train
+    the ppo trainer with the same command line, and resumes it by its name alone."""
 
     common = ["--config", str(CONFIG), "--runs-dir", str(tmp_path), *TINY, "--set", "final_eval_deals=0"]
     assert train.main([*common, "--total-timesteps", "256", "--run-name", "t"]) == 0
@@ -194,7 +217,7 @@ def test_train_py_hands_a_ppo_config_to_ppo_vec(tmp_path: Path, capsys: pytest.C
     assert "trainer must be one of sb3, ppo, rllib" in capsys.readouterr().err
     assert train.trainer_of(["--config", str(REPO / "configs" / "german_whist.yaml")]) == "sb3"
     assert train.trainer_of(["--config", str(REPO / "configs" / "rllib_german_whist.yaml")]) == "rllib"
-    with pytest.raises(ConfigError, match="'sb3' configs are run by training/train.py"):
+    with pytest.raises(ConfigError, match="'sb3' configs are run by training/sb3/"):
         load_config_as(PPOVecConfig, CONFIG, {"trainer": "sb3"})
 
 

@@ -13,10 +13,10 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("yaml")
 
+from training import train  # noqa: E402
 from training.config import ConfigError, PPOVecConfig, load_config_as  # noqa: E402
 from training.ppo import loop as ppo_trainer  # noqa: E402
 from training.ppo import rollout as ppo_rollout  # noqa: E402
-from training.ppo import trainer as ppo_vec  # noqa: E402
 from training.ppo import warm_start as vec_pretrain  # noqa: E402
 from whist_env.agents import make_agent  # noqa: E402
 from whist_env.errors import ModelMismatchError  # noqa: E402
@@ -136,7 +136,7 @@ TINY = [
 def test_tiny_warm_run_writes_its_artefacts_and_phases(tmp_path: Path) -> None:
     """ppo_vec with the shipped recipe's config, tiny: warm start, PPO against the heuristic, the batched arena's final
     evaluation; every artefact and phase is written, and the exported policy renames its suits."""
-    assert ppo_vec.main(["--config", str(WARM), "--runs-dir", str(tmp_path), "--run-name", "w", *TINY]) == 0
+    assert train.main(["--config", str(WARM), "--runs-dir", str(tmp_path), "--run-name", "w", *TINY]) == 0
     run = tmp_path / "w"
     phases = json.loads((run / "phases.json").read_text())
     assert list(phases) == ["set-up", "warm start", "PPO", "final evaluation"]

@@ -1,8 +1,8 @@
 """Multi-agent self-play with action masks on Ray RLlib (new API stack), from one machine to a cluster.
 
-    python training/rllib/trainer.py --config configs/rllib_german_whist.yaml --iterations 20 --num-env-runners 2
-    python training/rllib/trainer.py --config configs/rllib_german_whist.yaml --resume      # after an interruption
-    python training/rllib/trainer.py --config configs/rllib_oh_hell.yaml --address 10.0.0.1:6379   # join a cluster
+    python training/train.py --config configs/rllib_german_whist.yaml --iterations 20 --num-env-runners 2
+    python training/train.py --config configs/rllib_german_whist.yaml --resume      # after an interruption
+    python training/train.py --config configs/rllib_oh_hell.yaml --address 10.0.0.1:6379   # join a cluster
 
 Needs the extra: ``pip install -e ".[rllib]"``. What it does:
 
@@ -33,7 +33,6 @@ Needs the extra: ``pip install -e ".[rllib]"``. What it does:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
 import json
 import logging
@@ -49,12 +48,10 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # run as a script: make the `training` package importable
     sys.path.insert(0, str(REPO))
 
-from training.checkpoint import CheckpointWriteError, clean_leftovers  # noqa: E402
-from training.config import ConfigError, parse_set, save_config  # noqa: E402
+from training.config import ConfigError  # noqa: E402
 from training.rllib.config import (  # noqa: E402
     RLlibConfig,
     load_rllib_config,
-    rllib_field_docs,
 )
 
 LEAGUE_FILE = "league.json"
@@ -70,70 +67,6 @@ def load_league_policies(checkpoint: Path, config: RLlibConfig) -> dict[str, Any
     folder = checkpoint / POLICIES_DIR
     found = sorted(folder.glob("*.npz")) if folder.is_dir() else []
     return {p.stem: load_policy(p, config.game, config.game_options) for p in found}
-
-
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        description="Multi-agent self-play on Ray RLlib for a whist_env game (see the module docstring).",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Config keys (--set key=value):\n" + "\n".join(f"  {k}: {v}" for k, v in rllib_field_docs().items()),
-    )
-    p.add_argument("--config", type=Path, help="configs/rllib_<name>.yaml (not needed with --resume --run-name)")
-    p.add_argument("--iterations", type=int, help="override iterations (with --resume: continue up to this number)")
-    p.add_argument("--num-env-runners", type=int, help="override num_env_runners")
-    p.add_argument("--address", help="join the Ray cluster at this address (host:port or ray://host:10001)")
-    p.add_argument("--seed", type=int, help="override seed")
-    p.add_argument("--run-name", help="override run_name (default <config stem>_s<seed>)")
-    p.add_argument("--runs-dir", help="override runs_dir (default runs)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override any config key")
-    p.add_argument("--resume", action="store_true", help="continue the run from its newest checkpoint")
-    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    return p.parse_args(argv)
-
-
-def resolve_config(args: argparse.Namespace) -> tuple[RLlibConfig, Path]:
-    """The run's config (the file plus flags, or with ``--resume`` the saved one plus flags) and its directory.
-
-    Raises:
-        ConfigError: for a bad config or flag, or ``--resume`` without a run to resume.
-    """
-    overrides = parse_set(args.set)
-    for flag, key in (
-        ("iterations", "iterations"),
-        ("num_env_runners", "num_env_runners"),
-        ("seed", "seed"),
-        ("run_name", "run_name"),
-        ("runs_dir", "runs_dir"),
-    ):
-        if getattr(args, flag) is not None:
-            overrides[key] = getattr(args, flag)
-    if args.config is None:
-        if not (args.resume and args.run_name):
-            raise ConfigError("give --config configs/rllib_<name>.yaml (or --resume --run-name <run>)")
-        run_dir = Path(overrides.get("runs_dir", "runs")) / args.run_name
-        saved = run_dir / "config.yaml"
-        if not saved.is_file():
-            raise ConfigError(f"--resume: {saved} does not exist; is {run_dir} a run directory?")
-        config = load_rllib_config(saved, overrides)  # a damaged saved config is a ConfigError naming what is wrong
-    else:
-        config = load_rllib_config(args.config, overrides)
-    run_dir = Path(config.runs_dir) / config.run_name
-    if args.resume:  # a write the run was killed in: never resumed from
-        clean_leftovers(run_dir / "checkpoints", warn=lambda line: print(line, file=sys.stderr, flush=True))
-    if args.resume:
-        found = latest_checkpoint(run_dir)
-        if found is None:
-            raise ConfigError(
-                f"--resume: {run_dir} has no checkpoint to resume from (looked in {run_dir}/checkpoints/)"
-            )
-        from training.checkpoint import check_layout
-        from whist_env.learning.rllib.agent import META_FILE
-
-        meta = json.loads((found / META_FILE).read_text())
-        check_layout(meta.get("metadata"), config.game, config.game_options, found)
-    if not args.resume and latest_checkpoint(run_dir) is not None:
-        raise ConfigError(f"{run_dir} already holds checkpoints; continue it with --resume, or pick another --run-name")
-    return config, run_dir
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
@@ -502,19 +435,6 @@ def write_eval_history(config: RLlibConfig, run_dir: Path) -> None:
     plot_learning_curve(run_dir / "learning_curve.png", rows, config.run_name)
 
 
-def write_run_report(config: RLlibConfig, run_dir: Path, league: dict[str, Any], clock: Any) -> None:
-    """``report.md`` (:func:`training.report.write_report`, as the other trainers write it): the config, every
-    phase's time, the last evaluation."""
-    from training.report import write_report
-
-    finals = [r for r in eval_history(config, run_dir) if r["kind"] == "final"]
-    envs = f"{config.num_env_runners} env runners × {config.num_envs_per_env_runner} envs ({config.engine})"
-    write_report(
-        run_dir / "report.md", dataclasses.asdict(config), finals, (run_dir / "command.txt").read_text().strip(),
-        clock.summary(), league["env_steps"], envs=envs,
-    )  # fmt: skip
-
-
 def _metric(result: Mapping[str, Any], *path: str, default: Any = None) -> Any:
     node: Any = result
     for key in path:
@@ -589,33 +509,169 @@ def save_checkpoint(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[
     return path
 
 
-# ----------------------------------------------------------------------------- main
-def main(argv: list[str] | None = None, *, script: str = "rllib/trainer.py") -> int:
-    """Run the self-play; returns the exit status (0 done, 1 the env runners kept failing, 2 a bad config or command
-    or a checkpoint that could not be written, 130 interrupted). With ``--address`` (a cluster) it ends the process
-    with that status instead of returning (:func:`_leave_cluster`). ``script``: the command the run records
-    (``train.py`` when that handed the config over)."""
-    args = parse_args(argv)
-    try:
-        status = _run(args, argv, script)
-    except (ConfigError, CheckpointWriteError) as err:
-        if args.debug:
+# ----------------------------------------------------------------------------- the run contract
+class RLlibSession:
+    """A self-play run on Ray in progress (see :class:`training.run.Session`): Ray started (or the cluster at
+    ``--address`` joined) and the algorithm built, from zero or restored from a checkpoint."""
+
+    def __init__(self, config: RLlibConfig, run_dir: Path, found: Path | None, address: str | None) -> None:
+        if address:
+            _use_token_auth()  # before Ray is imported: it reads the mode once
+        from whist_env.learning.rllib import require
+
+        try:
+            require("ray.rllib", "the rllib trainer")
+        except ImportError as err:  # one line naming the extra, like a config error
+            raise ConfigError(str(err)) from err
+        import ray
+        import torch
+
+        torch.set_num_threads(config.torch_threads)
+        self.config, self.run_dir = config, run_dir
+        self.algo: Any = None
+        self.league: dict[str, Any] = {"iteration": 0, "snapshots": 0, "next_slot": 0, "env_steps": 0}
+        if found is not None:
+            self.league.update(json.loads((found / LEAGUE_FILE).read_text()))
+            forget_progress_after(run_dir / "progress.jsonl", self.league["iteration"])
+        self.envs = f"{config.num_env_runners} env runners × {config.num_envs_per_env_runner} envs ({config.engine})"
+        _start_ray(ray, config, address)
+        try:
+            self._build(found, address)
+        except BaseException:
+            ray.shutdown()
             raise
-        print(f"error: {err}", file=sys.stderr)
-        status = 2
-    except EnvRunnerFailureError as err:
-        if args.debug:
-            raise
-        print(f"error: {err}", file=sys.stderr)
-        status = 1
-    except KeyboardInterrupt:
-        if args.debug:
-            raise
-        print("\ninterrupted: --resume continues from the newest checkpoint", file=sys.stderr, flush=True)
-        status = 130
-    if args.address:
-        _leave_cluster(status)
-    return status
+
+    def _build(self, found: Path | None, address: str | None) -> None:
+        import ray
+
+        config, league = self.config, self.league
+        resources = ray.cluster_resources()
+        where = f"cluster at {address}" if address else "local Ray"
+        print(f"[{config.run_name}] {config.game}: {where} ({resources.get('CPU', 0):.0f} CPUs), "
+              f"{config.num_env_runners} env runners -> {self.run_dir}", flush=True)  # fmt: skip
+        self.algo = build_algorithm(config, snapshots=league["snapshots"])
+        report_placement(self.algo, config, self.run_dir)
+        if found is not None:
+            self.algo.restore_from_path(str(found.resolve()))
+            if config.engine == "batched":
+                league["policies"] = load_league_policies(found, config)
+                for slot, policy in league["policies"].items():
+                    set_env_policy(self.algo, slot, policy)
+            set_env_snapshots(self.algo, league["snapshots"])
+            print(f"[{config.run_name}] resuming from {found.name} (iteration {league['iteration']})", flush=True)
+
+    @property
+    def steps(self) -> int:
+        return int(self.league["env_steps"])
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        return [row for row in eval_history(self.config, self.run_dir) if row["kind"] != "final"]
+
+    def warm_start(self) -> None:
+        config = self.config
+        start = time.perf_counter()
+        warm_start_main(self.algo, config, self.run_dir)
+        self.league["warm_start_s"] = round(time.perf_counter() - start, 1)
+        if config.engine == "batched":  # the warm start itself, as a file that plays (the issue's baseline)
+            from whist_env.agents.pretrained import export_policy
+
+            export_policy(main_module(self.algo, config).numpy_policy(), self.run_dir / "warm_start.npz", config.game,
+                          config.game_options, canonical_suits=config.canonical_suits)  # fmt: skip
+
+    def train(self) -> float:
+        if self.config.engine == "batched":
+            refresh_main(self.algo, self.config)
+        _train(self.algo, self.config, self.run_dir, self.league)
+        return sum(float(row["train_s"]) for row in _progress_rows(self.run_dir))
+
+    def save(self) -> None:
+        """The last iteration is checkpointed by :func:`_train` (every ``checkpoint_every`` and at the end)."""
+
+    def export(self) -> Path:
+        """``engine: batched``: main as ``policy.npz``, as every trainer exports it; ``aec``: the checkpoint, which
+        plays as ``rllib:<run>``."""
+        config = self.config
+        if config.engine != "batched":
+            return self.run_dir
+        from whist_env.agents.pretrained import export_policy
+
+        policy = main_module(self.algo, config).numpy_policy()
+        return Path(export_policy(policy, self.run_dir / "policy.npz", config.game, config.game_options,
+                                  canonical_suits=config.canonical_suits))  # fmt: skip
+
+    def evaluate(self, policy: Path) -> list[dict[str, Any]]:
+        """The last iteration's evaluation (every run evaluates at its last iteration)."""
+        return [row for row in eval_history(self.config, self.run_dir) if row["kind"] == "final"]
+
+    def close(self) -> None:
+        import ray
+
+        if self.algo is not None:
+            self.algo.stop()
+        ray.shutdown()
+
+
+def _progress_rows(run_dir: Path) -> list[dict[str, Any]]:
+    progress = run_dir / "progress.jsonl"
+    return [json.loads(line) for line in progress.read_text().splitlines()] if progress.exists() else []
+
+
+def _start_ray(ray: Any, config: RLlibConfig, address: str | None) -> None:
+    """Start a Ray of this run's own (``address="local"``: even where a stopped ``ray start`` left its address
+    behind in /tmp/ray), or join the cluster at ``address``; one thread per process (the env runners' small networks
+    gain nothing from more, and the cores are few)."""
+    runtime_env: dict[str, Any] = {"env_vars": {"OMP_NUM_THREADS": "1"}}
+    if address:
+        ray.init(address=address, runtime_env=runtime_env, logging_level=logging.WARNING)
+        return
+    # the local workers import whist_env from this checkout, as the driver does
+    runtime_env["env_vars"]["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
+    cpus = max(os.cpu_count() or 1, config.num_env_runners + 1)
+    ray.init(address="local", num_cpus=cpus, include_dashboard=False, runtime_env=runtime_env,
+             logging_level=logging.WARNING)  # fmt: skip
+
+
+class RLlibTrainer:
+    """The rllib trainer's side of the run contract (:class:`training.run.Trainer`)."""
+
+    name = "rllib"
+    config_class = RLlibConfig
+    length = "iterations"
+    resumable = ("iterations", "num_env_runners")
+    exit_codes: dict[type[BaseException], int] = {}
+
+    def __init__(self) -> None:
+        self.exit_codes = {EnvRunnerFailureError: 1}
+
+    def add_flags(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--num-env-runners", type=int, help="override num_env_runners")
+        parser.add_argument("--address", help="join the Ray cluster at this address (host:port or ray://host:10001)")
+
+    def load_config(self, path: Path, overrides: dict[str, Any]) -> RLlibConfig:
+        return load_rllib_config(path, overrides)
+
+    def find_checkpoint(self, run_dir: Path) -> tuple[Path, Any] | None:
+        found = latest_checkpoint(run_dir)
+        return None if found is None else (found, None)
+
+    def metadata(self, found: tuple[Path, Any]) -> dict[str, Any] | None:
+        from whist_env.learning.rllib.agent import META_FILE
+
+        stored: dict[str, Any] | None = json.loads((found[0] / META_FILE).read_text()).get("metadata")
+        return stored
+
+    def start(self, config: RLlibConfig, run_dir: Path, args: argparse.Namespace) -> RLlibSession:
+        return RLlibSession(config, run_dir, None, args.address)
+
+    def resume(
+        self, config: RLlibConfig, run_dir: Path, found: tuple[Path, Any], args: argparse.Namespace
+    ) -> RLlibSession:
+        return RLlibSession(config, run_dir, found[0], args.address)
+
+    def leave(self, args: argparse.Namespace, status: int) -> None:
+        if args.address:
+            _leave_cluster(status)
 
 
 def _leave_cluster(status: int) -> NoReturn:
@@ -628,99 +684,6 @@ def _leave_cluster(status: int) -> NoReturn:
     sys.stderr.flush()
     logging.shutdown()
     os._exit(status)
-
-
-def _run(args: argparse.Namespace, argv: list[str] | None, script: str) -> int:
-    from training.report import PhaseClock, write_command
-
-    t_start = time.perf_counter()
-    config, run_dir = resolve_config(args)
-    if args.address:
-        _use_token_auth()  # before Ray is imported: it reads the mode once
-    from whist_env.learning.rllib import require
-
-    try:
-        require("ray.rllib", "training/rllib/trainer.py")
-    except ImportError as err:  # one line naming the extra, like a config error
-        raise ConfigError(str(err)) from err
-    import ray
-    import torch
-
-    torch.set_num_threads(config.torch_threads)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    save_config(config, run_dir / "config.yaml")
-    write_command(run_dir, script, argv)
-    found = latest_checkpoint(run_dir) if args.resume else None
-    if found is None:  # a fresh run (a resumed one keeps the times of its earlier sessions)
-        (run_dir / "phases.json").unlink(missing_ok=True)
-    clock = PhaseClock(run_dir / "phases.json", start=t_start)
-    league: dict[str, Any] = {"iteration": 0, "snapshots": 0, "next_slot": 0, "env_steps": 0}
-    if found is not None:
-        league.update(json.loads((found / LEAGUE_FILE).read_text()))
-        forget_progress_after(run_dir / "progress.jsonl", league["iteration"])
-
-    # One thread per process: the env runners' small networks gain nothing from more, and the cores are few.
-    runtime_env: dict[str, Any] = {"env_vars": {"OMP_NUM_THREADS": "1"}}
-    if args.address:
-        ray.init(address=args.address, runtime_env=runtime_env, logging_level=logging.WARNING)
-    else:
-        # the local workers import whist_env from this checkout, as the driver does
-        runtime_env["env_vars"]["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p
-        )
-        cpus = max(os.cpu_count() or 1, config.num_env_runners + 1)
-        # address="local": a Ray of its own, even where a stopped `ray start` left its address behind in /tmp/ray
-        ray.init(
-            address="local",
-            num_cpus=cpus,
-            include_dashboard=False,
-            runtime_env=runtime_env,
-            logging_level=logging.WARNING,
-        )
-    try:
-        resources = ray.cluster_resources()
-        where = f"cluster at {args.address}" if args.address else "local Ray"
-        print(
-            f"[{config.run_name}] {config.game}: {where} ({resources.get('CPU', 0):.0f} CPUs), "
-            f"{config.num_env_runners} env runners -> {run_dir}",
-            flush=True,
-        )
-        algo = build_algorithm(config, snapshots=league["snapshots"])
-        report_placement(algo, config, run_dir)
-        if found is not None:
-            algo.restore_from_path(str(found.resolve()))
-            if config.engine == "batched":
-                league["policies"] = load_league_policies(found, config)
-                for slot, policy in league["policies"].items():
-                    set_env_policy(algo, slot, policy)
-            set_env_snapshots(algo, league["snapshots"])
-            print(f"[{config.run_name}] resuming from {found.name} (iteration {league['iteration']})", flush=True)
-        elif config.pretrain is not None:
-            clock.lap("set-up")
-            start = time.perf_counter()
-            warm_start_main(algo, config, run_dir)
-            league["warm_start_s"] = round(time.perf_counter() - start, 1)
-            if config.engine == "batched":  # the warm start itself, as a file that plays (the issue's baseline)
-                from whist_env.agents.pretrained import export_policy
-
-                export_policy(main_module(algo, config).numpy_policy(), run_dir / "warm_start.npz", config.game,
-                              config.game_options, canonical_suits=config.canonical_suits)  # fmt: skip
-            clock.lap("warm start")
-        if config.engine == "batched":
-            refresh_main(algo, config)
-        clock.lap("set-up")
-        _train(algo, config, run_dir, league)
-        clock.lap("PPO")
-        if config.engine == "batched":  # the model, as every trainer exports it (aec: the checkpoint, `rllib:<run>`)
-            from whist_env.agents.pretrained import export_policy
-
-            export_policy(main_module(algo, config).numpy_policy(), run_dir / "policy.npz", config.game,
-                          config.game_options, canonical_suits=config.canonical_suits)  # fmt: skip
-        write_run_report(config, run_dir, league, clock)
-        algo.stop()
-    finally:
-        ray.shutdown()
-    return 0
 
 
 def report_placement(algo: Any, config: RLlibConfig, run_dir: Path) -> dict[str, Any]:
@@ -825,5 +788,7 @@ def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]
             write_eval_history(config, run_dir)
 
 
+TRAINER = RLlibTrainer()
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit("run it with python training/train.py --config configs/rllib_<game>.yaml")
