@@ -1,25 +1,33 @@
-"""Checkpoints that let an interrupted run continue exactly where it stopped.
+"""Checkpoints that let an interrupted run continue exactly where it stopped, as plain data.
 
-A checkpoint is taken between two rollouts (after a PPO update) and holds, in
-``runs/<run>/checkpoints/step_<timesteps>/``:
+A checkpoint of the sb3 or the ppo trainer is a directory ``runs/<run>/checkpoints/step_<timesteps>/`` of two files
+that load without unpickling anything (:func:`write_state`, :func:`read_state`):
 
-* ``model.zip``: the network, the optimizer state and the timestep counter (``model.save``);
-* ``state.pkl``: what ``model.save`` leaves out: every environment's generator and game in progress,
-  the last observations and episode starts, the random states of ``random``, ``numpy`` and ``torch``,
-  the evaluation history, the self-play snapshots and the callback's schedule.
+* ``checkpoint.json``: a small header (the format and its version, the trainer, the step, the model metadata that
+  ``--resume`` checks: the game, its options, the observation layout's fingerprint) and the state as a JSON tree;
+* ``arrays.npz``: every array and tensor of that tree (network weights, optimizer moments, the engine's state,
+  generators), read with ``numpy.load(allow_pickle=False)``.
+
+The tree holds dicts, lists, tuples, numbers, strings, arrays and tensors, nothing else (:func:`to_plain` refuses
+anything else by name), so a checkpoint is read by building those values only: a planted file cannot run code.
+What each trainer puts in it: the sb3 trainer the policy's and the optimizer's state dicts, the model's counters and
+rollout state, every environment's generator and game in progress, the global random states and the callback's
+schedule (:mod:`training.sb3.callbacks`); the ppo trainer its :meth:`~training.ppo.loop.PPOVec.state`. A resumed
+sb3 run rebuilds its model from the config and loads the state dicts; ``model.zip`` is SB3's own export of a
+finished run, for users. Checkpoints written before this format (``state.pkl``, ``state.pt``: pickles) are refused
+with the command that converts them (``python training/convert_checkpoints.py <run> --trust``: it unpickles, so
+only for runs you trust).
 
 It is written to a temporary directory and renamed into place, so a run killed at any moment leaves only
 complete checkpoints behind. ``--resume`` scans the directories for the newest one that loads (a damaged one
 is skipped with a warning); ``checkpoints/latest`` names the newest for people, and nothing relies on it.
 
-The atomic write itself (:func:`write_checkpoint_dir`) is every trainer's: ``train.py``'s checkpoints above,
-``ppo_vec.py``'s ``state.pt`` and ``rllib_selfplay.py``'s RLlib checkpoints all go through it. A write that
-fails (disk full) raises :class:`CheckpointWriteError`, whose one-line message names the checkpoint, the cause
-and the previous checkpoint, which is intact. What a run killed in the middle of a write leaves behind (a
-hidden temporary directory) is removed by :func:`clean_leftovers` when the run is resumed. Every trainer's
-``--resume`` also makes the same check of what the checkpoint was written for (:func:`check_layout`: the game, its
-options and the observation layout's fingerprint, kept in ``model.zip``, ``state.pt`` or RLlib's
-``whist_env.json``).
+The atomic write itself (:func:`write_checkpoint_dir`) is every trainer's, RLlib's checkpoints (Ray's own format,
+which must be trusted) included. A write that fails (disk full) raises :class:`CheckpointWriteError`, whose one-line
+message names the checkpoint, the cause and the previous checkpoint, which is intact. What a run killed in the middle
+of a write leaves behind (a hidden temporary directory) is removed by :func:`clean_leftovers` when the run is
+resumed. Every trainer's ``--resume`` also makes the same check of what the checkpoint was written for
+(:func:`check_layout`: the game, its options and the observation layout's fingerprint).
 
 Tests only: the environment variable ``WHIST_TEST_CHECKPOINT_FAULT`` (:data:`FAULT_ENV`) injects a fault into
 one checkpoint write (see :func:`write_checkpoint_dir`); unset, as it always is outside the tests, it does
@@ -29,8 +37,8 @@ nothing.
 from __future__ import annotations
 
 import errno
+import json
 import os
-import pickle
 import random
 import shutil
 import sys
@@ -61,9 +69,17 @@ def restore_rng(states: dict[str, Any]) -> None:
     torch.set_rng_state(states["torch"])
 
 
+SB3_COUNTERS = ("num_timesteps", "_n_updates", "_episode_num", "_current_progress_remaining")
+"""The counters of an sb3 model that its state dicts leave out (its hyperparameters come from the run's config)."""
+SB3_REQUIRED = ("policy", "optimizer", "schedule", "model_state", "env_states", "rng")
+"""The keys of an sb3 checkpoint's state."""
+
+
 def capture_model_state(model: Any) -> dict[str, Any]:
-    """The rollout state of an sb3 on-policy model that ``model.save`` may not restore into a new env."""
+    """What an sb3 on-policy model needs besides its state dicts to continue exactly: its counters and its rollout
+    state (the last observations and episode starts, the episode statistics)."""
     return {
+        **{name: getattr(model, name) for name in SB3_COUNTERS},
         "last_obs": None if model._last_obs is None else np.array(model._last_obs, copy=True),
         "last_episode_starts": np.array(model._last_episode_starts, copy=True),
         "ep_info_buffer": list(model.ep_info_buffer or []),
@@ -72,17 +88,15 @@ def capture_model_state(model: Any) -> dict[str, Any]:
 
 
 def restore_model_state(model: Any, state: dict[str, Any]) -> None:
-    """Put :func:`capture_model_state`'s values back (after ``MaskablePPO.load``)."""
+    """Put :func:`capture_model_state`'s values back (into a model built from the run's config)."""
     from collections import deque
 
+    for name in SB3_COUNTERS:
+        setattr(model, name, state[name])
     model._last_obs = state["last_obs"]
     model._last_episode_starts = state["last_episode_starts"]
     model.ep_info_buffer = deque(state["ep_info_buffer"], maxlen=model._stats_window_size)
     model.ep_success_buffer = deque(state["ep_success_buffer"], maxlen=model._stats_window_size)
-
-
-REQUIRED = ("schedule", "model_state", "env_states", "rng", "num_timesteps")
-"""The keys of a complete ``state.pkl``."""
 
 
 class DamagedCheckpointError(Exception):
@@ -105,45 +119,142 @@ def checkpoint_dirs(run_dir: Path) -> list[Path]:
     return [p for _, p in sorted(found, reverse=True)]
 
 
-def check_checkpoint(path: Path) -> dict[str, Any]:
-    """The ``state.pkl`` of checkpoint ``path`` once both its files have been checked.
+# ---------------------------------------------------------------------------------------------- plain data
+STATE_FILE = "checkpoint.json"
+ARRAYS_FILE = "arrays.npz"
+FORMAT = "whist_env checkpoint"
+FORMAT_VERSION = 1
+OLD_FILES = ("state.pkl", "state.pt")
+"""The pickles of the checkpoints written before this format (sb3's ``state.pkl`` beside ``model.zip``, ppo's
+``state.pt``)."""
+_TAGS = ("__array__", "__tensor__", "__tuple__", "__dict__")
+
+
+def to_plain(tree: Any, arrays: dict[str, np.ndarray], where: str = "state") -> Any:
+    """``tree`` as JSON values, each array or tensor moved into ``arrays`` under a key of its own and referred to
+    (``{"__array__": key}``, ``{"__tensor__": key}``); tuples and dicts whose keys are not plain strings are tagged
+    (``{"__tuple__": [...]}``, ``{"__dict__": [[key, value], ...]}``), numpy scalars become Python numbers.
 
     Raises:
-        DamagedCheckpointError: a file missing, empty or truncated, a ``state.pkl`` that does not unpickle into a
-            complete state, or a ``model.zip`` that is not a whole zip archive of an sb3 model.
+        TypeError: for any other value (an object, a function, an array of objects), naming where it is.
     """
-    for name in ("model.zip", "state.pkl"):
-        if not (path / name).is_file():
+    if tree is None or isinstance(tree, (bool, int, float, str)):
+        return tree
+    if isinstance(tree, np.generic):
+        return tree.item()
+    if isinstance(tree, np.ndarray) or type(tree).__module__ == "torch":
+        is_tensor = not isinstance(tree, np.ndarray)
+        value = tree.detach().cpu().numpy() if is_tensor else tree
+        if not isinstance(value, np.ndarray) or value.dtype.hasobject:
+            raise TypeError(f"{where}: a checkpoint holds no {type(tree).__name__} of objects")
+        key = f"a{len(arrays)}"
+        arrays[key] = value
+        return {"__tensor__" if is_tensor else "__array__": key}
+    if isinstance(tree, tuple):
+        return {"__tuple__": [to_plain(v, arrays, f"{where}[{i}]") for i, v in enumerate(tree)]}
+    if isinstance(tree, list):
+        return [to_plain(v, arrays, f"{where}[{i}]") for i, v in enumerate(tree)]
+    if isinstance(tree, dict):
+        if all(isinstance(k, str) and k not in _TAGS for k in tree):
+            return {k: to_plain(v, arrays, f"{where}.{k}") for k, v in tree.items()}
+        return {"__dict__": [[to_plain(k, arrays, where), to_plain(v, arrays, f"{where}[{k!r}]")]
+                             for k, v in tree.items()]}  # fmt: skip
+    raise TypeError(f"{where}: a checkpoint holds plain data only, not {type(tree).__module__}.{type(tree).__name__}")
+
+
+def from_plain(node: Any, arrays: Mapping[str, np.ndarray]) -> Any:
+    """The tree :func:`to_plain` made ``node`` of (tensors come back on the CPU)."""
+    if isinstance(node, list):
+        return [from_plain(v, arrays) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if "__array__" in node:
+        return arrays[node["__array__"]]
+    if "__tensor__" in node:
+        import torch
+
+        return torch.from_numpy(np.array(arrays[node["__tensor__"]]))
+    if "__tuple__" in node:
+        return tuple(from_plain(v, arrays) for v in node["__tuple__"])
+    if "__dict__" in node:
+        return {_key(from_plain(k, arrays)): from_plain(v, arrays) for k, v in node["__dict__"]}
+    return {k: from_plain(v, arrays) for k, v in node.items()}
+
+
+def _key(value: Any) -> Any:
+    """A dict key back from JSON: a list (a tuple's JSON form, nested) is not hashable."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+def write_state(folder: Path, trainer: str, step: int, metadata: Mapping[str, Any] | None, state: Any) -> None:
+    """Write ``state`` as plain data into ``folder`` (:data:`STATE_FILE` and :data:`ARRAYS_FILE`, each synced to
+    disk), under a header naming the trainer, the step and the model metadata."""
+    arrays: dict[str, np.ndarray] = {}
+    header = {"format": FORMAT, "version": FORMAT_VERSION, "trainer": trainer, "step": int(step),
+              "metadata": None if metadata is None else dict(metadata), "state": to_plain(state, arrays)}  # fmt: skip
+    with open(folder / ARRAYS_FILE, "wb") as f:
+        np.savez(f, **arrays)  # type: ignore[arg-type]
+        f.flush()
+        os.fsync(f.fileno())
+    with open(folder / STATE_FILE, "w", encoding="utf-8") as f:
+        json.dump(header, f)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def read_state(folder: Path, trainer: str) -> dict[str, Any]:
+    """The header of the checkpoint in ``folder`` with its ``state`` rebuilt (nothing unpickled, no code run).
+
+    Raises:
+        DamagedCheckpointError: a file missing, empty, truncated or not of this format (a checkpoint of another
+            trainer, or a pickle of an older version: the message gives the command that converts it), an array
+            that is not plain numbers, or a step that is not the directory's.
+    """
+    old = [name for name in OLD_FILES if (folder / name).is_file()]
+    if old and not (folder / STATE_FILE).is_file():
+        raise DamagedCheckpointError(
+            f"{old[0]} is a checkpoint of an older version (a pickle, which is never loaded); convert the run with "
+            f"python training/convert_checkpoints.py {folder.parent.parent} --trust (only for a run you trust)"
+        )
+    for name in (STATE_FILE, ARRAYS_FILE):
+        if not (folder / name).is_file():
             raise DamagedCheckpointError(f"{name} is missing")
-        if (path / name).stat().st_size == 0:
-            raise DamagedCheckpointError(f"{name} is empty")
     try:
-        with zipfile.ZipFile(path / "model.zip") as z:
-            bad = z.testzip()  # reads every member and checks its CRC
-            names = set(z.namelist())
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:
-        raise DamagedCheckpointError(f"model.zip is not a readable zip archive ({type(err).__name__}: {err})") from err
-    if bad is not None:
-        raise DamagedCheckpointError(f"model.zip: member {bad} is corrupt")
-    if not {"data", "policy.pth"} <= names:
-        raise DamagedCheckpointError("model.zip is not an sb3 model (no data or policy.pth in it)")
+        header = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:  # a JSON error is a ValueError, and so is a UnicodeDecodeError
+        raise DamagedCheckpointError(f"{STATE_FILE} does not load ({type(err).__name__}: {str(err)[:100]})") from err
     try:
-        extra = load_extra(path)
-    except Exception as err:  # noqa: BLE001 (a damaged pickle raises almost anything: EOFError, MemoryError, ...)
-        raise DamagedCheckpointError(f"state.pkl does not load ({type(err).__name__}: {str(err)[:80]})") from err
-    if not isinstance(extra, dict) or any(k not in extra for k in REQUIRED):
-        raise DamagedCheckpointError(f"state.pkl is incomplete (it must hold {', '.join(REQUIRED)})")
-    if extra["num_timesteps"] != step_of(path):
-        raise DamagedCheckpointError(f"state.pkl is of step {extra['num_timesteps']}, not of the directory's step")
-    return extra
+        with np.load(folder / ARRAYS_FILE, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:  # an object array is a ValueError
+        raise DamagedCheckpointError(f"{ARRAYS_FILE} does not load ({type(err).__name__}: {str(err)[:100]})") from err
+    if not isinstance(header, dict) or header.get("format") != FORMAT or "state" not in header:
+        raise DamagedCheckpointError(f"{STATE_FILE} is not a whist_env checkpoint")
+    if header.get("version") != FORMAT_VERSION:
+        raise DamagedCheckpointError(f"{STATE_FILE} is of format version {header.get('version')!r}, not "
+                                     f"{FORMAT_VERSION} (written by another version of whist_env)")  # fmt: skip
+    if header.get("trainer") != trainer:
+        raise DamagedCheckpointError(f"it is a checkpoint of the {header.get('trainer')} trainer, not of {trainer}")
+    if header.get("step") != step_of(folder):
+        raise DamagedCheckpointError(f"it is of step {header.get('step')}, not of the directory's step")
+    try:
+        header["state"] = from_plain(header["state"], arrays)
+    except (KeyError, TypeError, ValueError) as err:
+        raise DamagedCheckpointError(f"{STATE_FILE} refers to arrays that are not there ({err})") from err
+    return header
 
 
-def find_checkpoint(run_dir: Path, warn: Callable[[str], None] | None = None) -> tuple[Path, dict[str, Any]] | None:
-    """The newest valid checkpoint of the run and its ``state.pkl``, found by scanning the checkpoint
-    directories (``checkpoints/latest`` is only a hint for people: a missing or stale one changes nothing).
+def find_state(
+    run_dir: Path, trainer: str, required: tuple[str, ...] = (), warn: Callable[[str], None] | None = None
+) -> tuple[Path, dict[str, Any]] | None:
+    """The newest checkpoint of the run that loads whole, with its header (:func:`read_state`), found by scanning
+    the checkpoint directories (``checkpoints/latest`` is only a hint for people: a missing or stale one changes
+    nothing).
 
     Args:
         run_dir: ``runs/<run_name>``.
+        trainer: whose checkpoints they are.
+        required: the keys its state must hold.
         warn: called with a one-line message for every damaged checkpoint newer than the one returned.
 
     Returns:
@@ -151,7 +262,10 @@ def find_checkpoint(run_dir: Path, warn: Callable[[str], None] | None = None) ->
     """
     for path in checkpoint_dirs(run_dir):
         try:
-            return path, check_checkpoint(path)
+            header = read_state(path, trainer)
+            if not isinstance(header["state"], dict) or any(k not in header["state"] for k in required):
+                raise DamagedCheckpointError(f"its state is incomplete (it must hold {', '.join(required)})")
+            return path, header
         except DamagedCheckpointError as err:
             if warn is not None:
                 warn(f"warning: skipping damaged checkpoint {path}: {err}")
@@ -159,44 +273,18 @@ def find_checkpoint(run_dir: Path, warn: Callable[[str], None] | None = None) ->
 
 
 def save_checkpoint(
-    run_dir: Path,
-    model: Any,
-    extra: dict[str, Any],
-    keep: int,
-    also: Callable[[Path], None] | None = None,
+    run_dir: Path, trainer: str, step: int, state: Any, metadata: Mapping[str, Any] | None, keep: int
 ) -> Path:
-    """Write a checkpoint at ``model.num_timesteps`` atomically and point ``latest`` at it.
-
-    Both files are written into a temporary directory, which is then renamed to ``step_<n>/``
-    (:func:`write_checkpoint_dir`): a run killed at any moment leaves either the whole checkpoint or none. Of the
-    older checkpoints the newest ``keep - 1`` are kept; checkpoints of a higher step than this one (a damaged one
-    that a resume skipped) are never deleted.
-
-    Args:
-        run_dir: ``runs/<run_name>``.
-        model: the sb3 model (``num_timesteps``, ``save``).
-        extra: the ``state.pkl`` (see the module docstring).
-        keep: how many checkpoints to keep, this one included.
-        also: called with the temporary directory once both files are in it, to add to them before the move
-            (``train.py`` stores the model's metadata in ``model.zip``).
+    """Write the checkpoint of ``step`` atomically (:func:`write_checkpoint_dir`, :func:`write_state`) and point
+    ``latest`` at it. Of the older checkpoints the newest ``keep - 1`` are kept; checkpoints of a higher step than
+    this one (a damaged one that a resume skipped) are never deleted.
 
     Raises:
         CheckpointWriteError: the checkpoint could not be written (disk full, ...); the older ones are untouched.
     """
     root = run_dir / "checkpoints"
-    step = int(model.num_timesteps)
     name = f"step_{step:012d}"
-
-    def write(tmp: Path) -> None:
-        model.save(tmp / "model.zip")
-        with open(tmp / "state.pkl", "wb") as f:
-            pickle.dump(extra, f, protocol=pickle.HIGHEST_PROTOCOL)
-            f.flush()
-            os.fsync(f.fileno())
-        if also is not None:
-            also(tmp)
-
-    final = write_checkpoint_dir(root / name, write)
+    final = write_checkpoint_dir(root / name, lambda tmp: write_state(tmp, trainer, step, metadata, state))
     pointer = root / (LATEST + ".tmp")
     try:
         pointer.write_text(name + "\n")
@@ -350,16 +438,3 @@ def check_layout(stored: Mapping[str, Any] | None, game: str, options: Mapping[s
             f"--resume: {err}. A run does not continue across a change of the game's observation layout "
             "(CHANGELOG.md lists them); start it again with --overwrite, or under another --run-name"
         ) from err
-
-
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    """The newest valid checkpoint directory of the run (see :func:`find_checkpoint`), or None."""
-    found = find_checkpoint(run_dir)
-    return None if found is None else found[0]
-
-
-def load_extra(checkpoint: Path) -> dict[str, Any]:
-    """The ``state.pkl`` of a checkpoint (written by this project's own runs only: it is a pickle)."""
-    with open(checkpoint / "state.pkl", "rb") as f:
-        extra: dict[str, Any] = pickle.load(f)
-    return extra

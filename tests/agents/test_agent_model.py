@@ -30,6 +30,27 @@ def test_model_name_needs_a_path() -> None:
         make_agent("model:", "humbug_v0")
 
 
+def test_model_plays_an_exported_policy_as_pretrained_does(tmp_path: Path) -> None:
+    """``model:<file.npz>``: the format every trainer exports plays (it was a bare AssertionError from SB3's
+    loader), with the same actions as ``pretrained(path=...)`` and the file's metadata checked."""
+    from whist_env.agents.pretrained import export_policy, shipped_policy
+    from whist_env.errors import ModelMismatchError
+    from whist_env.registry import get_spec
+
+    game_id = "german_whist_v0"
+    path = export_policy(shipped_policy(get_spec(game_id), {}), tmp_path / "policy.npz", game_id)
+    model, pretrained = make_agent(f"model:{path}", game_id), make_agent(f"pretrained(path={path})", game_id)
+    game, rng = get_spec(game_id).make_rules(), np.random.default_rng(4)
+    state = game.new_episode(rng)
+    while not state.done:
+        view = game.view(state, state.to_act)
+        action = model.act(view, np.random.default_rng(0))
+        assert action == pretrained.act(view, np.random.default_rng(0))
+        game.step(state, action, rng)
+    with pytest.raises(ModelMismatchError, match="include_history"):
+        make_agent(f"model:{path}", game_id, include_history=False)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("obs_kind", ["box", "dict"])
 def test_saved_model_plays_legal_actions(tmp_path: Path, obs_kind: str) -> None:

@@ -17,9 +17,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from train_helpers import REPO, tiny_args  # noqa: E402
-
-from training.checkpoint import latest_checkpoint  # noqa: E402
+from train_helpers import REPO, latest_checkpoint, tiny_args  # noqa: E402
 
 TRAIN = str(REPO / "training" / "train.py")
 

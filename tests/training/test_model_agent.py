@@ -3,6 +3,7 @@ same choices as the policy that was trained."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -67,7 +68,7 @@ def test_model_agent_agrees_with_the_trained_policy(trained: tuple[Path, str, di
 
 @pytest.mark.slow
 def test_saved_models_carry_their_metadata(trained: tuple[Path, str, dict]) -> None:
-    """train.py writes the metadata into the final model and every checkpoint's model; a loader for other
+    """train.py writes the metadata into the final model and every checkpoint's header; a loader for other
     options is refused, naming the difference."""
     from whist_env.errors import ModelMismatchError
     from whist_env.fingerprint import ModelMetadata, read_metadata
@@ -76,8 +77,9 @@ def test_saved_models_carry_their_metadata(trained: tuple[Path, str, dict]) -> N
     canonical = load_config(path.parent / "config.yaml").canonical_suits
     expected = ModelMetadata.for_game(game, options, canonical_suits=canonical)
     assert read_metadata(path) == expected
-    checkpoints = sorted((path.parent / "checkpoints").glob("step_*/model.zip"))
-    assert checkpoints and all(read_metadata(p) == expected for p in checkpoints)
+    checkpoints = sorted((path.parent / "checkpoints").glob("step_*/checkpoint.json"))
+    stored = [ModelMetadata.from_dict(json.loads(p.read_text())["metadata"]) for p in checkpoints]
+    assert checkpoints and all(m == expected for m in stored)
     with pytest.raises(
         ModelMismatchError, match="trained with include_history=True, loading for include_history=False"
     ):

@@ -160,7 +160,7 @@ def test_killed_during_and_between_checkpoint_writes_and_on_a_full_disk_resumes_
         assert all(torch.equal(moments[m], b["optimizer"]["state"][k][m]) for m in ("exp_avg", "exp_avg_sq")), where
     assert a["trainer_rng"] == b["trainer_rng"] and a["rng"]["torch"].equal(b["rng"]["torch"]), where
     np.testing.assert_array_equal(a["env"]["engine"]["_state"], b["env"]["engine"]["_state"], err_msg=where)
-    assert [s.step for s in a["snapshots"]] == [s.step for s in b["snapshots"]] == [1536, 2048], where
+    assert [s["step"] for s in a["snapshots"]] == [s["step"] for s in b["snapshots"]] == [1536, 2048], where
     evals = [json.loads((tmp_path / r / "eval.json").read_text())["eval"] for r in ("straight", "faults")]
     assert evals[0] == evals[1], where
 
@@ -188,7 +188,7 @@ def test_resume_overwrite_resumes_a_run_with_a_checkpoint_and_restarts_one_witho
     assert "resuming from step_000000000256" in capsys.readouterr().out
     assert final_state(tmp_path / "r")["num_timesteps"] == 512
     command = (tmp_path / "r" / "command.txt").read_text()
-    for checkpoint in (tmp_path / "r" / "checkpoints").iterdir():
+    for checkpoint in (tmp_path / "r" / "checkpoints").glob("step_*"):
         shutil.rmtree(checkpoint)
     assert run(tmp_path, "--total-timesteps", "512", "--set", "final_eval_deals=0", "--run-name", "r",
                "--resume") == 2  # fmt: skip
@@ -599,12 +599,15 @@ def test_resume_refuses_a_checkpoint_of_another_observation_layout(
     refused with an error naming it. A checkpoint from before the metadata was kept still resumes."""
     assert run(tmp_path, "--total-timesteps", "256", "--set", "final_eval_deals=0", "--run-name", "r") == 0
     (path,) = (tmp_path / "r" / "checkpoints").glob("step_*")
-    state = torch.load(path / ppo_trainer.CHECKPOINT_FILE, weights_only=False)
-    assert state["metadata"]["layout_fingerprint"] and state["metadata"]["obs_size"] == 1024
-    torch.save({**state, "metadata": {**state["metadata"], "layout_fingerprint": "0" * 16}}, path / "state.pt")
+    header = json.loads((path / "checkpoint.json").read_text())
+    assert header["metadata"]["layout_fingerprint"] and header["metadata"]["obs_size"] == 1024
+    stored = header["metadata"]
+    (path / "checkpoint.json").write_text(
+        json.dumps({**header, "metadata": {**stored, "layout_fingerprint": "0" * 16}})
+    )
     capsys.readouterr()
     assert run(tmp_path, "--total-timesteps", "512", "--set", "final_eval_deals=0", "--run-name", "r", "--resume") == 2
     err = capsys.readouterr().err
     assert "layout" in err and "0" * 16 in err and "--overwrite" in err
-    torch.save({k: v for k, v in state.items() if k != "metadata"}, path / "state.pt")  # an older checkpoint
+    (path / "checkpoint.json").write_text(json.dumps({**header, "metadata": None}))  # a checkpoint without it
     assert run(tmp_path, "--total-timesteps", "512", "--set", "final_eval_deals=0", "--run-name", "r", "--resume") == 0

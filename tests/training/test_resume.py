@@ -17,9 +17,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from fault_helpers import Runs, fault_chain  # noqa: E402
-from train_helpers import REPO, tiny_args  # noqa: E402
-
-from training.checkpoint import latest_checkpoint, load_extra  # noqa: E402
+from train_helpers import REPO, sb3_checkpoint, tiny_args  # noqa: E402
 
 TRAIN = str(REPO / "training" / "train.py")
 TOTAL, FREQ = 640, 128  # tiny_args: a rollout, an evaluation and a checkpoint every 128 steps
@@ -68,7 +66,8 @@ def test_killed_during_and_between_checkpoint_writes_and_on_a_full_disk_resumes_
                 assert torch.equal(x["state"][k]["exp_avg_sq"], y["state"][k]["exp_avg_sq"]), where
                 assert x["state"][k]["step"] == y["state"][k]["step"], where
     assert eval_rows(b) == eval_rows(a), where  # the evaluation history: none lost, none twice, the same numbers
-    extra_a, extra_b = (load_extra(latest_checkpoint(r)) for r in (a, b))  # type: ignore[arg-type]
-    assert extra_a["num_timesteps"] == extra_b["num_timesteps"] == TOTAL
+    (_, head_a), (_, head_b) = (sb3_checkpoint(r) for r in (a, b))
+    extra_a, extra_b = head_a["state"], head_b["state"]
+    assert head_a["step"] == head_b["step"] == TOTAL
     assert [s for s, _ in extra_b["schedule"]["snapshots"]] == [s for s, _ in extra_a["schedule"]["snapshots"]]
     assert extra_b["env_states"][0]["episode"] == extra_a["env_states"][0]["episode"]

@@ -4,7 +4,7 @@ whatever ``checkpoints/latest`` says; without one the run stops, unless ``--over
 
 from __future__ import annotations
 
-import dataclasses
+import json
 import shutil
 from pathlib import Path
 
@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from train_helpers import REPO, tiny_args  # noqa: E402
+from train_helpers import REPO, sb3_checkpoint, tiny_args  # noqa: E402
 
-from training.checkpoint import LATEST, latest_checkpoint, load_extra  # noqa: E402
+from training.checkpoint import LATEST  # noqa: E402
 from training.config import load_config  # noqa: E402
 from training.train import main  # noqa: E402
 
@@ -46,7 +46,7 @@ def test_the_original_command_with_its_overrides_plus_resume(
     capsys.readouterr()
     assert main([*original(runs, 256), "--resume", "--total-timesteps", "384"]) == 0
     assert "resuming from step_000000000256 (256 steps)" in capsys.readouterr().out
-    assert load_extra(latest_checkpoint(runs / "r"))["num_timesteps"] == 384  # type: ignore[arg-type]
+    assert sb3_checkpoint(runs / "r")[1]["step"] == 384
 
 
 @pytest.mark.slow
@@ -74,14 +74,14 @@ def test_resumes_from_the_newest_valid_checkpoint_whatever_latest_says(
     checkpoints = runs / "r" / "checkpoints"
     (checkpoints / LATEST).unlink()
     newest = checkpoints / "step_000000000256"
-    (newest / "state.pkl").write_bytes((newest / "state.pkl").read_bytes()[:100])  # truncated
+    (newest / "arrays.npz").write_bytes((newest / "arrays.npz").read_bytes()[:100])  # truncated
     capsys.readouterr()
     assert main(["--resume", "--run-name", "r", "--runs-dir", str(runs)]) == 0
     out, err = capsys.readouterr()
     assert "resuming from step_000000000128 (128 steps)" in out
     warning = [line for line in err.splitlines() if "damaged" in line]
-    assert len(warning) == 1 and str(newest) in warning[0] and "state.pkl" in warning[0]
-    assert latest_checkpoint(runs / "r") == newest  # trained again from 128 to 256: a valid one now
+    assert len(warning) == 1 and str(newest) in warning[0] and "arrays.npz" in warning[0]
+    assert sb3_checkpoint(runs / "r")[0] == newest  # trained again from 128 to 256: a valid one now
 
 
 @pytest.mark.slow
@@ -90,7 +90,7 @@ def test_no_valid_checkpoint_stops_unless_overwrite(
 ) -> None:
     runs = copy_of(finished, tmp_path)
     for checkpoint in (runs / "r" / "checkpoints").glob("step_*"):
-        (checkpoint / "model.zip").write_bytes(b"")
+        (checkpoint / "checkpoint.json").write_bytes(b"")
     capsys.readouterr()
     assert main(["--resume", "--run-name", "r", "--runs-dir", str(runs)]) == 2
     err = capsys.readouterr().err
@@ -98,7 +98,7 @@ def test_no_valid_checkpoint_stops_unless_overwrite(
     assert len([line for line in err.splitlines() if line.startswith("warning: skipping damaged")]) == 2
     assert main(["--resume", "--overwrite", "--run-name", "r", "--runs-dir", str(runs)]) == 0
     assert "starting again from zero" in capsys.readouterr().out
-    assert load_extra(latest_checkpoint(runs / "r"))["num_timesteps"] == 256  # type: ignore[arg-type]
+    assert sb3_checkpoint(runs / "r")[1]["step"] == 256
     assert (runs / "r" / "command.txt").read_text() == (finished / "r" / "command.txt").read_text()
 
 
@@ -121,14 +121,12 @@ def test_a_checkpoint_of_another_observation_layout_is_refused(
 ) -> None:
     """The checkpoint's model keeps the layout it was trained on; a resume under another layout (a release that
     changed it) stops with an error naming the layout, not a shape error deep in torch."""
-    from whist_env.fingerprint import read_metadata, write_metadata
-
     runs = copy_of(finished, tmp_path)
-    checkpoint = latest_checkpoint(runs / "r")
-    assert checkpoint is not None
-    stored = read_metadata(checkpoint / "model.zip")
-    assert stored is not None
-    write_metadata(checkpoint / "model.zip", dataclasses.replace(stored, layout_fingerprint="0" * 16))
+    checkpoint = sb3_checkpoint(runs / "r")[0]
+    header = json.loads((checkpoint / "checkpoint.json").read_text())
+    assert header["metadata"]["layout_fingerprint"]
+    header["metadata"]["layout_fingerprint"] = "0" * 16
+    (checkpoint / "checkpoint.json").write_text(json.dumps(header))
     capsys.readouterr()
     assert main(["--resume", "--run-name", "r", "--runs-dir", str(runs), "--total-timesteps", "384"]) == 2
     err = capsys.readouterr().err

@@ -9,9 +9,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from train_helpers import CONFIGS, tiny_args  # noqa: E402
+from train_helpers import CONFIGS, sb3_checkpoint, tiny_args  # noqa: E402
 
-from training.checkpoint import latest_checkpoint, load_extra  # noqa: E402
 from training.config import load_config  # noqa: E402
 from training.train import main  # noqa: E402
 
@@ -31,8 +30,7 @@ def test_smoke_run_writes_everything(config: Path, tmp_path: Path) -> None:
     assert {r["opponent"] for r in finals} == set(saved.eval_opponents)
     assert all(int(r["illegal_actions"]) == 0 for r in rows)
     assert [int(r["timesteps"]) for r in rows if r["kind"] == "periodic"][::2] == [0, 128]
-    checkpoint = latest_checkpoint(run)
-    assert checkpoint is not None and load_extra(checkpoint)["num_timesteps"] == 256
+    assert sb3_checkpoint(run)[1]["step"] == 256
     assert "| random |" in (run / "report.md").read_text()
 
 
@@ -42,8 +40,8 @@ def test_smoke_subproc_vec_env_self_play_and_eval_workers(tmp_path: Path) -> Non
     args = tiny_args(config, tmp_path, "sp", 512, "--set", "vec_env=subproc", "--set", "self_play=true")
     args += ["--set", "self_play_refresh=128", "--set", "self_play_pool=2", "--set", "eval_workers=2"]
     assert main(args) == 0
-    extra = load_extra(latest_checkpoint(tmp_path / "sp"))  # type: ignore[arg-type]
-    snapshots = [step for step, _ in extra["schedule"]["snapshots"]]
+    state = sb3_checkpoint(tmp_path / "sp")[1]["state"]
+    snapshots = [step for step, _ in state["schedule"]["snapshots"]]
     assert snapshots == [256, 384]  # taken at 128, 256 and 384; the pool keeps the newest two
 
 

@@ -50,3 +50,20 @@ class ThreadCheckAgent:
             return -1
         legal = view.legal  # type: ignore[attr-defined]
         return (legal & -legal).bit_length() - 1
+
+
+def sb3_checkpoint(run_dir: Path) -> tuple[Path, dict]:
+    """The newest valid checkpoint of an sb3 run and its header (the state under ``"state"``)."""
+    from training.checkpoint import SB3_REQUIRED, find_state
+
+    found = find_state(run_dir, "sb3", SB3_REQUIRED)
+    assert found is not None, f"{run_dir} has no valid checkpoint"
+    return found
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The newest valid checkpoint directory of an sb3 run, or None."""
+    from training.checkpoint import SB3_REQUIRED, find_state
+
+    found = find_state(run_dir, "sb3", SB3_REQUIRED)
+    return None if found is None else found[0]

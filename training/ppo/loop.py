@@ -1,13 +1,12 @@
 """The trainer of ``ppo_vec``: :class:`PPOVec` holds the learner env, the network and Adam, and runs the loop
 (rollouts: ``training/ppo/rollout.py``; PPO's update: ``training/ppo/update.py``), with self-play snapshots,
 evaluations during training on the batched arena (:func:`evaluate_policy`) and atomic checkpoints that resume
-exactly (:func:`find_checkpoint`). The command line is ``training/ppo/trainer.py``'s."""
+exactly (:func:`find_checkpoint`: plain data, :mod:`training.checkpoint`). The run's life is
+``training/ppo/trainer.py``'s."""
 
 from __future__ import annotations
 
 import dataclasses
-import os
-import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -23,8 +22,8 @@ from whist_env.fingerprint import ModelMetadata
 from whist_env.learning.net import build_actor_critic, export_actor, numpy_actor
 from whist_env.registry import get_spec
 
-CHECKPOINT_FILE = "state.pt"
-"""The one file of a checkpoint directory ``checkpoints/step_<n>/``."""
+REQUIRED = ("num_timesteps", "model", "optimizer", "rng", "trainer_rng", "env", "snapshots")
+"""The keys a checkpoint's state must hold."""
 
 
 class PPOVec:
@@ -229,7 +228,7 @@ class PPOVec:
             "trainer_rng": self.rng.bit_generator.state,
             "env": env_state(self.env),
             "obs": None if self._obs is None else self._obs.copy(),
-            "snapshots": self.snapshots,
+            "snapshots": [{"step": s.step, "policy": s.policy.arrays()} for s in self.snapshots],
             "next_snapshot": self.next_snapshot,
             "next_checkpoint": self.next_checkpoint,
             "episodes": (self.episode_returns, self.episode_lengths),
@@ -237,7 +236,6 @@ class PPOVec:
             "ppo_wall_s": self.ppo_wall_s,
             "history": self.history,
             "next_eval": self.next_eval,
-            "metadata": self.metadata,  # the game, options and layout --resume checks (training.checkpoint)
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -255,7 +253,12 @@ class PPOVec:
         self.rng.bit_generator.state = state["trainer_rng"]
         set_env_state(self.env, state["env"])
         self._obs = state["obs"]
-        self.snapshots = list(state["snapshots"])
+        from whist_env.agents.pretrained import NumpyPolicy
+
+        self.snapshots = [
+            Snapshot(NumpyPolicy.from_arrays(s["policy"], what="a checkpoint's snapshot"), int(s["step"]), self.view)
+            for s in state["snapshots"]
+        ]
         self.next_snapshot = int(state["next_snapshot"])
         self.next_checkpoint = int(state["next_checkpoint"])
         self.episode_returns, self.episode_lengths = (list(x) for x in state["episodes"])
@@ -270,29 +273,19 @@ class PPOVec:
         self.saved_step = self.num_timesteps
 
     def save_checkpoint(self) -> Path:
-        """Write ``checkpoints/step_<n>/state.pt`` atomically (:func:`training.checkpoint.write_checkpoint_dir`:
-        a temporary directory moved into place) and drop all but the newest ``keep_checkpoints``.
+        """Write ``checkpoints/step_<n>/`` atomically as plain data (:func:`training.checkpoint.save_checkpoint`)
+        and drop all but the newest ``keep_checkpoints``.
 
         Raises:
             CheckpointWriteError: it could not be written (disk full, ...); the previous one is intact.
         """
-        import torch
-
-        from training.checkpoint import checkpoint_dirs, step_of, write_checkpoint_dir
+        from training.checkpoint import save_checkpoint
 
         assert self.run_dir is not None
-
-        def write(tmp: Path) -> None:
-            with open(tmp / CHECKPOINT_FILE, "wb") as f:
-                torch.save(self.state(), f)
-                f.flush()
-                os.fsync(f.fileno())
-
-        final = write_checkpoint_dir(self.run_dir / "checkpoints" / f"step_{self.num_timesteps:012d}", write)
+        # the header keeps the game, options and layout that --resume checks (training.checkpoint.check_layout)
+        final = save_checkpoint(self.run_dir, "ppo", self.num_timesteps, self.state(), self.metadata,
+                                self.config.keep_checkpoints)  # fmt: skip
         self.saved_step = self.num_timesteps
-        older = [p for p in checkpoint_dirs(self.run_dir) if (step_of(p) or 0) < self.num_timesteps]
-        for p in older[self.config.keep_checkpoints - 1 :]:
-            shutil.rmtree(p, ignore_errors=True)
         return final
 
 
@@ -306,20 +299,12 @@ def tensorboard_writer(path: Path) -> Any:
 
 
 def find_checkpoint(run_dir: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The newest checkpoint of the run that loads whole (a damaged one is skipped with a warning), or None."""
-    import torch
+    """The newest checkpoint of the run that loads whole, with its state and the header's ``metadata`` (a damaged
+    one is skipped with a warning), or None."""
+    from training.checkpoint import find_state
 
-    from training.checkpoint import checkpoint_dirs, step_of
-
-    for path in checkpoint_dirs(run_dir):
-        try:
-            state = torch.load(path / CHECKPOINT_FILE, map_location="cpu", weights_only=False)
-            if state["num_timesteps"] != step_of(path):
-                raise ValueError("its step differs from the directory's")
-            return path, state
-        except Exception as err:  # noqa: BLE001 (a damaged file raises almost anything)
-            print(f"warning: skipping damaged checkpoint {path}: {type(err).__name__}: {err}", file=sys.stderr)
-    return None
+    found = find_state(run_dir, "ppo", REQUIRED, warn=lambda line: print(line, file=sys.stderr, flush=True))
+    return None if found is None else (found[0], {**found[1]["state"], "metadata": found[1]["metadata"]})
 
 
 # ---------------------------------------------------------------------------------------------- evaluation

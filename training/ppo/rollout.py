@@ -71,8 +71,8 @@ class LearnerView:
 
 class Snapshot:
     """A frozen copy of the learner's actor as a batched opponent ``(obs (k, D), mask (k, A)) -> actions (k,)``:
-    the argmax of the legal actions' logits, in the learner's view (``view``: its suits renamed, or not; numpy;
-    picklable, so checkpoints keep the pool)."""
+    the argmax of the legal actions' logits, in the learner's view (``view``: its suits renamed, or not; numpy).
+    A checkpoint keeps the pool as each snapshot's step and its policy's arrays."""
 
     def __init__(self, policy: Any, step: int, view: LearnerView | None = None) -> None:
         self.policy = policy
@@ -80,8 +80,7 @@ class Snapshot:
         self.view = view
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        view = getattr(self, "view", None)  # a snapshot pickled before views existed
-        perm = None
+        view, perm = self.view, None
         if view is not None:
             obs, mask, perm = view.forward(obs, mask)
         logits = self.policy.logits(obs)

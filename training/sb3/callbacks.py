@@ -102,21 +102,19 @@ class TrainingCallback:
         Raises:
             CheckpointWriteError: it could not be written (disk full, ...); the previous one is intact.
         """
-        env = self.training_env
-        extra = {
+        from whist_env.fingerprint import ModelMetadata  # the game, all its options, the layout: checked on resume
+
+        cfg, policy = self.config, self.model.policy
+        state = {
+            "policy": policy.state_dict(),
+            "optimizer": policy.optimizer.state_dict(),
             "schedule": self.state(),
             "model_state": capture_model_state(self.model),
-            "env_states": env.env_method("get_state"),
+            "env_states": self.training_env.env_method("get_state"),
             "rng": capture_rng(),
-            "num_timesteps": self.model.num_timesteps,
         }
-        from whist_env.fingerprint import save_model_metadata  # the game, all its options, the layout: checked on load
-
-        def metadata(tmp: Path) -> None:  # inside the temporary directory: a checkpoint in place always has it
-            cfg = self.config
-            save_model_metadata(tmp / "model.zip", cfg.game, cfg.game_options, canonical_suits=cfg.canonical_suits)
-
-        return save_checkpoint(self.run_dir, self.model, extra, self.config.keep_checkpoints, also=metadata)
+        metadata = ModelMetadata.for_game(cfg.game, cfg.game_options, canonical_suits=cfg.canonical_suits).to_dict()
+        return save_checkpoint(self.run_dir, "sb3", self.model.num_timesteps, state, metadata, cfg.keep_checkpoints)
 
     # ------------------------------------------------------------------ self-play
     def snapshot_agents(self) -> list[PolicyAgent]:

@@ -44,25 +44,23 @@ class SB3Session:
         self.config, self.run_dir, self.resumed = config, run_dir, found is not None
         self.encoder = probe_encoder(config)
         self.venv = build_vec_env(config)
+        ppo_keys = ("net_arch", "learning_rate", "lr_schedule", "device", "n_steps", "batch_size", "n_epochs",
+                    "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef", "max_grad_norm")  # fmt: skip
+        self.model = make_ppo(self.venv, seed=config.seed, tensorboard_log=str(run_dir / "tb"),
+                              **{key: getattr(config, key) for key in ppo_keys})  # fmt: skip
         schedule = None
-        if found is not None:
-            from sb3_contrib import MaskablePPO
-
-            checkpoint, extra = found
-            self.model = MaskablePPO.load(checkpoint / "model.zip", env=self.venv, device=config.device,
-                                          force_reset=False)  # fmt: skip
-            self.model.tensorboard_log = str(run_dir / "tb")
-            for env_index, snapshot in enumerate(extra["env_states"]):
+        if found is not None:  # the model rebuilt from the config, its state dicts and counters loaded
+            checkpoint, header = found
+            state = header["state"]
+            self.model.policy.load_state_dict(state["policy"])
+            self.model.policy.optimizer.load_state_dict(state["optimizer"])
+            for env_index, snapshot in enumerate(state["env_states"]):
                 self.venv.env_method("set_state", snapshot, indices=[env_index])
-            restore_model_state(self.model, extra["model_state"])
-            restore_rng(extra["rng"])
-            schedule = extra["schedule"]
+            restore_model_state(self.model, state["model_state"])
+            restore_rng(state["rng"])
+            schedule = state["schedule"]
             print(f"[{config.run_name}] resuming from {checkpoint.name} ({self.model.num_timesteps:,} steps)")
         else:
-            ppo_keys = ("net_arch", "learning_rate", "lr_schedule", "device", "n_steps", "batch_size", "n_epochs",
-                        "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef", "max_grad_norm")  # fmt: skip
-            self.model = make_ppo(self.venv, seed=config.seed, tensorboard_log=str(run_dir / "tb"),
-                                  **{key: getattr(config, key) for key in ppo_keys})  # fmt: skip
             print(f"[{config.run_name}] {config.game}: {config.total_timesteps:,} steps -> {run_dir}", flush=True)
         self.evaluate_at = make_evaluate(config, self.encoder, run_dir)
         self.callback = TrainingCallback(config, run_dir, self.evaluate_at, self.encoder, schedule)
@@ -179,20 +177,14 @@ class SB3Trainer:
         return load_config(path, overrides)
 
     def find_checkpoint(self, run_dir: Path) -> tuple[Path, dict[str, Any]] | None:
-        from training.checkpoint import find_checkpoint
+        from training.checkpoint import SB3_REQUIRED, find_state
 
-        return find_checkpoint(run_dir, warn=lambda line: print(line, file=sys.stderr, flush=True))
+        warn = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+        return find_state(run_dir, self.name, SB3_REQUIRED, warn=warn)
 
     def metadata(self, found: tuple[Path, Any]) -> dict[str, Any] | None:
-        from training.config import ConfigError
-        from whist_env.errors import ModelMismatchError
-        from whist_env.fingerprint import read_metadata
-
-        try:
-            stored = read_metadata(found[0] / "model.zip")
-        except ModelMismatchError as err:  # a damaged record
-            raise ConfigError(f"--resume: {err}") from err
-        return None if stored is None else stored.to_dict()
+        stored: dict[str, Any] | None = found[1]["metadata"]
+        return stored
 
     def start(self, config: TrainConfig, run_dir: Path, args: argparse.Namespace) -> SB3Session:
         return SB3Session(config, run_dir, None)

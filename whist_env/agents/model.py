@@ -191,5 +191,13 @@ class ModelAgent:
 
 def model_agent(agent: AgentSpec, game: GameSpec[Any, Any], options: dict[str, Any], make: MakeAgent) -> Agent:
     """``model:<path>`` / ``model(path=..., deterministic=..., device=...)`` (the builder of
-    :data:`whist_env.agents.factory.AGENT_BUILDERS`)."""
-    return ModelAgent(**agent.kwargs, game_id=game, **options)  # type: ignore[arg-type]
+    :data:`whist_env.agents.factory.AGENT_BUILDERS`). A ``.npz`` is a policy exported by any trainer
+    (``policy.npz``): it plays as ``pretrained(path=...)`` does, with numpy alone (``device`` and ``threads`` do
+    not apply)."""
+    kwargs = dict(agent.kwargs)
+    if str(kwargs.get("path", "")).endswith(".npz"):
+        from whist_env.agents.pretrained import PretrainedAgent
+
+        deterministic = bool(kwargs.get("deterministic", True))
+        return PretrainedAgent(game, str(kwargs["path"]), deterministic, **options)
+    return ModelAgent(**kwargs, game_id=game, **options)  # type: ignore[arg-type]

@@ -45,6 +45,7 @@ from whist_env.errors import CallOrderError, OptionError
 from whist_env.options import finite_number, reset_options
 from whist_env.registry import get_spec, partnership_games
 from whist_env.rules.core import State
+from whist_env.rules.core import _all_slots as all_slots
 
 SELF = "self"
 
@@ -353,7 +354,8 @@ class SingleAgentWhistEnv(gym.Env):
 
     # ------------------------------------------------------------------ checkpointing (exact resume)
     def get_state(self) -> dict[str, Any]:
-        """Everything needed to continue this env exactly: the generator, the game state, the episode.
+        """Everything needed to continue this env exactly, as plain data (what a checkpoint keeps): the generator,
+        the game state (its fields by name), the episode.
 
         The opponents themselves are not included (restore them with :meth:`set_opponents` first);
         the pool draws of the current episode are, and so is the memory of every opponent that keeps
@@ -365,7 +367,7 @@ class SingleAgentWhistEnv(gym.Env):
                 memory[seat] = copy.deepcopy(agent.get_state())  # type: ignore[attr-defined]
         return {
             "rng": self.np_random.bit_generator.state,
-            "state": None if self._state is None else self._state.copy(),
+            "state": None if self._state is None else game_state_fields(self._state),
             "seat": self._seat,
             "choices": dict(self._choices),
             "episode": self._episode,
@@ -379,7 +381,7 @@ class SingleAgentWhistEnv(gym.Env):
     def set_state(self, snapshot: Mapping[str, Any]) -> np.ndarray:
         """Continue from :meth:`get_state`'s snapshot; returns the learner's current observation."""
         self.np_random.bit_generator.state = snapshot["rng"]
-        self._state = None if snapshot["state"] is None else snapshot["state"].copy()
+        self._state = None if snapshot["state"] is None else self._state_of(snapshot["state"])
         self._seat = int(snapshot["seat"])
         self._choices = dict(snapshot["choices"])
         self._episode = int(snapshot["episode"])
@@ -395,6 +397,16 @@ class SingleAgentWhistEnv(gym.Env):
         return self._observe()
 
     # ------------------------------------------------------------------ internals
+    def _state_of(self, fields: Mapping[str, Any]) -> State:
+        """The game state whose fields are ``fields`` (:meth:`get_state`'s), of this game's state class."""
+        cls = type(self._state) if self._state is not None else type(self.game.new_episode(np.random.default_rng(0)))
+        if set(fields) != set(all_slots(cls)):
+            raise OptionError(f"a saved state of another game: its fields are not those of {cls.__name__}")
+        state = object.__new__(cls)
+        for name, value in fields.items():
+            object.__setattr__(state, name, list(value) if isinstance(value, list) else value)
+        return state
+
     def _bind_agents(self) -> None:
         n = self.num_players
         seat = self._seat
@@ -471,3 +483,9 @@ def make_single_agent(
         **kwargs: ``partner``, ``illegal_reward``, ``render_mode``, ``step_info`` and the game's options.
     """
     return SingleAgentWhistEnv(game, opponents=opponents, learner_seat=learner_seat, **kwargs)
+
+
+def game_state_fields(state: State) -> dict[str, Any]:
+    """A game state's fields by name, lists copied (the rest is immutable: ints, bools, None and tuples)."""
+    fields = {name: getattr(state, name) for name in all_slots(type(state))}
+    return {name: value.copy() if type(value) is list else value for name, value in fields.items()}

@@ -1,0 +1,53 @@
+"""``training/convert_checkpoints.py``: checkpoints written by c56cd13 (pickles: sb3's ``model.zip`` and
+``state.pkl``, ppo's ``state.pt``; small fixtures in ``fixtures/``) become plain data only under ``--trust``, and a
+converted run resumes and continues bit for bit: its weights at the next checkpoint equal those c56cd13's own run
+reached there (``expected_weights.npz``, saved from that run)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from training import convert_checkpoints
+from training.train import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def copy_of(name: str, tmp_path: Path) -> Path:
+    run = tmp_path / name
+    shutil.copytree(FIXTURES / f"{name}_c56cd13", run)
+    return run
+
+
+def test_nothing_is_read_without_trust(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = copy_of("ppo", tmp_path)
+    before = sorted(p.name for p in run.rglob("*"))
+    assert convert_checkpoints.main([str(run)]) == 2
+    assert "pass --trust" in capsys.readouterr().err
+    assert sorted(p.name for p in run.rglob("*")) == before
+    assert main(["--resume", "--run-name", "ppo", "--runs-dir", str(tmp_path)]) == 2  # refused, naming the fix
+    assert "convert_checkpoints.py" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("name", "total", "weights"), [("ppo", 192, "model"), ("sb3", 256, "policy")])
+def test_a_converted_run_resumes_bit_for_bit(tmp_path: Path, name: str, total: int, weights: str) -> None:
+    run = copy_of(name, tmp_path)
+    assert convert_checkpoints.main([str(run), "--trust"]) == 0
+    (folder,) = (run / "checkpoints").glob("step_*")
+    assert sorted(p.name for p in folder.iterdir()) == ["arrays.npz", "checkpoint.json"]
+    assert main(["--resume", "--run-name", name, "--runs-dir", str(tmp_path), "--total-timesteps", str(total)]) == 0
+    from training.checkpoint import find_state
+
+    found = find_state(run, name)
+    assert found is not None and found[1]["step"] == total
+    state = found[1]["state"][weights]
+    with np.load(run / "expected_weights.npz") as expected:
+        assert sorted(expected.files) == sorted(state)
+        for key in expected.files:
+            assert torch.equal(state[key], torch.from_numpy(expected[key])), key
+    assert convert_checkpoints.main([str(run), "--trust"]) == 0  # converted already: nothing to do
