@@ -22,7 +22,7 @@ import pytest
 
 from whist_env.errors import OptionError
 from whist_env.evaluation.referee import FAULT_KINDS
-from whist_env.evaluation.tournament import TournamentReport, load_tournament, run_tournament
+from whist_env.evaluation.tournament import TournamentReport, load_tournament, match_key, run_tournament
 from whist_env.record import GameRecord
 
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -270,3 +270,23 @@ def test_seatings_put_partners_together_and_each_bot_alone_in_every_seat() -> No
     # bot 0 alone wins 3, the three copies of bot 1 lose 1 each; then bot 1 alone wins 3 and bot 0's copies lose 1
     tables = [((0, 1, 1, 1), (3.0, -1.0, -1.0, -1.0)), ((1, 0, 0, 0), (3.0, -1.0, -1.0, -1.0))]
     assert deal_scores(tables) == [1.0, 1.0]
+
+
+def test_matches_that_stop_when_decided_end_a_lopsided_pairing_early(tmp_path: Path) -> None:
+    """The heuristic gate against the random one stops after a chunk or two; two random gates (an even pairing)
+    play to the cap; the cache key holds the rule, and the leaderboard says how many deals were played."""
+    gates = {"heuristic": "heuristic", "random": "random", "twin": "random"}
+    file = write_tournament(tmp_path, {}, gates, deals=160, stop_when_decided=True, look_every=40)
+    report = run(file, tmp_path / "out")
+    lopsided, even = match(report, "heuristic", "random"), match(report, "random", "twin")
+    assert len(lopsided["diffs"]) <= 80 and len(even["diffs"]) == 160
+    assert report.stop is not None and report.stop["look_every"] == 40
+    assert "stopped when decided" in report.to_markdown()
+    assert report.to_dict()["deals_played"]["heuristic − random"] == len(lopsided["diffs"])
+    header = records(lopsided["records"]["file"])[0]
+    assert header["deals"] == len(lopsided["diffs"])
+    stopping, fixed = load_tournament(file), load_tournament(file, stop_when_decided=False)
+    a, b = stopping.entrant("heuristic"), stopping.entrant("random")
+    assert match_key(stopping, a, b)["stop"]["look_every"] == 40 and "stop" not in match_key(fixed, a, b)
+    again = run(file, tmp_path / "out")  # the same rule: every match from the cache
+    assert again.played == 0 and len(match(again, "heuristic", "random")["diffs"]) == len(lopsided["diffs"])

@@ -56,6 +56,22 @@ def arena_parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=at_least(1), help="matches at once (default: the file's, else 1)")
     run.add_argument("--deals", type=at_least(1), help="duplicate deals per match (default: the file's)")
     run.add_argument("--bot-prefix", help="a command that wraps every bot's (a sandbox: 'bwrap ...', 'docker run ...')")
+    run.add_argument(
+        "--stop-when-decided",
+        action="store_true",
+        default=None,
+        help="each match stops once its anytime-valid interval excludes 0 (--deals is the cap)",
+    )
+    run.add_argument(
+        "--alpha", type=float, help="--stop-when-decided: error rate per match (default: the file's, else 0.05)"
+    )
+    run.add_argument("--look-every", type=at_least(1), help="--stop-when-decided: deals between looks (default 100)")
+    run.add_argument(
+        "--bonferroni",
+        action="store_true",
+        default=None,
+        help="--stop-when-decided: divide --alpha by the number of matches",
+    )
     run.add_argument("--require-beat", metavar="GATE", help="exit 1 unless every bot passes this gate (course CI)")
     run.add_argument("--quiet", action="store_true", help="no line per match")
     run.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -115,7 +131,9 @@ def _arena(args: argparse.Namespace) -> int:
     if args.command == "pin":
         return _pin(Path(args.file))
     tournament = load_tournament(args.file, workers=args.workers, deals=args.deals,
-                                 prefix=tuple(shlex.split(args.bot_prefix)) if args.bot_prefix else None)  # fmt: skip
+                                 prefix=tuple(shlex.split(args.bot_prefix)) if args.bot_prefix else None,
+                                 stop_when_decided=args.stop_when_decided, alpha=args.alpha,
+                                 look_every=args.look_every, bonferroni=args.bonferroni)  # fmt: skip
     given = {name: getattr(args, name) for name in asdict(Limits()) if getattr(args, name, None) is not None}
 
     if given:

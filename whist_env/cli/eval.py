@@ -6,11 +6,17 @@
     whist-eval german_whist_v0 --agents pimc heuristic --deals 200 --records worst/ --worst 5
     whist-eval german_whist_v0 --agents pretrained random --deals 2000 --batched   # the batched engine: seconds
     whist-eval german_whist_v0 --ladder --agents random heuristic pretrained pimc --deals 1000 --workers 2
+    whist-eval humbug_v0 --agents heuristic random --max-deals 5000 --stop-when-decided   # stops once decided
 
 ``--ladder`` plays a round robin of the agents on the same duplicate deals and rates them on one scale in the game's
 unit (:mod:`whist_env.evaluation.ladder`): a ratings table with 95% intervals, the pairwise table and a PNG plot
 (``ladder_<game>.png`` in the working directory, or ``--plot``); each match is cached, so adding an agent plays
 only its matches.
+
+``--stop-when-decided`` makes ``--deals`` (also spelt ``--max-deals``) a cap: the deals are played in chunks of
+``--look-every`` and the run (each ladder match on its own) stops at the first chunk where every pair's anytime-valid
+interval excludes 0 (:mod:`whist_env.evaluation.sequential`: the error rate ``--alpha`` holds per pair however often
+it looks; ``--bonferroni`` divides it by the number of pairs).
 
 ``--records DIR`` writes the game records (JSON, :class:`~whist_env.record.GameRecord`) of every table of the
 ``--worst`` deals for the first agent (lowest margin over the best other agent), so a surprising result can be
@@ -65,7 +71,32 @@ def build_parser() -> argparse.ArgumentParser:
         "'pimc(samples=20, fallback=model(path=runs/x/model.zip))' (see docs/agents.md; default: heuristic random)",
     )
     p.add_argument(
-        "--deals", type=at_least(1), default=1000, help="deals per game, each replayed per lineup (default 1000)"
+        "--deals",
+        "--max-deals",
+        dest="deals",
+        type=at_least(1),
+        default=1000,
+        help="deals per game, each replayed per lineup; the cap with --stop-when-decided (default 1000)",
+    )
+    p.add_argument(
+        "--stop-when-decided",
+        action="store_true",
+        help="stop once every pair's anytime-valid interval excludes 0, looking every --look-every deals "
+        "(whist_env.evaluation.sequential; with --ladder, each match stops on its own)",
+    )
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="--stop-when-decided: error rate per pair, the chance that an even pair gets a verdict (default 0.05)",
+    )
+    p.add_argument(
+        "--look-every", type=at_least(1), default=100, help="--stop-when-decided: deals between looks (default 100)"
+    )
+    p.add_argument(
+        "--bonferroni",
+        action="store_true",
+        help="--stop-when-decided: divide --alpha by the number of pairs (alpha then bounds any false verdict)",
     )
     p.add_argument("--seed", type=at_least(0), default=0, help="the run's seed (default 0)")
     p.add_argument("--workers", type=at_least(1), default=1, help="processes to play in (default 1)")
@@ -147,7 +178,7 @@ def _run(argv: Sequence[str]) -> int:
     """Parse the arguments, play, print and write the reports; returns the exit status."""
     import json
 
-    from whist_env.evaluation.arena import ArenaConfig, play_deals, summarise
+    from whist_env.evaluation.arena import ArenaConfig, play_deals, stop_rule, summarise
     from whist_env.evaluation.report import summary_table
     from whist_env.registry import game_ids, get_spec, unknown_game
 
@@ -163,6 +194,12 @@ def _run(argv: Sequence[str]) -> int:
                        if on]  # fmt: skip
         if ladder_only and not args.ladder:
             raise OptionError(f"{' '.join(ladder_only)} apply to --ladder only: add --ladder (or drop them)")
+        stop_only = [flag for flag, on in (("--alpha", args.alpha != 0.05), ("--look-every", args.look_every != 100),
+                     ("--bonferroni", args.bonferroni)) if on]  # fmt: skip
+        if stop_only and not args.stop_when_decided:
+            raise OptionError(f"{' '.join(stop_only)} apply to --stop-when-decided only: add it (or drop them)")
+        stop = dict(stop_when_decided=True, alpha=args.alpha, look_every=args.look_every, bonferroni=args.bonferroni)
+        stop_args: dict[str, Any] = stop if args.stop_when_decided else {}
         if args.ladder and (args.batched or args.records):
             raise OptionError(
                 "--ladder chooses the engine per match (batched where both agents have a batched form) and writes no "
@@ -180,14 +217,14 @@ def _run(argv: Sequence[str]) -> int:
                 raise unknown_game(game_id, [*known, "all"])
             spec = get_spec(game_id)  # the one look-up of the id: the arena, the agents and the workers take the spec
             if args.ladder:
-                reports.append(_ladder(spec, args, options))
+                reports.append(_ladder(spec, args, options, stop_args))
                 continue
             if args.batched:
                 from whist_env.evaluation.batched import evaluate_batched
 
                 report = evaluate_batched(
                     spec, args.agents, args.deals, args.seed, options, single_deal=not args.full_episodes,
-                    lineup=args.lineup, progress=not args.quiet,
+                    lineup=args.lineup, progress=not args.quiet, **stop_args,
                 )  # fmt: skip
                 reports.append(report)
                 print(report.to_markdown(), end="\n\n", flush=True)
@@ -197,8 +234,11 @@ def _run(argv: Sequence[str]) -> int:
                 game_id, tuple(args.agents), args.deals, args.seed, options, not args.full_episodes, args.lineup,
                 spec=spec,
             )  # fmt: skip
-            results, wall = play_deals(config, workers=args.workers, progress=not args.quiet)
-            report = summarise(config, results, wall, args.workers)
+            rule = None
+            if args.stop_when_decided:
+                rule = stop_rule(config, args.alpha, args.look_every, args.bonferroni)
+            results, wall = play_deals(config, workers=args.workers, progress=not args.quiet, stop=rule)
+            report = summarise(config, results, wall, args.workers, rule)
             reports.append(report)
             print(report.to_markdown(), end="\n\n", flush=True)
             if args.records:
@@ -225,14 +265,14 @@ def _run(argv: Sequence[str]) -> int:
     return status
 
 
-def _ladder(spec: Any, args: argparse.Namespace, options: dict[str, Any]) -> Any:
+def _ladder(spec: Any, args: argparse.Namespace, options: dict[str, Any], stop_args: dict[str, Any]) -> Any:
     """``--ladder`` for one game: play (or read from the cache) every match, print the report, draw the plot."""
     from whist_env.evaluation.ladder import default_cache_dir, ladder
 
     cache = None if args.no_cache else (args.cache or default_cache_dir())
     report = ladder(
         spec, args.agents, args.deals, args.seed, options, workers=args.workers, single_deal=not args.full_episodes,
-        lineup=args.lineup, anchor=args.anchor, cache_dir=cache, progress=not args.quiet,
+        lineup=args.lineup, anchor=args.anchor, cache_dir=cache, progress=not args.quiet, **stop_args,
     )  # fmt: skip
     print(report.to_markdown(), end="\n\n", flush=True)
     if not args.no_plot:

@@ -25,6 +25,11 @@ How a comparison is run (:func:`evaluate`):
 * **Illegal actions** are counted per agent and must be zero; to finish the deal the lowest legal
   action is played in place of an illegal one (a report with any illegal action is not valid, and
   ``whist-eval`` exits with status 2).
+* **Stopping when decided** (``stop`` in :func:`play_deals`, ``stop_when_decided`` in :func:`evaluate`,
+  ``whist-eval --stop-when-decided``): ``num_deals`` becomes a cap; the deals are played in chunks of
+  ``look_every`` in deal order, and the run stops after the first chunk at which every pair's anytime-valid
+  interval (:mod:`whist_env.evaluation.sequential`, built on the game's ``deal_return_range``) excludes 0. The
+  report then gives that interval per pair, beside the Student-t one (which is no longer exact after stopping).
 * **Determinism.** The agents' generators are ``default_rng([s, i, 2, replay, seat])``, fresh per
   table; results do not depend on the number of worker processes. Only the timing differs between
   runs (it is kept apart in the report).
@@ -47,6 +52,7 @@ import numpy as np
 from whist_env.agents.base import Agent
 from whist_env.errors import OptionError
 from whist_env.evaluation.report import AgentResult, ArenaReport, PairResult
+from whist_env.evaluation.sequential import StopRule, deal_bound, pair_alpha, sequential_result
 from whist_env.evaluation.stats import mean_ci, paired_ci
 from whist_env.evaluation.workers import one_blas_thread, sigint_ignored
 from whist_env.record import GameRecord, record_of
@@ -327,10 +333,43 @@ def progress_bar(total: int, label: str, enabled: bool = True, stream: TextIO | 
     return tqdm(total=total, desc=label, unit=" deals", disable=not enabled, file=stream or sys.stderr)
 
 
+def stop_rule(config: ArenaConfig, alpha: float = 0.05, look_every: int = 100, bonferroni: bool = False) -> StopRule:
+    """The :class:`~whist_env.evaluation.sequential.StopRule` of a run of ``config`` that stops when decided: the
+    bound from the game's ``deal_return_range`` for the run's options, ``alpha`` per pair (divided by the number of
+    pairs with ``bonferroni``).
+
+    Raises:
+        OptionError: for whole episodes (no per-deal bound), a game that declares no range, or a bad ``alpha``.
+    """
+    if not config.single_deal:
+        raise OptionError(
+            "stopping when decided needs single deals (each game's per-deal bound): drop --full-episodes "
+            "(single_deal=False) or play a fixed number of deals"
+        )
+    m = len(config.agents)
+    bound = deal_bound(config.spec.make_rules(**config.game_options()))
+    return StopRule(bound, pair_alpha(alpha, m * (m - 1) // 2, bonferroni), look_every)
+
+
+def decided(rule: StopRule, scores: Sequence[Sequence[float]]) -> bool:
+    """Whether every pair's anytime-valid interval excludes 0, from the per-deal scores so far (``(deals, m)``)."""
+    per_deal = np.asarray(scores, np.float64)
+    m = per_deal.shape[1]
+    return all(rule.decided(per_deal[:, a] - per_deal[:, b]) for a in range(m) for b in range(a + 1, m))
+
+
 def play_deals(
-    config: ArenaConfig, workers: int = 1, progress: bool = False, chunk: int | None = None
+    config: ArenaConfig,
+    workers: int = 1,
+    progress: bool = False,
+    chunk: int | None = None,
+    stop: StopRule | None = None,
 ) -> tuple[list[DealResult], float]:
     """Play every deal of ``config`` (in ``workers`` processes) and return the results in deal order.
+
+    With ``stop``, ``config.num_deals`` is a cap: the deals are played in chunks of ``stop.look_every`` and the run
+    ends after the first chunk at which :func:`decided` holds (the chunks, hence the deals played, do not depend on
+    ``workers``; chunks a worker had started past that point are dropped).
 
     Returns:
         The results, and the wall time in seconds.
@@ -340,26 +379,43 @@ def play_deals(
     if workers < 1:
         raise OptionError(f"workers must be at least 1, got {workers}")
     n = config.num_deals
-    size = chunk or max(1, min(50, math.ceil(n / (4 * workers))))
+    size = stop.look_every if stop else chunk or max(1, min(50, math.ceil(n / (4 * workers))))
     chunks = [list(range(i, min(n, i + size))) for i in range(0, n, size)]
     bar = progress_bar(n, config.game_id, enabled=progress)
     start = time.perf_counter()
     results: list[DealResult] = []
     with bar:
-        _play_chunks(config, workers, chunks, results, bar)
+        _play_chunks(config, workers, chunks, results, bar, stop)
     results.sort(key=lambda r: r.index)
     return results, time.perf_counter() - start
 
 
 def _play_chunks(
-    config: ArenaConfig, workers: int, chunks: list[list[int]], results: list[DealResult], bar: Any
+    config: ArenaConfig,
+    workers: int,
+    chunks: list[list[int]],
+    results: list[DealResult],
+    bar: Any,
+    stop: StopRule | None = None,
 ) -> None:
-    """:func:`play_deals`' loop: the chunks in this process or in ``workers`` processes, their results appended."""
+    """:func:`play_deals`' loop: the chunks in this process or in ``workers`` processes, their results appended in
+    chunk order, until ``stop`` finds every pair decided."""
+    m = len(config.agents)
+    scores: list[list[float]] = []
+
+    def done(part: list[DealResult]) -> bool:
+        results.extend(part)
+        bar.update(len(part))
+        if stop is None:
+            return False
+        scores.extend(r.scores(m) for r in part)
+        return decided(stop, scores)
+
     if workers == 1:
         arena = Arena(config)
         for c in chunks:
-            results.extend(arena.play_deal(i) for i in c)
-            bar.update(len(c))
+            if done([arena.play_deal(i) for i in c]):
+                return
     else:
         Arena(config)  # fail early on bad options, in this process
         with ProcessPoolExecutor(
@@ -369,10 +425,10 @@ def _play_chunks(
             with sigint_ignored(), one_blas_thread():
                 futures = [pool.submit(_run_chunk, config, c) for c in chunks]
             try:
-                for f in futures:
-                    part = f.result()
-                    results.extend(part)
-                    bar.update(len(part))
+                for f in futures:  # in chunk order: a stop looks at deals 0..t, whatever finished first
+                    if done(f.result()):
+                        pool.shutdown(wait=True, cancel_futures=True)
+                        return
             except BaseException:
                 pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C: the chunks not started are dropped
                 raise
@@ -386,8 +442,15 @@ def unit_text(config: ArenaConfig) -> str:
     return spec.make_rules(**config.game_options()).deal_unit() or spec.unit
 
 
-def summarise(config: ArenaConfig, results: Sequence[DealResult], wall_s: float, workers: int = 1) -> ArenaReport:
-    """The report of a run from its per-deal results (see the module docstring for the method)."""
+def summarise(
+    config: ArenaConfig,
+    results: Sequence[DealResult],
+    wall_s: float,
+    workers: int = 1,
+    stop: StopRule | None = None,
+) -> ArenaReport:
+    """The report of a run from its per-deal results (see the module docstring for the method); with ``stop``, each
+    pair also gets its anytime-valid interval (:class:`~whist_env.evaluation.sequential.SequentialResult`)."""
     labels = config.labels()
     m = len(labels)
     per_deal = [r.scores(m) for r in results]
@@ -423,7 +486,10 @@ def summarise(config: ArenaConfig, results: Sequence[DealResult], wall_s: float,
     for a in range(m):
         for b in range(a + 1, m):
             ci = paired_ci([s[a] for s in per_deal], [s[b] for s in per_deal])
-            pairs.append(PairResult(labels[a], labels[b], ci))
+            seq = None
+            if stop is not None:
+                seq = sequential_result(stop, [s[a] - s[b] for s in per_deal], config.num_deals)
+            pairs.append(PairResult(labels[a], labels[b], ci, seq))
     total_decisions = sum(sum(r.decisions) for r in results)
     return ArenaReport(
         game_id=config.game_id,
@@ -441,6 +507,14 @@ def summarise(config: ArenaConfig, results: Sequence[DealResult], wall_s: float,
             "deals_per_s": round(len(results) / wall_s, 2) if wall_s > 0 else None,
             "decisions_per_s": round(total_decisions / wall_s, 1) if wall_s > 0 else None,
         },
+        stop=None
+        if stop is None
+        else {
+            "alpha": stop.alpha,
+            "look_every": stop.look_every,
+            "bound": stop.bound,
+            "max_deals": config.num_deals,
+        },  # fmt: skip
     )
 
 
@@ -483,6 +557,10 @@ def evaluate(
     lineup: str = "alternate",
     names: Sequence[str] = (),
     progress: bool = False,
+    stop_when_decided: bool = False,
+    alpha: float = 0.05,
+    look_every: int = 100,
+    bonferroni: bool = False,
 ) -> ArenaReport:
     """Compare agents over ``num_deals`` duplicate deals of ``game_id`` (see the module docstring).
 
@@ -500,10 +578,17 @@ def evaluate(
         lineup: ``"alternate"`` or ``"one_vs_rest"``.
         names: labels for the report.
         progress: draw a progress bar on stderr.
+        stop_when_decided: ``num_deals`` is a cap: stop after the first ``look_every`` deals at which every pair's
+            anytime-valid interval excludes 0 (:mod:`whist_env.evaluation.sequential`).
+        alpha: with ``stop_when_decided``, the error rate per pair (the chance that an even pair gets a verdict).
+        look_every: with ``stop_when_decided``, deals between two looks.
+        bonferroni: with ``stop_when_decided``, divide ``alpha`` by the number of pairs (then ``alpha`` bounds the
+            chance of any false verdict in the run).
     """
     spec = spec_of(game_id)
     config = ArenaConfig(
         spec.game_id, tuple(agents), num_deals, seed, dict(options or {}), single_deal, lineup, tuple(names), spec
     )
-    results, wall = play_deals(config, workers=workers, progress=progress)
-    return summarise(config, results, wall, workers)
+    stop = stop_rule(config, alpha, look_every, bonferroni) if stop_when_decided else None
+    results, wall = play_deals(config, workers=workers, progress=progress, stop=stop)
+    return summarise(config, results, wall, workers, stop)

@@ -47,8 +47,18 @@ from typing import Any
 import numpy as np
 
 from whist_env.errors import OptionError
-from whist_env.evaluation.arena import Arena, ArenaConfig, DealResult, TableResult, progress_bar, summarise
+from whist_env.evaluation.arena import (
+    Arena,
+    ArenaConfig,
+    DealResult,
+    TableResult,
+    decided,
+    progress_bar,
+    stop_rule,
+    summarise,
+)
 from whist_env.evaluation.report import ArenaReport
+from whist_env.evaluation.sequential import StopRule
 from whist_env.registry import GameRef, spec_of
 from whist_env.vector.core import RawVectorEnv
 from whist_env.vector.engines import make
@@ -148,9 +158,14 @@ def play_batched(
     agents: Sequence[BatchedAgent],
     batch_size: int = DEFAULT_BATCH,
     progress: bool = False,
+    stop: StopRule | None = None,
 ) -> tuple[list[DealResult], float]:
     """Play every deal of ``config`` on the batched engine with the batched ``agents`` (one per agent of
     ``config``, in order); the results in deal order, as :func:`whist_env.evaluation.arena.play_deals` returns them.
+
+    With ``stop``, ``config.num_deals`` is a cap: the deals are played in chunks of ``stop.look_every`` (each in
+    batches of at most ``batch_size`` tables) and the run ends after the first chunk at which every pair's
+    anytime-valid interval excludes 0 (:func:`whist_env.evaluation.arena.decided`).
 
     Returns:
         The results, and the wall time in seconds.
@@ -168,26 +183,37 @@ def play_batched(
     tables = len(arena.assignments)
     total = config.num_deals * tables
     size = min(batch_size, total)
-    venv = make(config.spec, size, seed=config.seed, **arena.options)
+    engines: dict[int, RawVectorEnv] = {}  # by size: the last batch of a chunk may be smaller (the same options)
     deals = [arena.deal(i) for i in range(config.num_deals)]
-    returns = np.zeros((total, venv.num_players), np.float64)
+    returns = np.zeros((total, arena.game.num_players), np.float64)
     decisions = np.zeros((config.num_deals, m), np.int64)
     illegal = np.zeros((config.num_deals, m), np.int64)
     think = np.zeros(m, np.float64)
+    look = stop.look_every * tables if stop else total  # tables between two looks
+    played = config.num_deals
     start = time.perf_counter()
     with progress_bar(config.num_deals, config.game_id, enabled=progress) as bar:
         done = 0  # the deals whose every table is played
-        for first in range(0, total, size):
-            rows = np.arange(first, min(total, first + size))
-            if len(rows) < size:  # the last batch: a smaller engine (the same options)
-                venv = make(config.spec, len(rows), seed=config.seed, **arena.options)
-            _play_batch(venv, arena, deals, rows, agents, returns, decisions, illegal, think)
-            bar.update((rows[-1] + 1) // tables - done)
-            done = (rows[-1] + 1) // tables
+        for chunk in range(0, total, look):
+            end = min(total, chunk + look)
+            for first in range(chunk, end, size):
+                rows = np.arange(first, min(end, first + size))
+                if len(rows) not in engines:
+                    engines[len(rows)] = make(config.spec, len(rows), seed=config.seed, **arena.options)
+                _play_batch(engines[len(rows)], arena, deals, rows, agents, returns, decisions, illegal, think)
+                bar.update((rows[-1] + 1) // tables - done)
+                done = (rows[-1] + 1) // tables
+            if stop is not None and done < config.num_deals:
+                scores = [_scores(returns, arena, i) for i in range(done)]
+                if decided(stop, scores):
+                    played = done
+                    break
     wall = time.perf_counter() - start
-    share = np.divide(decisions, decisions.sum(axis=0), out=np.zeros(decisions.shape), where=decisions.sum(axis=0) > 0)
+    decisions, illegal = decisions[:played], illegal[:played]
+    total_decisions = decisions.sum(axis=0)
+    share = np.divide(decisions, total_decisions, out=np.zeros(decisions.shape), where=total_decisions > 0)
     results = []
-    for i in range(config.num_deals):
+    for i in range(played):
         tabs = [
             TableResult(tuple(a), tuple(float(x) for x in returns[i * tables + r]))
             for r, a in enumerate(arena.assignments)
@@ -195,6 +221,13 @@ def play_batched(
         # the agents' think time is measured per batch call: each deal gets its share by its decisions
         results.append(DealResult(i, tabs, decisions[i].tolist(), illegal[i].tolist(), (think * share[i]).tolist()))
     return results, wall
+
+
+def _scores(returns: np.ndarray, arena: Arena, deal: int) -> list[float]:
+    """Each agent's score on ``deal`` from the per-table returns (:meth:`DealResult.scores` of that deal)."""
+    tables = len(arena.assignments)
+    rows = [TableResult(tuple(a), tuple(returns[deal * tables + r])) for r, a in enumerate(arena.assignments)]
+    return DealResult(deal, rows, [], [], []).scores(len(arena.config.agents))
 
 
 def _checked_arena(config: ArenaConfig) -> Arena:
@@ -309,6 +342,10 @@ def evaluate_batched(
     names: Sequence[str] = (),
     batch_size: int = DEFAULT_BATCH,
     progress: bool = False,
+    stop_when_decided: bool = False,
+    alpha: float = 0.05,
+    look_every: int = 100,
+    bonferroni: bool = False,
 ) -> ArenaReport:
     """Compare batched agents over ``num_deals`` duplicate deals of ``game_id`` on the batched engine: the
     comparison of :func:`whist_env.evaluation.evaluate`, with the same deals and the same report (see the module
@@ -327,6 +364,11 @@ def evaluate_batched(
         names: labels for the report (default: the names given, else the agents' ``name``).
         batch_size: tables played at once (memory; the results do not depend on it for deterministic agents).
         progress: draw a progress bar on stderr.
+        stop_when_decided: ``num_deals`` is a cap: stop when every pair is decided (as
+            :func:`whist_env.evaluation.evaluate` does; :mod:`whist_env.evaluation.sequential`).
+        alpha: with ``stop_when_decided``, the error rate per pair.
+        look_every: with ``stop_when_decided``, deals between two looks.
+        bonferroni: with ``stop_when_decided``, divide ``alpha`` by the number of pairs.
 
     Raises:
         OptionError: for an agent without a batched form (naming it), a bad option, lineup or count.
@@ -339,8 +381,9 @@ def evaluate_batched(
     built = [batched_agent(s, game, game_options, np.random.default_rng([seed, 3, j])) for j, s in enumerate(specs)]
     # the report's agents by name: the AEC arena's config is only read here (its agents are never built)
     config = dataclasses.replace(config, agents=tuple(_label(s, a) for s, a in zip(specs, built, strict=True)))
-    results, wall = play_batched(config, built, batch_size=batch_size, progress=progress)
-    report = summarise(config, results, wall)
+    stop = stop_rule(config, alpha, look_every, bonferroni) if stop_when_decided else None
+    results, wall = play_batched(config, built, batch_size=batch_size, progress=progress, stop=stop)
+    report = summarise(config, results, wall, stop=stop)
     report.timing["engine"] = "batched"
     report.timing["batch_size"] = min(batch_size, len(results) * report.tables_per_deal)
     return report

@@ -23,10 +23,24 @@ deals in every match (their results on one deal are correlated), the fit redone 
 each rating. The pairwise table shows every match's observed mean with its paired 95% interval, and the fit's
 residual (observed − ``r_a + r_b``): large residuals mean the agents are not on one scale (rock-paper-scissors).
 
+**Matches that stop when decided** (``stop_when_decided``; ``whist-eval --ladder --stop-when-decided``): each
+match plays chunks of ``look_every`` deals and stops at the first chunk where its anytime-valid interval excludes 0
+(:mod:`whist_env.evaluation.sequential`; ``num_deals`` is the cap), so the matches have unequal lengths (all of them
+start at deal 0 of the seed). The fit is then weighted least squares, each match weighted by its number of deals
+(with equal lengths this is the plain fit above), and the bootstrap resamples each match's deals within that match
+(independently across matches: their shared deals are no longer the same set). The pairwise table gives each
+match's anytime-valid interval and its deals.
+
+**Cycles** (:mod:`whist_env.evaluation.cycles`): beside the ratings, α-Rank's mass per agent over the match table,
+with 95% intervals from the same bootstrap draws, and every cycle whose edges are all decided (each match's
+interval clear of 0: the paired one, or the anytime-valid one of a match that stopped). A line of ratings hides a
+rock-paper-scissors set; α-Rank spreads its mass over it, and the cycle is named.
+
 **Cache.** Each match's per-deal differences are written to ``cache_dir`` (a JSON file per match, named by a hash
-of the game, its options, the two agent specs in a fixed order, the deals, the seed, the engine, the whist_env
-version and the contents of any file a spec names), so adding an agent to a ladder plays only its matches. A match's
-agents are always seated in sorted order of their specs, so the results do not depend on the order agents are given.
+of the game, its options, the two agent specs in a fixed order, the deals, the seed, the engine, the stopping rule
+(``alpha``, ``look_every`` and the bound, or none), the whist_env version and the contents of any file a spec names),
+so adding an agent to a ladder plays only its matches. A match's agents are always seated in sorted order of their
+specs, so the results do not depend on the order agents are given.
 """
 
 from __future__ import annotations
@@ -43,7 +57,9 @@ from typing import Any
 import numpy as np
 
 from whist_env.errors import OptionError
-from whist_env.evaluation.arena import Arena, ArenaConfig, build_agent, play_deals, unit_text
+from whist_env.evaluation.arena import Arena, ArenaConfig, build_agent, play_deals, stop_rule, unit_text
+from whist_env.evaluation.cycles import CycleReport, analyse
+from whist_env.evaluation.sequential import SequentialResult, StopRule, sequential_result
 from whist_env.evaluation.stats import MeanCI, mean_ci
 from whist_env.registry import GameRef, spec_of
 
@@ -63,7 +79,7 @@ def default_cache_dir() -> Path:
 def fit_ratings(
     num_agents: int,
     pairs: Sequence[tuple[int, int]],
-    diffs: np.ndarray,
+    diffs: np.ndarray | Sequence[np.ndarray],
     anchor: int = 0,
     bootstrap: int = BOOTSTRAP,
     seed: int = 0,
@@ -74,7 +90,8 @@ def fit_ratings(
         num_agents: ``k``.
         pairs: the ``P`` matches ``(a, b)``, agent indices; every agent must be joined to the anchor through them.
         diffs: ``(P, N)``: ``diffs[p, i]`` is a's score minus b's on deal ``i`` in match ``p`` (the same deals in
-            every match).
+            every match); or ``P`` arrays of unequal lengths (matches that stopped when decided): then the fit is
+            weighted by each match's deals and the bootstrap resamples within each match (module docstring).
         anchor: the agent rated 0.
         bootstrap: resamples of the deals (0: no intervals, they are NaN).
         seed: the resampling's seed.
@@ -96,7 +113,7 @@ def fit_ratings(
 def fit_with_draws(
     num_agents: int,
     pairs: Sequence[tuple[int, int]],
-    diffs: np.ndarray,
+    diffs: np.ndarray | Sequence[np.ndarray],
     anchor: int = 0,
     bootstrap: int = BOOTSTRAP,
     seed: int = 0,
@@ -104,10 +121,11 @@ def fit_with_draws(
     """:func:`fit_ratings`'s fit and its bootstrap draws: ``(ratings (k,), draws (bootstrap, k))``, the ratings
     refitted on each resample of the deals (the same resampled deals in every match), None when ``bootstrap`` is 0.
     Percentiles of a column are a rating's interval; of a difference of two columns, the interval of the two
-    agents' difference (the classroom tournament's gates)."""
-    diffs = np.asarray(diffs, np.float64)
-    if diffs.ndim != 2 or diffs.shape[0] != len(pairs) or diffs.shape[1] < 1:
-        raise ValueError(f"diffs must be (pairs, deals) = ({len(pairs)}, N >= 1), got shape {diffs.shape}")
+    agents' difference (the classroom tournament's gates). ``diffs`` of unequal lengths: see :func:`fit_ratings`."""
+    rows = [np.asarray(d, np.float64) for d in diffs]
+    lengths = np.array([len(d) for d in rows])
+    if len(rows) != len(pairs) or any(d.ndim != 1 for d in rows) or not len(rows) or lengths.min() < 1:
+        raise ValueError(f"diffs must be (pairs, deals) = ({len(pairs)}, N >= 1), or one array of >= 1 deal per pair")
     design = np.zeros((len(pairs), num_agents))
     for p, (a, b) in enumerate(pairs):
         design[p, a], design[p, b] = 1.0, -1.0
@@ -115,24 +133,46 @@ def fit_with_draws(
     x = design[:, free]
     if np.linalg.matrix_rank(x) < len(free):
         raise ValueError("the matches do not join every agent to the anchor: their ratings are not on one scale")
-    solve = np.linalg.pinv(x)  # (k - 1, P): ratings of the free agents from the pair means
+    # (k - 1, P): ratings of the free agents from the pair means, least squares weighted by each match's deals
+    # (equal weights when the matches are equal: the plain fit)
+    root = np.sqrt(lengths / lengths.max())
+    solve = np.linalg.pinv(x * root[:, None]) * root[None, :]
 
     def ratings_of(means: np.ndarray) -> np.ndarray:  # (..., P) -> (..., k)
         out = np.zeros((*means.shape[:-1], num_agents))
         out[..., free] = means @ solve.T
         return out
 
-    ratings = ratings_of(diffs.mean(axis=1))
+    ratings = ratings_of(np.array([d.mean() for d in rows]))
     if bootstrap < 1:
         return ratings, None
-    n = diffs.shape[1]
+    return ratings, ratings_of(resampled_means(rows, bootstrap, seed))
+
+
+def resampled_means(diffs: Sequence[np.ndarray], bootstrap: int, seed: int = 0) -> np.ndarray:
+    """Every match's mean per-deal difference on ``bootstrap`` resamples of the deals: ``(bootstrap, P)``.
+
+    Matches of equal length share their deals, so they are resampled together (the same resampled deals in every
+    match: their results on one deal are correlated); matches of unequal length (stopped when decided) are each
+    resampled within themselves. The ratings' intervals (:func:`fit_with_draws`) and the cycle analysis
+    (:mod:`whist_env.evaluation.cycles`) read the same draws for the same ``seed``."""
+    rows = [np.asarray(d, np.float64) for d in diffs]
     rng = np.random.default_rng([seed, 27])
-    draws = np.empty((bootstrap, num_agents))
-    for first in range(0, bootstrap, 250):  # (250, N) counts at a time: memory stays small for 10,000 deals
-        size = min(250, bootstrap - first)
-        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)
-        draws[first : first + size] = ratings_of(counts @ diffs.T / n)
-    return ratings, draws
+    means = np.empty((bootstrap, len(rows)))
+    if all(len(d) == len(rows[0]) for d in rows):
+        n, table = len(rows[0]), np.stack(rows)
+        for first in range(0, bootstrap, 250):  # (250, N) counts at a time: memory stays small for 10,000 deals
+            size = min(250, bootstrap - first)
+            counts = rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)
+            means[first : first + size] = counts @ table.T / n
+        return means
+    for p, d in enumerate(rows):
+        n = len(d)
+        for first in range(0, bootstrap, 250):
+            size = min(250, bootstrap - first)
+            counts = rng.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64)
+            means[first : first + size, p] = counts @ d / n
+    return means
 
 
 # ---------------------------------------------------------------------------------------------------- the report
@@ -150,7 +190,8 @@ class Rating:
 @dataclass(frozen=True)
 class Match:
     """One pair's match: ``diffs[i]`` is a's score minus b's on deal ``i``; ``observed`` their paired mean and
-    95% interval; ``residual`` the observed mean minus the fit's ``r_a - r_b``."""
+    95% interval; ``residual`` the observed mean minus the fit's ``r_a - r_b``; ``sequential`` its anytime-valid
+    interval when the match stopped when decided."""
 
     a: str
     b: str
@@ -161,6 +202,7 @@ class Match:
     wall_s: float
     observed: MeanCI = field(init=False)
     residual: float = 0.0
+    sequential: SequentialResult | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "observed", mean_ci(self.diffs.tolist()))
@@ -180,6 +222,8 @@ class LadderReport:
     matches: list[Match]
     bootstrap: int
     wall_s: float
+    stop: dict[str, Any] | None = None
+    cycles: CycleReport | None = None
 
     @property
     def illegal_actions(self) -> int:
@@ -202,6 +246,7 @@ class LadderReport:
             f"unit: {self.unit}. Rating: mean gain per deal over {self.anchor} (= 0), least squares over every "
             f"match; 95% intervals from {self.bootstrap} bootstrap resamples of the deals.",
             "",
+            *self._stop_lines(),
             "| rank | agent | rating (95% CI) |",
             "|---|---|---|",
         ]
@@ -216,6 +261,8 @@ class LadderReport:
                 m = self.match(a, b) if a != b else None
                 cells.append("" if m is None else m.observed.text())
             lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+        if self.cycles is not None:
+            lines += ["", self.cycles.to_markdown()]
         worst = max(self.matches, key=lambda m: abs(m.residual))
         engines = sorted({m.engine for m in self.matches})
         lines += [
@@ -226,13 +273,33 @@ class LadderReport:
         ]
         return "\n".join(lines)
 
+    def _stop_lines(self) -> list[str]:
+        """The markdown of the stopping rule and each match's anytime-valid interval (none without stopping)."""
+        if self.stop is None:
+            return []
+        total = sum(len(m.diffs) for m in self.matches)
+        lines = [
+            f"Matches stopped when decided: {total} deals in all, at most {self.num_deals} per match, looks every "
+            f"{self.stop['look_every']} deals, alpha {self.stop['alpha']:.3g} per match, per-deal bound "
+            f"±{self.stop['bound']:g}; the fit is weighted by each match's deals.",
+            "",
+        ]
+        for m in self.matches:
+            if m.sequential is not None:
+                lines.append(f"- {m.a} − {m.b}: anytime-valid {m.sequential.text()}, verdict: {m.sequential.verdict}")
+        return [*lines, ""]
+
     def match(self, a: str, b: str) -> Match:
         """The match of ``a`` and ``b``, oriented as ``a − b``."""
         for m in self.matches:
             if (m.a, m.b) == (a, b):
                 return m
             if (m.a, m.b) == (b, a):
-                return Match(a, b, m.engine, -m.diffs, (m.illegal[1], m.illegal[0]), m.cached, m.wall_s, -m.residual)
+                seq = m.sequential
+                if seq is not None:
+                    seq = SequentialResult(-seq.high, -seq.low, seq.deals, seq.cap, seq.alpha, seq.look_every)
+                return Match(a, b, m.engine, -m.diffs, (m.illegal[1], m.illegal[0]), m.cached, m.wall_s, -m.residual,
+                             seq)  # fmt: skip
         raise KeyError(f"no match {a!r} − {b!r} on this ladder")
 
     def to_dict(self) -> dict[str, Any]:
@@ -265,10 +332,24 @@ class LadderReport:
                     "residual": num(m.residual),
                     "illegal_actions": list(m.illegal),
                     "cached": m.cached,
+                    "deals": len(m.diffs),
                 }
+                | (
+                    {}
+                    if m.sequential is None
+                    else {
+                        "anytime_valid": {
+                            "low": num(m.sequential.low),
+                            "high": num(m.sequential.high),
+                            "verdict": m.sequential.verdict,
+                        }
+                    }
+                )  # fmt: skip
                 for m in self.matches
             ],
             "illegal_actions": self.illegal_actions,
+            "stop_when_decided": self.stop,
+            "cycles": None if self.cycles is None else self.cycles.to_dict(),
         }
 
     def plot(self, path: str | Path) -> Path:
@@ -347,10 +428,11 @@ def _files_named(spec: str, game_id: str) -> list[str]:
     return out
 
 
-def _match_key(config: ArenaConfig, engine: str) -> dict[str, Any]:
+def _match_key(config: ArenaConfig, engine: str, stop: StopRule | None = None) -> dict[str, Any]:
     from whist_env import __version__
 
     return {
+        "stop": None if stop is None else {"alpha": stop.alpha, "look_every": stop.look_every, "bound": stop.bound},
         "format": CACHE_FORMAT,
         "game": config.game_id,
         "options": {k: repr(v) for k, v in sorted(config.game_options().items())},
@@ -366,12 +448,18 @@ def _match_key(config: ArenaConfig, engine: str) -> dict[str, Any]:
 
 
 def play_match(
-    config: ArenaConfig, batched: bool, workers: int, cache_dir: Path | None, progress: bool
+    config: ArenaConfig,
+    batched: bool,
+    workers: int,
+    cache_dir: Path | None,
+    progress: bool,
+    stop: StopRule | None = None,
 ) -> tuple[np.ndarray, tuple[int, int], bool, float]:
     """The two agents of ``config`` over its deals: ``(per-deal a − b, illegal actions of each, from the cache,
-    wall seconds)``; read from ``cache_dir`` when it holds this match, written there otherwise."""
+    wall seconds)``; read from ``cache_dir`` when it holds this match, written there otherwise. With ``stop``, the
+    match stops when decided (fewer deals than ``config.num_deals``, the cap)."""
     engine = "batched" if batched else "aec"
-    key = _match_key(config, engine)
+    key = _match_key(config, engine, stop)
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
     path = None if cache_dir is None else cache_dir / config.game_id / f"{digest}.json"
     if path is not None and path.is_file():
@@ -379,7 +467,12 @@ def play_match(
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             data = None  # a damaged entry is played again
-        if data is not None and data.get("key") == key and len(data.get("diffs", ())) == config.num_deals:
+        length = len(data.get("diffs", ())) if data is not None else -1
+        if (
+            data is not None
+            and data.get("key") == key
+            and (length == config.num_deals or (stop is not None and length > 0))
+        ):
             return np.asarray(data["diffs"], np.float64), tuple(data["illegal"]), True, 0.0  # type: ignore[return-value]
     start = time.perf_counter()
     if batched:
@@ -388,9 +481,9 @@ def play_match(
         options = config.game_options()
         built = [batched_agent(str(s), config.spec, options, np.random.default_rng([config.seed, 3, j]))
                  for j, s in enumerate(config.agents)]  # fmt: skip
-        results, _ = play_batched(config, built, progress=progress)
+        results, _ = play_batched(config, built, progress=progress, stop=stop)
     else:
-        results, _ = play_deals(config, workers=workers, progress=progress)
+        results, _ = play_deals(config, workers=workers, progress=progress, stop=stop)
     wall = time.perf_counter() - start
     scores = np.array([r.scores(2) for r in results], np.float64)
     diffs = scores[:, 0] - scores[:, 1]
@@ -419,6 +512,10 @@ def ladder(
     engine: str = "auto",
     bootstrap: int = BOOTSTRAP,
     progress: bool = False,
+    stop_when_decided: bool = False,
+    alpha: float = 0.05,
+    look_every: int = 100,
+    bonferroni: bool = False,
 ) -> LadderReport:
     """Play a round robin of ``agents`` on the same duplicate deals and rate them on one scale (module docstring).
 
@@ -438,6 +535,11 @@ def ladder(
             arena) or ``"batched"`` (always the batched engine: an agent without a batched form is an error).
         bootstrap: resamples of the deals for the intervals.
         progress: one line per match on stderr, and the arena's progress bars.
+        stop_when_decided: each match stops at the first look where its anytime-valid interval excludes 0
+            (``num_deals`` is the cap; module docstring).
+        alpha: with ``stop_when_decided``, the error rate of each match.
+        look_every: with ``stop_when_decided``, deals between two looks.
+        bonferroni: with ``stop_when_decided``, divide ``alpha`` by the number of matches.
 
     Raises:
         OptionError: for fewer than two agents, a repeated one, an unknown anchor or engine, or what the arena
@@ -461,6 +563,10 @@ def ladder(
     pairs = [(a, b) for i, a in enumerate(sorted(specs)) for b in sorted(specs)[i + 1 :]]
     first = ArenaConfig(spec.game_id, pairs[0], num_deals, seed, dict(options or {}), single_deal, lineup, (), spec)
     Arena(first)  # a bad option, lineup or count fails here, before any match
+    stop = None
+    if stop_when_decided:
+        stop = stop_rule(first, alpha, look_every)  # the bound, and checks; then alpha per match
+        stop = StopRule(stop.bound, alpha / len(pairs) if bonferroni else alpha, look_every)
     for agent in specs:  # and a bad agent spec: before an hour of other matches, not after
         build_agent(agent, spec, first.game_options())
     played: list[tuple[str, str, str, np.ndarray, tuple[int, int], bool, float]] = []
@@ -473,7 +579,7 @@ def ladder(
                 "pretrained have one, single deals only); use engine='auto'"
             )
         batched = batched and engine != "aec"
-        diffs, illegal, cached, wall = play_match(config, batched, workers, cache, progress)
+        diffs, illegal, cached, wall = play_match(config, batched, workers, cache, progress, stop)
         if progress:
             how = "from the cache" if cached else f"{wall:.1f} s"
             print(f"ladder {spec.game_id}: match {number}/{len(pairs)} {a} − {b}: {diffs.mean():+.3f} "
@@ -481,11 +587,33 @@ def ladder(
         played.append((a, b, "batched" if batched else "aec", diffs, illegal, cached, wall))
     index = {name: j for j, name in enumerate(sorted(specs))}  # the fit in a fixed order: the same to the last bit
     ratings, low, high = fit_ratings(
-        len(specs), [(index[p[0]], index[p[1]]) for p in played], np.stack([p[3] for p in played]),
+        len(specs), [(index[p[0]], index[p[1]]) for p in played], [p[3] for p in played],
         anchor=index[anchor], bootstrap=bootstrap, seed=seed,
     )  # fmt: skip
-    matches = [Match(*p, float(p[3].mean() - (ratings[index[p[0]]] - ratings[index[p[1]]]))) for p in played]
+    matches = [
+        Match(*p, float(p[3].mean() - (ratings[index[p[0]]] - ratings[index[p[1]]])),
+              None if stop is None else sequential_result(stop, p[3], num_deals))
+        for p in played
+    ]  # fmt: skip
     rated = sorted((Rating(s, float(ratings[j]), float(low[j]), float(high[j])) for s, j in index.items()),
                    key=lambda r: (-r.rating, r.name))  # fmt: skip
+    stopped = None if stop is None else {"alpha": stop.alpha, "look_every": stop.look_every, "bound": stop.bound}
+    cycles = match_cycles(sorted(specs), matches, bootstrap, seed)
     return LadderReport(spec.game_id, first.game_options(), unit_text(first), seed, num_deals, anchor, rated, matches,
-                        bootstrap, time.perf_counter() - start)  # fmt: skip
+                        bootstrap, time.perf_counter() - start, stopped, cycles)  # fmt: skip
+
+
+def match_cycles(names: Sequence[str], matches: Sequence[Match], bootstrap: int, seed: int) -> CycleReport:
+    """α-Rank and the decided cycles (:func:`whist_env.evaluation.cycles.analyse`) of a round robin's ``matches``
+    (of the agents ``names``), with the bootstrap draws of the ratings' intervals (the same ``seed``). A match's
+    interval is its anytime-valid one when it stopped when decided, else its paired 95% interval."""
+    index = {n: j for j, n in enumerate(names)}
+    intervals = [
+        (m.sequential.low, m.sequential.high) if m.sequential is not None else (m.observed.low, m.observed.high)
+        for m in matches
+    ]
+    draws = resampled_means([m.diffs for m in matches], bootstrap, seed) if bootstrap > 0 else None
+    return analyse(
+        list(names), [(index[m.a], index[m.b]) for m in matches], np.array([m.diffs.mean() for m in matches]),
+        np.array([i[0] for i in intervals]), np.array([i[1] for i in intervals]), draws,
+    )  # fmt: skip

@@ -7,7 +7,19 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from whist_env.evaluation.sequential import SequentialResult
 from whist_env.evaluation.stats import MeanCI
+
+
+def _sequential_dict(seq: SequentialResult) -> dict[str, Any]:
+    return {
+        "low": round(seq.low, 6),
+        "high": round(seq.high, 6),
+        "deals": seq.deals,
+        "max_deals": seq.cap,
+        "alpha": seq.alpha,
+        "verdict": seq.verdict,
+    }
 
 
 def _ci_dict(ci: MeanCI) -> dict[str, Any]:
@@ -46,16 +58,21 @@ class AgentResult:
 
 @dataclass(frozen=True)
 class PairResult:
-    """The paired difference ``a − b`` of two agents' per-deal scores, with its 95% interval."""
+    """The paired difference ``a − b`` of two agents' per-deal scores, with its 95% interval, and, in a run that
+    stopped when decided, its anytime-valid interval (:mod:`whist_env.evaluation.sequential`), the one whose
+    verdict keeps its error rate after stopping."""
 
     a: str
     b: str
     diff: MeanCI
+    sequential: SequentialResult | None = None
 
 
 @dataclass
 class ArenaReport:
-    """Everything an arena run found. ``timing`` is the only part that changes between identical runs."""
+    """Everything an arena run found. ``timing`` is the only part that changes between identical runs; ``stop`` holds
+    the stopping rule of a run that stopped when decided (``alpha`` per pair, ``look_every``, the per-deal ``bound``,
+    ``max_deals``), None for a fixed number of deals."""
 
     game_id: str
     options: dict[str, Any]
@@ -67,6 +84,7 @@ class ArenaReport:
     agents: list[AgentResult]
     pairs: list[PairResult]
     timing: dict[str, Any] = field(default_factory=dict)
+    stop: dict[str, Any] | None = None
 
     @property
     def illegal_actions(self) -> int:
@@ -107,9 +125,15 @@ class ArenaReport:
                 }
                 for a in self.agents
             ],
-            "differences": [{"a": p.a, "b": p.b, **_ci_dict(p.diff)} for p in self.pairs],
+            "differences": [
+                {"a": p.a, "b": p.b, **_ci_dict(p.diff)}
+                | ({"anytime_valid": _sequential_dict(p.sequential)} if p.sequential else {})
+                for p in self.pairs
+            ],
             "illegal_actions": self.illegal_actions,
         }
+        if self.stop is not None:
+            out["stop_when_decided"] = dict(self.stop)
         if timing:
             out["timing"] = {
                 **self.timing,
@@ -137,9 +161,20 @@ class ArenaReport:
                 f"{a.ms_per_decision:.3f} |"
             )
         lines.append("")
+        if self.stop is not None:
+            lines.insert(
+                1,
+                f"Stopped when decided: {self.num_deals} of at most {self.stop['max_deals']} deals, looks every "
+                f"{self.stop['look_every']} deals, alpha {self.stop['alpha']:.3g} per pair, per-deal bound "
+                f"±{self.stop['bound']:g}.",
+            )
         for p in self.pairs:
             verdict = "excludes 0" if p.diff.excludes_zero() else "contains 0"
-            lines.append(f"- {p.a} − {p.b}: {p.diff.text()} (paired over deals; interval {verdict})")
+            line = f"- {p.a} − {p.b}: {p.diff.text()} (paired over deals; interval {verdict})"
+            if p.sequential is not None:
+                s = p.sequential
+                line += f"; anytime-valid [{s.low:+.3f}, {s.high:+.3f}], verdict: {s.verdict}"
+            lines.append(line)
         if self.timing:
             t = self.timing
             lines.append(

@@ -28,6 +28,14 @@ its match against the gate gets the verdict *forfeit* (the referee's stand-in pl
 over the gates of their ``points``: all of them for a pass, ``undecided_score`` (0.5) of them for an undecided
 verdict, none for a fail or a forfeit. A forfeited match still counts in the ratings, with the stand-in's results.
 
+**Matches that stop when decided** (``stop_when_decided = true`` in the file, or ``whist-arena run
+--stop-when-decided``): ``deals`` becomes each match's cap; a match plays chunks of ``look_every`` deals (every
+seating of a chunk with fresh processes, seeded per chunk, so the time budget ``match_s`` is per chunk) and stops at
+the first chunk after which its anytime-valid interval (:mod:`whist_env.evaluation.sequential`, from the game's
+per-deal range) excludes 0. Most pairings of a class are lopsided and end after a chunk or two. ``alpha`` is the
+error rate per match (``bonferroni = true`` divides it by the number of matches); the ratings are then the ladder's
+weighted fit of unequal matches, and the leaderboard says how many deals were played. The cache key holds the rule.
+
 **Outputs** (in ``--out``): ``leaderboard.md``, ``.json``, ``.csv`` and ``index.html`` (with the plot), ``ratings.png``,
 each match's game records (``records/<a>--<b>.jsonl.gz``, one JSON line per table), each bot's standard error
 (``logs/``), and an autograder file per bot (``autograder/<bot>.json``, Gradescope's ``results.json`` format).
@@ -67,6 +75,7 @@ from whist_env.evaluation.referee import (
     FAULT_KINDS,
     BotCommand,
     BotLedger,
+    HalfResult,
     Limits,
     Referee,
     Seating,
@@ -75,6 +84,7 @@ from whist_env.evaluation.referee import (
     end_everything,
     seat_seed,
 )
+from whist_env.evaluation.sequential import ALPHA, LOOK_EVERY, StopRule, deal_bound, pair_alpha
 from whist_env.evaluation.workers import one_blas_thread, sigint_ignored
 from whist_env.registry import ensure_spec, get_spec
 from whist_env.spec import GameSpec
@@ -126,6 +136,10 @@ class Tournament:
         bootstrap: resamples of the deals for the intervals.
         workroot: where the bots' working directories are made (None: the system's temporary folder).
         source: the file it was read from.
+        stop_when_decided: each match stops when its anytime-valid interval excludes 0 (``deals`` is the cap).
+        alpha: with ``stop_when_decided``, the error rate of each match.
+        look_every: with ``stop_when_decided``, deals between two looks.
+        bonferroni: with ``stop_when_decided``, divide ``alpha`` by the number of matches.
     """
 
     spec: GameSpec[Any, Any]
@@ -142,6 +156,10 @@ class Tournament:
     bootstrap: int = BOOTSTRAP
     workroot: str | None = None
     source: str = ""
+    stop_when_decided: bool = False
+    alpha: float = ALPHA
+    look_every: int = LOOK_EVERY
+    bonferroni: bool = False
 
     def __post_init__(self) -> None:
         names = [e.name for e in self.entrants]
@@ -154,6 +172,15 @@ class Tournament:
             raise OptionError(f"deals must be an int >= 1, got {self.deals!r}")
         if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
             raise OptionError(f"workers must be an int >= 1, got {self.workers!r}")
+        self.stop_rule()  # a bad alpha or look_every fails here
+
+    def stop_rule(self) -> StopRule | None:
+        """The rule each match stops by (None: every match plays ``deals``)."""
+        if not self.stop_when_decided:
+            return None
+        pairs = len(self.entrants) * (len(self.entrants) - 1) // 2
+        bound = deal_bound(self.spec.make_rules(**self.options))
+        return StopRule(bound, pair_alpha(self.alpha, pairs, self.bonferroni), self.look_every)
 
     def entrant(self, name: str) -> Entrant:
         """The entrant called ``name``."""
@@ -294,7 +321,8 @@ def default_lineup(spec: GameSpec[Any, Any], options: Mapping[str, Any]) -> str:
 
 
 TOP_KEYS = {"game", "options", "deals", "seed", "workers", "lineup", "bots", "gates", "limits", "undecided_score",
-            "records", "bootstrap", "bot_prefix", "workroot"}  # fmt: skip
+            "records", "bootstrap", "bot_prefix", "workroot", "stop_when_decided", "alpha", "look_every",
+            "bonferroni"}  # fmt: skip
 GATE_KEYS = {"name", "agent", "points", "sha256"}
 
 
@@ -346,6 +374,10 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
         "bootstrap": data.get("bootstrap", BOOTSTRAP),
         "workroot": str(base / data["workroot"]) if data.get("workroot") else None,
         "source": str(file),
+        "stop_when_decided": bool(data.get("stop_when_decided", False)),
+        "alpha": float(data.get("alpha", ALPHA)),
+        "look_every": data.get("look_every", LOOK_EVERY),
+        "bonferroni": bool(data.get("bonferroni", False)),
     }
     fields.update({k: v for k, v in overrides.items() if v is not None})
     return Tournament(**fields)
@@ -399,6 +431,7 @@ class MatchTask:
     records: str | None  # the records file to write (None: none)
     logs: str | None
     workroot: str | None = None
+    stop: StopRule | None = None
 
 
 def match_key(t: Tournament, a: Entrant, b: Entrant) -> dict[str, Any]:
@@ -418,6 +451,7 @@ def match_key(t: Tournament, a: Entrant, b: Entrant) -> dict[str, Any]:
         "prefix": list(t.prefix),
         "a": [a.name, a.command.digest, list(a.command.argv[1:]) if a.kind == GATE_KIND else []],
         "b": [b.name, b.command.digest, list(b.command.argv[1:]) if b.kind == GATE_KIND else []],
+        **({"stop": asdict(rule)} if (rule := t.stop_rule()) is not None else {}),
     }
 
 
@@ -433,7 +467,8 @@ def _init_worker(spec: GameSpec[Any, Any]) -> None:
 
 
 def play_match(task: MatchTask) -> dict[str, Any]:
-    """Play one match: every seating of the lineup with fresh processes, on the same deals (in a worker).
+    """Play one match: every seating of the lineup with fresh processes, on the same deals (in a worker); with
+    ``task.stop``, chunk by chunk until decided (each chunk's seatings with fresh processes, seeded per chunk).
 
     Returns:
         JSON-ready: ``diffs`` (a's score minus b's, per deal), ``scores`` ([a, b] per deal), each bot's
@@ -447,14 +482,26 @@ def play_match(task: MatchTask) -> dict[str, Any]:
     seatings = match_seatings(n, task.lineup)
     ledgers = {task.a.name: BotLedger(task.a.name), task.b.name: BotLedger(task.b.name)}
     bots = (task.a, task.b)
-    halves = []
-    for half, assignment in enumerate(seatings):
-        seeds = tuple(seat_seed(task.seed, task.a.name, task.b.name, half, seat) for seat in range(n))
-        seating = Seating(tuple(bots[j] for j in assignment), seeds)
-        halves.append(referee.play_half(seating, range(task.deals), ledgers, half))
-    scores = [
-        deal_scores([(s, h.returns[i]) for s, h in zip(seatings, halves, strict=True)]) for i in range(task.deals)
-    ]
+    halves = [HalfResult([], [], 0.0) for _ in seatings]
+    look = task.stop.look_every if task.stop is not None else task.deals
+    scores: list[list[float]] = []
+    for chunk, first in enumerate(range(0, task.deals, look)):
+        deals = range(first, min(task.deals, first + look))
+        for half, assignment in enumerate(seatings):
+            # chunk 0 keeps the seeds of a match played in one go; a later chunk's processes get their own
+            number = half + chunk * len(seatings)
+            seeds = tuple(seat_seed(task.seed, task.a.name, task.b.name, number, seat) for seat in range(n))
+            seating = Seating(tuple(bots[j] for j in assignment), seeds)
+            part = referee.play_half(seating, deals, ledgers, half)
+            halves[half].returns.extend(part.returns)
+            halves[half].records.extend(part.records)
+            halves[half].wall_s += part.wall_s
+        scores += [
+            deal_scores([(s, h.returns[i]) for s, h in zip(seatings, halves, strict=True)])
+            for i in range(len(scores), deals.stop)
+        ]
+        if task.stop is not None and task.stop.decided([sa - sb for sa, sb in scores]):
+            break
     size = 0
     if task.records is not None:
         size = _write_records(Path(task.records), task, seatings, halves)
@@ -496,8 +543,9 @@ def _write_records(path: Path, task: MatchTask, seatings: Sequence[Sequence[int]
     spare = path.with_suffix(f".{os.getpid()}.tmp")
     names = (task.a.name, task.b.name)
     with gzip.open(spare, "wt", encoding="utf-8") as out:
-        header = {"match": list(names), "game": task.spec.game_id, "options": task.options, "deals": task.deals,
-                  "seed": task.seed, "seatings": [[names[j] for j in s] for s in seatings]}  # fmt: skip
+        header = {"match": list(names), "game": task.spec.game_id, "options": task.options,
+                  "deals": len(halves[0].returns), "seed": task.seed,
+                  "seatings": [[names[j] for j in s] for s in seatings]}  # fmt: skip
         out.write(json.dumps(header) + "\n")
         for half, (assignment, result) in enumerate(zip(seatings, halves, strict=True)):
             for deal, (returns, record) in enumerate(zip(result.returns, result.records, strict=True)):
@@ -539,7 +587,7 @@ def run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], Non
         stem = f"{_safe(a.name)}--{_safe(b.name)}"
         records = str(folder / "records" / f"{stem}.jsonl.gz") if t.records else None
         task = MatchTask(t.spec, t.options, a.command, b.command, t.deals, t.seed, t.lineup, t.limits, t.prefix,
-                         records, str(folder / "logs" / stem), t.workroot)  # fmt: skip
+                         records, str(folder / "logs" / stem), t.workroot, t.stop_rule())  # fmt: skip
         todo.append(((a.name, b.name), str(entry), task))
     _warm_gates(t)
     total, finished = len(todo), 0
@@ -682,6 +730,7 @@ class TournamentReport:
     played: int
     limits: dict[str, Any]
     undecided_score: float
+    stop: dict[str, Any] | None = None  # the stopping rule (alpha per match, look_every, bound), None: fixed deals
 
     def standing(self, name: str) -> Standing:
         """The line of entrant ``name``."""
@@ -718,6 +767,8 @@ class TournamentReport:
             "matches": [{k: v for k, v in m.items() if k not in ("diffs", "scores")} for m in self.matches],
             "timing": {"wall_s": round(self.wall_s, 3), "matches_played": self.played},
             "records_bytes": sum(m["records"]["bytes"] for m in self.matches),
+            "stop_when_decided": self.stop,
+            "deals_played": {f"{m['a']} − {m['b']}": len(m["diffs"]) for m in self.matches},
         }
 
     def to_markdown(self) -> str:
@@ -748,6 +799,12 @@ class TournamentReport:
                 + f" | {score} | {faults} | {s.forfeits}/{s.matches} | {s.ms_per_decision:.2f} | {s.cpu_s:.1f} |"
             )
         size = sum(m["records"]["bytes"] for m in self.matches)
+        if self.stop is not None:
+            played = sum(len(m["diffs"]) for m in self.matches)
+            lines += ["", f"Matches stopped when decided: {played} deals in all of at most "
+                      f"{self.deals * len(self.matches)}, looks every {self.stop['look_every']} deals, alpha "
+                      f"{self.stop['alpha']:.3g} per match (anytime-valid intervals, per-deal bound "
+                      f"±{self.stop['bound']:g})."]  # fmt: skip
         lines += ["", f"{len(self.matches)} matches ({self.played} played now, the others from the cache), "
                   f"{self.wall_s:.1f} s; game records: {size / 1e6:.2f} MB."]  # fmt: skip
         return "\n".join(lines)
@@ -875,7 +932,7 @@ def rate(t: Tournament, results: Sequence[dict[str, Any]], wall_s: float, played
     gates = [e for e in t.entrants if e.kind == GATE_KIND]
     anchor = next((g.name for g in gates if g.agent == "random"), gates[0].name if gates else names[0])
     pairs = [(index[r["a"]], index[r["b"]]) for r in results]
-    ratings, draws = fit_with_draws(len(names), pairs, np.array([r["diffs"] for r in results]), index[anchor],
+    ratings, draws = fit_with_draws(len(names), pairs, [np.asarray(r["diffs"]) for r in results], index[anchor],
                                     t.bootstrap, t.seed)  # fmt: skip
     if draws is None:
         draws = np.repeat(ratings[None, :], 2, axis=0)
@@ -927,4 +984,4 @@ def rate(t: Tournament, results: Sequence[dict[str, Any]], wall_s: float, played
     game = t.spec.make_rules(**t.options)
     return TournamentReport(t.spec.game_id, t.options, game.deal_unit() or t.spec.unit, t.deals, t.seed, anchor,
                             standings, list(results), t.bootstrap, wall_s, played, asdict(t.limits),
-                            t.undecided_score)  # fmt: skip
+                            t.undecided_score, None if (rule := t.stop_rule()) is None else asdict(rule))  # fmt: skip

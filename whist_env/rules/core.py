@@ -654,6 +654,16 @@ class TrickGame(Generic[S]):
         of single deals); None when the game's fixed description applies."""
         return None
 
+    def deal_return_range(self) -> tuple[float, float] | None:
+        """The least and the greatest return one seat can get from one deal with this game's options (the deal of
+        :meth:`deal_unit`), derived from the game's scoring rules; None when the game declares none.
+
+        Why: a match that stops when decided (:mod:`whist_env.evaluation.sequential`) needs a bound that holds for
+        every deal, whatever the agents do; a per-deal paired difference of two agents then lies within
+        ``±(high − low)``. Each game derives its range from its scoring rules and cites the section; a test plays
+        random deals of every registered game and checks that each return stays inside it."""
+        return None
+
     # ----------------------------------------------------------------- checks and text
     def check_invariants(self, state: S) -> None:
         """Assert the invariants every game keeps; games extend it. Raises AssertionError."""

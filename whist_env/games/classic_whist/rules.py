@@ -223,6 +223,13 @@ class ClassicWhist(TrickGame[ClassicWhistState]):
         """One deal's reward in words (honours counted only when the option is on)."""
         return "one deal: the partnership's ±(tricks − 6)" + (" + honours" if self.config.honours else "")
 
+    def deal_return_range(self) -> tuple[float, float]:
+        """RULES.md §2.3, §2.4: a side's deal reward is its points minus the other side's. The side with the
+        majority scores at most 13 − 6 = 7 for tricks, and with ``honours`` either side adds at most 4 (four
+        honours), so the net is within ±7, or ±11 with honours."""
+        bound = float(TRICKS - 6 + (4 if self.config.honours else 0))
+        return -bound, bound
+
     def check_invariants(self, state: ClassicWhistState) -> None:
         super().check_invariants(state)
         if state.phase == PHASE_PLAY:

@@ -274,6 +274,14 @@ class GermanWhist(TrickGame[GermanWhistState]):
         draw = ", 0 for 13–13" if self.config.count_all_tricks else ""
         return f"one deal: ±1 for the majority of {counted}{draw}"
 
+    def deal_return_range(self) -> tuple[float, float]:
+        """RULES.md §5.4, §5.5: ``win`` pays ±1 (0 for a draw); ``trick_diff`` pays the difference of the counted
+        tricks, at most their number (26 with ``count_all_tricks``, else the 13 tricks of phase 2)."""
+        if self.config.reward == "win":
+            return -1.0, 1.0
+        counted = float(TRICKS if self.config.count_all_tricks else TRICKS - PHASE1_TRICKS)
+        return -counted, counted
+
     def check_invariants(self, state: GermanWhistState) -> None:
         super().check_invariants(state)
         k = state.trick_number

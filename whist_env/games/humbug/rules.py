@@ -124,6 +124,10 @@ class Humbug(TrickGame[State]):
         """One deal's reward in words."""
         return "one deal of 26 tricks: ±(trick difference)"
 
+    def deal_return_range(self) -> tuple[float, float]:
+        """RULES.md §3.4: the deal pays the trick difference, at most all 26 tricks to one side."""
+        return -float(TRICKS), float(TRICKS)
+
     def check_invariants(self, state: State) -> None:
         super().check_invariants(state)
         if state.phase == PHASE_PLAY:

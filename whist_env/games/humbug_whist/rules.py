@@ -355,6 +355,10 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
         """One deal's reward in words (the reward of ``episode="deal"``)."""
         return "one deal after the exchange: ±(trick difference)"
 
+    def deal_return_range(self) -> tuple[float, float]:
+        """RULES.md §1.6 with ``episode="deal"``: the deal pays the trick difference of its 13 tricks."""
+        return -float(TRICKS), float(TRICKS)
+
     def check_invariants(self, state: HumbugWhistState) -> None:
         super().check_invariants(state)
         d = state.dealer

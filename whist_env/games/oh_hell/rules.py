@@ -369,6 +369,12 @@ class OhHell(TrickGame[OhHellState]):
         """One deal's reward in words, with the number of cards dealt."""
         return f"one deal of {self.schedule[0]} cards: the seat's deal score"
 
+    def deal_return_range(self) -> tuple[float, float]:
+        """RULES.md §4.6 (:func:`deal_score`): a seat scores at least 0 (a missed bid), and at most an exact bid
+        of every trick of the deal, the largest exact score; a missed bid with ``per_trick`` pays less."""
+        k = self.schedule[0]
+        return 0.0, float(deal_score(k, k, self.config.exact_score_mode, self.config.miss_points))
+
     def check_invariants(self, state: OhHellState) -> None:
         super().check_invariants(state)
         n = state.num_players
