@@ -471,6 +471,41 @@ def test_no_game_named_outside_the_games() -> None:
     )
 
 
+# ------------------------------------------------------------------------------------------ the toy game
+def toy_footprint() -> set[str]:
+    """The files outside ``tests/toy_game/`` that the toy game touches: those that name it (``toy_game``, its class
+    or id) and the test modules its files import (``import test_conformance``); the changelog and the docs, which
+    describe it, aside."""
+    toy = ROOT / "tests" / "toy_game"
+    found: set[str] = set()
+    for path in sorted((ROOT / "tests").rglob("*.py")) + _files():
+        if toy in path.parents or path == Path(__file__).resolve():  # this scan names it too
+            continue
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"toy_game|LowWhist|low_whist", text):
+            found.add(path.relative_to(ROOT).as_posix())
+    for path in toy.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            found |= {f"tests/{name}.py" for name in names if (ROOT / "tests" / f"{name}.py").is_file()}
+    return found
+
+
+def test_the_toy_touches_what_the_guide_says() -> None:
+    """``docs/adding_a_game.md`` names every file outside ``tests/toy_game/`` that the toy touches, and no other: a
+    new game's footprint is what the guide says it is."""
+    page = (ROOT / "docs" / "adding_a_game.md").read_text(encoding="utf-8")
+    sentence = page.split("Outside its folder the toy touches only these files", 1)[1].split("\n\n", 1)[0]
+    listed = {p for p in re.findall(r"`(tests/[\w/]+\.py)`", sentence) if not p.startswith("tests/toy_game/")}
+    listed.discard("tests/test_structure.py")  # the file that holds the guide to it
+    assert toy_footprint() == listed
+
+
 # ------------------------------------------------------------------------------------------ the specs
 @pytest.mark.parametrize("game_id", game_ids())
 def test_spec_is_consistent(game_id: str) -> None:

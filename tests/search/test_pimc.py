@@ -26,8 +26,8 @@ GAMES: list[tuple[str, dict[str, Any]]] = [
 
 def test_every_game_has_a_search_agent() -> None:
     """``pimc`` plays every registered game: the solver's PIMC where the solver covers the game, the game's own search
-    elsewhere (Oh Hell's playouts, ``tests/search/test_oh_hell_search.py``); a game with neither refuses it, never
-    a stand-in (``tests/toy_game``: in Oh Hell it once played as the heuristic, 0.000 ± 0.000 against it)."""
+    elsewhere (Oh Hell's playouts, ``tests/games/oh_hell/test_oh_hell_search.py``); a game with neither refuses it,
+    never a stand-in (``tests/toy_game``: in Oh Hell it once played as the heuristic, 0.000 ± 0.000 against it)."""
     from whist_env.agents import make_agent
     from whist_env.cli.eval import main
     from whist_env.errors import OptionError

@@ -182,7 +182,7 @@ def test_policy_opponents_replay_too() -> None:
 
 # One deal per episode where the game has longer ones. Humbug open table: one Python agent object plays every env
 # here, and the hidden-hand agent's memory of each deal is per game
-# (tests/vector/heuristics/test_heuristic_port_humbug.py has it).
+# (tests/games/humbug/test_humbug_heuristic_port.py has it).
 HEURISTIC_CASES = {
     "classic_whist_v0": {"episode": "deal"},
     "german_whist_v0": {},

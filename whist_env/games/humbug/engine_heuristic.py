@@ -14,7 +14,7 @@ the opponent leads the next trick, which clears the last trick, before the seat 
 the pool (the Python agent's memory does not know it went), so the pool is not simply the opponent's hand. A seat
 that joins a deal after its study step (a fresh Python agent mid-deal, which plays with the view alone) is not a
 case for the batched engine, where the heuristic plays its seat from the deal's start.
-``tests/vector/heuristics/test_heuristic_port_humbug.py`` checks the pool against the Python agent's memory in
+``tests/games/humbug/test_humbug_heuristic_port.py`` checks the pool against the Python agent's memory in
 whole games.
 In ``open_table`` mode the view shows the opponent's hand: no memory is used.
 """
