@@ -114,23 +114,11 @@ def write_report(
     """A short markdown report: what was trained, the time of every phase, the final evaluation, how to
     reproduce it (``times``: :meth:`PhaseClock.summary`; ``envs``: how the environments ran, by default
     ``config``'s ``n_envs`` and ``vec_env``)."""
-    trainer = config.get("trainer", "sb3")
-    self_play = ""
-    if config.get("self_play"):
-        self_play = f", self-play (pool {config['self_play_pool']}, weight {config['self_play_weight']})"
-    if envs is None:
-        envs = f"{config['n_envs']} envs ({config.get('vec_env', 'stepped as one batch')})"
     periodic = " (PPO's includes its periodic evaluations)" if has_periodic_evaluations(path.parent) else ""
     lines = [
-        f"# {config['run_name']}: {TRAINER_NAMES.get(trainer, trainer)} on `{config['game']}`",
-        "",
-        f"- game options: `{config['game_options'] or {}}`",
-        f"- opponents in training: `{config['opponents']}`"
-        + (f", partner `{config['partner']}`" if config.get("partner") else "")
-        + self_play,
-        f"- timesteps: {timesteps:,}",
+        *_what_was_trained(config, timesteps, envs),
         f"- wall time: {times}{periodic}",
-        f"- seed {config['seed']}, {envs}, net {config['net_arch']}"
+        f"- seed {config['seed']}, {envs or _envs(config)}, net {config['net_arch']}"
         + (", warm start (`pretrain`)" if config.get("pretrain") else "")
         + (", canonical suits" if config.get("canonical_suits") else ""),
         "",
@@ -161,6 +149,28 @@ def write_report(
         "",
     ]
     path.write_text("\n".join(lines))
+
+
+def _what_was_trained(config: dict[str, Any], timesteps: int, envs: str | None) -> list[str]:
+    """The report's title and its first lines: the trainer, the game and its options, the opponents, the length."""
+    trainer = config.get("trainer", "sb3")
+    self_play = ""
+    if config.get("self_play"):
+        self_play = f", self-play (pool {config['self_play_pool']}, weight {config['self_play_weight']})"
+    return [
+        f"# {config['run_name']}: {TRAINER_NAMES.get(trainer, trainer)} on `{config['game']}`",
+        "",
+        f"- game options: `{config['game_options'] or {}}`",
+        f"- opponents in training: `{config['opponents']}`"
+        + (f", partner `{config['partner']}`" if config.get("partner") else "")
+        + self_play,
+        f"- timesteps: {timesteps:,}",
+    ]
+
+
+def _envs(config: dict[str, Any]) -> str:
+    """How the environments ran, from the config (the sb3 and ppo trainers'): ``n_envs`` and ``vec_env``."""
+    return f"{config['n_envs']} envs ({config.get('vec_env', 'stepped as one batch')})"
 
 
 class PhaseClock:

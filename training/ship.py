@@ -201,21 +201,31 @@ def portable_command(run: Path) -> str:
 
 
 def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval_s: float) -> str:
-    """The markdown model card of a shipped agent (the fields of docs/model_card_template.md)."""
+    """The markdown model card of a shipped agent (the fields of docs/model_card_template.md), section by section."""
     from whist_env.fingerprint import read_metadata
-    from whist_env.registry import get_spec
 
     config = run_config(run)
     meta = read_metadata(npz)
     if meta is None:
         raise OptionError(f"{npz} has no metadata: export it with whist_env.agents.pretrained.export_policy")
-    game = config.game
-    command = portable_command(run)
-    wall = _training_wall_s(run)
-    pre = config.pretrain
-    opponents = ", ".join(f"{name} {weight:g}" for name, weight in dict(config.opponents).items())
-    hybrid = "; the hybrid: `pimc:fallback=pretrained`" if get_spec(game).searchable else ""
     lines = [
+        *_card_summary(config, meta, npz),
+        *_card_fingerprint(meta),
+        *_card_command(run, config, rows, seed),
+        *_card_data(config),
+        *_card_evaluation(config.game, rows, seed, eval_s),
+        *_card_limitations(config.game, meta, rows),
+    ]
+    return "\n".join(lines)
+
+
+def _card_summary(config: Any, meta: Any, npz: Path) -> list[str]:
+    """The card's title and its table: the game, how to play the agent, the network, the file, the version."""
+    from whist_env.registry import get_spec
+
+    game = config.game
+    hybrid = "; the hybrid: `pimc:fallback=pretrained`" if get_spec(game).searchable else ""
+    return [
         f"# Model card: `{game}` pretrained policy",
         "",
         "| | |",
@@ -229,6 +239,12 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         f"| File | `{_shown(npz)}`, {npz.stat().st_size / 1024:.0f} kB (at most 3 MB) |",
         f"| whist_env version | `{meta.library_version}` |",
         "",
+    ]
+
+
+def _card_fingerprint(meta: Any) -> list[str]:
+    """The metadata stored in the file, which every loader checks."""
+    return [
         "## Fingerprint",
         "",
         "The metadata stored in the file (`whist_env.fingerprint.read_metadata(path)`); a game played with other",
@@ -241,17 +257,20 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         f"| Observation size / actions | {meta.obs_size} / {meta.num_actions} |",
         f"| Canonical suits | {meta.canonical_suits} |",
         "",
+    ]
+
+
+def _card_command(run: Path, config: Any, rows: list[dict[str, Any]], seed: int) -> list[str]:
+    """The commands that trained and shipped the agent, the commit, the seeds and the time they took."""
+    pimc = [r["deals"] for r in rows if r["opponent"] == "pimc"]
+    ship = f"python training/ship.py --run runs/{run.name} --deals {rows[0]['deals'] if rows else 0}"
+    ship += (f" --pimc-deals {pimc[0]}" if pimc else "") + f" --seed {seed}"
+    return [
         "## Training command",
         "",
         "```bash",
-        command,
-        f"python training/ship.py --run runs/{run.name} --deals {rows[0]['deals'] if rows else 0}"
-        + (
-            f" --pimc-deals {next(r['deals'] for r in rows if r['opponent'] == 'pimc')}"
-            if any(r["opponent"] == "pimc" for r in rows)
-            else ""
-        )
-        + f" --seed {seed}",
+        portable_command(run),
+        ship,
         "```",
         "",
         f"Card written at git commit `{_git_commit()}`. Seeds: training seed {config.seed} (the shipped run; every "
@@ -259,38 +278,47 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         "",
         "## Time on 2 cores",
         "",
-        _time_line(run, wall),
-        "",
-        "## Data",
+        _time_line(run, _training_wall_s(run)),
         "",
     ]
+
+
+def _card_data(config: Any) -> list[str]:
+    """The warm start's teacher and data, and PPO's fine-tuning."""
+    pre = config.pretrain
+    opponents = ", ".join(f"{name} {weight:g}" for name, weight in dict(config.opponents).items())
     if pre is not None:
-        lines.append(
+        teacher = (
             f"- Teacher and dataset: {pre.teacher} self-play, {pre.deals:,} deals, cloned for {pre.epochs} epochs; "
             f"relabelling (DAgger) rounds {pre.relabel_rounds} of {pre.relabel_deals:,} deals, "
             f"{pre.relabel_epochs} epochs each."
         )
     else:
-        lines.append("- No warm start: PPO from random weights.")
-    lines += [
+        teacher = "- No warm start: PPO from random weights."
+    return [
+        "## Data",
+        "",
+        teacher,
         f"- Fine-tuning: {config.total_timesteps:,} environment steps against {opponents}; learning rate "
         f"{config.learning_rate:g} ({config.lr_schedule}), clip {config.clip_range:g}, minibatches of "
         f"{config.batch_size}, {config.n_epochs} epochs per rollout of {config.n_envs} × {config.n_steps} steps, "
         f"entropy bonus {config.ent_coef:g}.",
         "- Checkpoint choice: none; the run's final weights are shipped, so no deal chose them.",
         "",
+    ]
+
+
+def _card_evaluation(game: str, rows: list[dict[str, Any]], seed: int, eval_s: float) -> list[str]:
+    """How the agent was evaluated, and the table of its results."""
+    alone = "; the network plays alone against the opponent in every other seat, as in training"
+    lines = [
         "## Evaluation",
         "",
         f"Duplicate deals (seats rotated), reported deals on seed {seed} fixed before the final runs; mean score per "
         "deal of the pretrained network and its difference from its opponent's on the same deals (paired), with 95% "
         f"Student-t intervals (`whist-eval {game} --agents pretrained <opponent> --deals <n> --seed {seed}"
-        f"{_lineup_flag(game)}`)"
-        + (
-            "; the network plays alone against the opponent in every other seat, as in training"
-            if _lineup_flag(game)
-            else ""
-        )
-        + f". The evaluation took {eval_s / 60:.1f} min.",
+        f"{_lineup_flag(game)}`)" + (alone if _lineup_flag(game) else "") + f". The evaluation took {eval_s / 60:.1f} "
+        "min.",
         "",
         "| Agent | Opponent | Deals | Agent's score | Agent − opponent | Tables won | Illegal actions |",
         "|---|---|---:|---:|---:|---:|---:|",
@@ -300,12 +328,17 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
             f"| `{r['agent']}` | {r['opponent']} | {r['deals']:,} | {r['mean']:+.3f} ± {r['ci95']:.3f} | "
             f"{r['diff']:+.3f} ± {r['diff_ci95']:.3f} | {r['win']:.1%} | {r['illegal']} |"
         )
+    return lines
+
+
+def _card_limitations(game: str, meta: Any, rows: list[dict[str, Any]]) -> list[str]:
+    """What the evaluation says, pair by pair, and the options the agent is for."""
     verdicts = []
     for r in rows:
         low, high = r["diff"] - r["diff_ci95"], r["diff"] + r["diff_ci95"]
         word = "beats" if low > 0 else "loses to" if high < 0 else "is even with (the interval holds 0)"
         verdicts.append(f"`{r['agent']}` {word} {r['opponent']}")
-    lines += [
+    return [
         "",
         "## Limitations",
         "",
@@ -314,7 +347,6 @@ def model_card(run: Path, npz: Path, rows: list[dict[str, Any]], seed: int, eval
         + _default_options_line(game, meta.layout_fingerprint),
         "",
     ]
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -147,13 +147,10 @@ def collect_rollout(
     count_episodes: Callable[[np.ndarray, np.ndarray], None],
 ) -> tuple[dict[str, Any], np.ndarray]:
     """One rollout of ``n_steps`` batched steps of the learner env ``env`` from its observation ``obs_np``, the
-    learner's actions sampled from ``model`` in its ``view``.
-
-    Returns:
-        The rollout's tensors on ``device`` (``obs``: :class:`SparseRows`; ``mask``, ``act``, ``logp``, and GAE's
-        ``adv`` and ``ret``, flattened to ``n_steps * n_envs`` rows), and the observation after its last step.
-        ``count_episodes(reward, ended)`` sees every step's rewards; ``timers`` get the policy's and the env's time.
-    """
+    learner's actions sampled from ``model`` in its ``view``; ``count_episodes(reward, ended)`` sees every step's
+    rewards, ``timers`` get the policy's and the env's time. Returns the rollout's tensors on ``device`` (``obs``:
+    :class:`SparseRows`; ``mask``, ``act``, ``logp``, GAE's ``adv`` and ``ret``; ``n_steps * n_envs`` rows) and the
+    observation after its last step."""
     import torch
 
     c, dev = config, device
@@ -164,22 +161,12 @@ def collect_rollout(
     act_buf = torch.zeros((t_steps, b), dtype=torch.int64, device=dev)
     logp_buf = torch.zeros((t_steps, b), dtype=torch.float32, device=dev)
     val_buf = torch.zeros((t_steps + 1, b), dtype=torch.float32, device=dev)
-    rew = np.zeros((t_steps, b), np.float32)
-    done = np.zeros((t_steps, b), np.float32)
+    rew, done = np.zeros((t_steps, b), np.float32), np.zeros((t_steps, b), np.float32)
     mask_np = env.action_masks()
     for t in range(t_steps):
         w0, c0 = now()
-        rows, legal, perm = view.sparse(obs_np, mask_np, dev)
-        with torch.no_grad():
-            mask = torch.as_tensor(legal, device=dev)
-            logits, value = model(rows, mask)
-            log_probs = torch.log_softmax(logits, -1)
-            action = torch.multinomial(log_probs.exp(), 1).squeeze(1)
-            obs_parts.append(rows)
-            mask_buf[t], act_buf[t] = mask, action
-            logp_buf[t] = log_probs.gather(1, action[:, None]).squeeze(1)
-            val_buf[t] = value
-            actions = view.back(action.cpu().numpy(), perm)
+        rows, mask_buf[t], act_buf[t], logp_buf[t], val_buf[t], actions = _sample(model, view, obs_np, mask_np, dev)
+        obs_parts.append(rows)
         timers.add("forward", w0, c0)
         w0, c0 = now()
         obs_np, reward, terminated, truncated, infos = env.step(actions)
@@ -189,23 +176,39 @@ def collect_rollout(
         done[t] = terminated | truncated
         count_episodes(reward, done[t] > 0)
     w0, c0 = now()
-    with torch.no_grad():
-        last = view.sparse(obs_np, mask_np, dev)[0]
-        val_buf[t_steps] = model(last, torch.ones((b, num_actions), dtype=torch.bool, device=dev))[1]
-        obs = SparseRows.cat(obs_parts, int(env.venv.observation_size))
+    val_buf[t_steps] = _value(model, view, obs_np, mask_np, dev)  # bootstraps the last step's advantage
+    obs = SparseRows.cat(obs_parts, int(env.venv.observation_size))
     timers.add("forward", w0, c0)
     values = val_buf.cpu().numpy()
     adv = gae(rew, values, done, c.gamma, c.gae_lambda)
-    returns = adv + values[:-1]
-    batch = {
-        "obs": obs,
-        "mask": mask_buf.reshape(t_steps * b, -1),
-        "act": act_buf.reshape(-1),
-        "logp": logp_buf.reshape(-1),
-        "adv": torch.as_tensor(adv.reshape(-1), device=dev),
-        "ret": torch.as_tensor(returns.reshape(-1), device=dev),
-    }
-    return batch, obs_np
+    flat = {"mask": mask_buf.reshape(t_steps * b, -1), "act": act_buf.reshape(-1), "logp": logp_buf.reshape(-1)}
+    returns = torch.as_tensor((adv + values[:-1]).reshape(-1), device=dev)
+    return {"obs": obs, **flat, "adv": torch.as_tensor(adv.reshape(-1), device=dev), "ret": returns}, obs_np
+
+
+def _value(model: Any, view: LearnerView, obs_np: np.ndarray, mask_np: np.ndarray, dev: Any) -> Any:
+    """The critic's value of every env's observation ``obs_np``."""
+    import torch
+
+    with torch.no_grad():
+        rows = view.sparse(obs_np, mask_np, dev)[0]
+        return model(rows, torch.ones(mask_np.shape, dtype=torch.bool, device=dev))[1]
+
+
+def _sample(model: Any, view: LearnerView, obs_np: np.ndarray, mask_np: np.ndarray, dev: Any) -> tuple[Any, ...]:
+    """The learner's move in every env, sampled from ``model`` in its ``view``: the observation's sparse rows, the
+    legal mask, the action and its log-probability in the learner's view, the critic's value, and the actions in the
+    env's own suits."""
+    import torch
+
+    rows, legal, perm = view.sparse(obs_np, mask_np, dev)
+    with torch.no_grad():
+        mask = torch.as_tensor(legal, device=dev)
+        logits, value = model(rows, mask)
+        log_probs = torch.log_softmax(logits, -1)
+        action = torch.multinomial(log_probs.exp(), 1).squeeze(1)
+        logp = log_probs.gather(1, action[:, None]).squeeze(1)
+    return rows, mask, action, logp, value, view.back(action.cpu().numpy(), perm)
 
 
 def gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float, lam: float) -> np.ndarray:

@@ -17,8 +17,8 @@ the config section (:class:`training.config.PretrainConfig`). What differs:
 * **the data** is the learner seat's decisions in :func:`whist_env.vector.make_learner_env` with the heuristic in the
   other seats and the teacher in the learner's (so: the heuristic's self-play, one seat recorded per deal), the
   observations in the engine's dtype (``uint8``); the deals come from the engine's generators seeded with
-  :data:`TEACHER_SEED` ``+ seed`` (DAgger round ``r``: ``training.sb3.warm_start.RELABEL_SEED + 1000 r + seed``), other
-  streams than the PPO env's (``seed``) and the evaluation's (the arena's ``1_000_003 + seed``);
+  :data:`TEACHER_SEED` ``+ seed`` (DAgger round ``r``: ``whist_env.learning.cloning.RELABEL_SEED + 1000 r + seed``),
+  other streams than the PPO env's (``seed``) and the evaluation's (the arena's ``1_000_003 + seed``);
 * **DAgger**: the cloned network samples the learner's moves on the engine against the heuristic, and the teacher
   labels each of those states;
 * **cloning** fits ppo_vec's own network (:func:`whist_env.learning.net.build_actor_critic`, sparse first layers).
@@ -26,6 +26,7 @@ the config section (:class:`training.config.PretrainConfig`). What differs:
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -34,8 +35,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from training.sb3.warm_start import RELABEL_SEED
 
 if TYPE_CHECKING:
     from whist_env.learning.cloning import Dataset
@@ -96,29 +95,43 @@ def play_teacher(
     from whist_env.vector.heuristics import BatchedHeuristic
 
     b = env.num_envs
-    teacher = BatchedHeuristic(env.game_id, **dataclasses.asdict(env.venv.game.config))
-    every = np.arange(b)
     quota = np.full(b, deals // b, np.int64)
     quota[: deals % b] += 1
-    finished = np.zeros(b, np.int64)
     with progress_bar(deals, label or f"{env.game_id} heuristic on the engine", enabled=progress) as bar:
-        steps: list[tuple[np.ndarray, ...]] = []  # per step: obs, mask, label, seat, reward, done, kept
-        obs, infos = env.reset()
-        while (finished < quota).any():
-            mask = env.action_masks()
-            labels = teacher.act_state(env.venv, every)
-            kept = finished < quota
-            seats = infos["learner_seat"].astype(np.int8)
-            actions = labels if learner is None else np.asarray(learner(obs, mask), np.int64)
-            nxt, reward, terminated, truncated, infos = env.step(actions)
-            done = terminated | truncated
-            steps.append((obs, mask.astype(np.int8), labels, seats, reward, done, kept))
-            obs = nxt
-            ended = done & kept
-            finished += done
-            if ended.any():
-                bar.update(int(ended.sum()))
-    # the return from each decision on: the rewards summed back to the start of its episode (gamma 1)
+        steps = _steps(env, BatchedHeuristic(env.game_id, **dataclasses.asdict(env.venv.game.config)), learner,
+                       quota, bar)  # fmt: skip
+    obs, mask, action, outcome, seat = _rows_of(steps, b)
+    return obs, mask, action, outcome, seat
+
+
+def _steps(env: Any, teacher: Any, learner: Batched | None, quota: np.ndarray, bar: Any) -> list[tuple[Any, ...]]:
+    """:func:`play_teacher`'s steps until every environment has played its ``quota`` of episodes: per step the
+    observation, the mask, the teacher's label, the learner's seat, the reward, the episode's end, and whether the
+    environment's episode still counts."""
+    every = np.arange(env.num_envs)
+    finished = np.zeros(env.num_envs, np.int64)
+    steps: list[tuple[np.ndarray, ...]] = []
+    obs, infos = env.reset()
+    while (finished < quota).any():
+        mask = env.action_masks()
+        labels = teacher.act_state(env.venv, every)
+        kept = finished < quota
+        seats = infos["learner_seat"].astype(np.int8)
+        actions = labels if learner is None else np.asarray(learner(obs, mask), np.int64)
+        nxt, reward, terminated, truncated, infos = env.step(actions)
+        done = terminated | truncated
+        steps.append((obs, mask.astype(np.int8), labels, seats, reward, done, kept))
+        obs = nxt
+        ended = done & kept
+        finished += done
+        if ended.any():
+            bar.update(int(ended.sum()))
+    return steps
+
+
+def _rows_of(steps: list[tuple[np.ndarray, ...]], b: int) -> tuple[np.ndarray, ...]:
+    """:func:`play_teacher`'s rows from its steps (each: obs, mask, label, seat, reward, done, kept), the kept rows
+    only; the outcome of a decision is its seat's rewards summed back to the start of its episode (gamma 1)."""
     after = np.zeros(b, np.float32)
     outcomes = []
     for _, _, _, _, reward, done, _ in reversed(steps):
@@ -298,6 +311,8 @@ def warm_start(model: Any, config: Any, view: Any, run_dir: Path | None = None) 
     Returns:
         The records of ``pretrain.json``.
     """
+    from whist_env.learning.cloning import run_dagger
+
     p = config.pretrain
     assert p is not None
     name = config.run_name or config.game
@@ -311,31 +326,13 @@ def warm_start(model: Any, config: Any, view: Any, run_dir: Path | None = None) 
     if view.canonical is not None:  # the cache holds the rows as played; the learner's renamed view is made here
         data = renamed(data)
     say(f"pretraining on {len(data):,} decisions of the heuristic ({time.perf_counter() - start:.0f} s so far)")
-    records: list[dict[str, Any]] = []
 
-    def fit(epochs: int, stage: str) -> None:
-        t = time.perf_counter()
-        rows = clone(model, data, epochs=epochs, batch_size=p.batch_size, learning_rate=p.learning_rate,
-                     value_coef=p.value_coef, value_scale=config.reward_scale, seed=config.seed + len(records),
-                     log=lambda m: say(f"{stage}: {m}"))  # fmt: skip
-        for i, row in enumerate(rows):
-            records.append({"stage": stage, "epoch": i + 1, "rows": len(data), **row})
-        records[-1]["seconds"] = round(time.perf_counter() - t, 1)
+    def fit(rows: Dataset, epochs: int, seed: int, log: Callable[[str], None]) -> list[dict[str, float]]:
+        return clone(model, rows, epochs=epochs, batch_size=p.batch_size, learning_rate=p.learning_rate,
+                     value_coef=p.value_coef, value_scale=config.reward_scale, seed=seed, log=log)  # fmt: skip
 
-    fit(p.epochs, "clone")
-    for r in range(p.relabel_rounds):
-        seed = RELABEL_SEED + 1000 * r + config.seed
-        learner = SamplingLearner(model, view, seed)
-        env = teacher_env(config.game, options, p.relabel_deals, seed)
-        arrays = play_teacher(env, p.relabel_deals, learner, progress=True, label=f"{config.game} DAgger round {r + 1}")
-        from whist_env.learning.cloning import Dataset
-
-        recipe = {"teacher": "heuristic", "deals": p.relabel_deals, "seed": seed, "source": RECIPE_SOURCE}
-        extra = Dataset(*arrays, metadata=data.metadata if view.canonical is None else _played(data.metadata),
-                        recipe=recipe)  # fmt: skip
-        data = data.extend(renamed(extra) if view.canonical is not None else extra)
-        if p.relabel_epochs:
-            fit(p.relabel_epochs, f"dagger {r + 1}")
+    dagger = functools.partial(_dagger_rows, model, view, config, data.metadata)
+    data, records = run_dagger(data, p, config.seed, fit, dagger, say)
     seconds = round(time.perf_counter() - start, 1)
     say(f"pretraining done in {seconds:.0f} s: {len(data):,} rows, last fit matched the teacher on "
         f"{records[-1]['accuracy']:.1%}")  # fmt: skip
@@ -343,6 +340,20 @@ def warm_start(model: Any, config: Any, view: Any, run_dir: Path | None = None) 
         record = {"seconds": seconds, "rows": len(data), "records": records}
         (run_dir / "pretrain.json").write_text(json.dumps(record, indent=1) + "\n")
     return records
+
+
+def _dagger_rows(model: Any, view: Any, config: Any, metadata: Any, r: int, seed: int) -> Any:
+    """DAgger round ``r``'s rows: ``model`` plays the learner's seat (sampling, :class:`SamplingLearner`) on the
+    engine's deals of ``seed``, and the heuristic labels each of its decisions (renamed as the learner sees them)."""
+    from whist_env.learning.cloning import Dataset
+
+    p = config.pretrain
+    env = teacher_env(config.game, dict(config.game_options), p.relabel_deals, seed)
+    arrays = play_teacher(env, p.relabel_deals, SamplingLearner(model, view, seed), progress=True,
+                          label=f"{config.game} DAgger round {r + 1}")  # fmt: skip
+    recipe = {"teacher": "heuristic", "deals": p.relabel_deals, "seed": seed, "source": RECIPE_SOURCE}
+    extra = Dataset(*arrays, metadata=metadata if view.canonical is None else _played(metadata), recipe=recipe)
+    return renamed(extra) if view.canonical is not None else extra
 
 
 def _played(metadata: Any) -> Any:

@@ -731,9 +731,30 @@ class EnvRunnerFailureError(RuntimeError):
     """The env runners sampled nothing for :data:`EMPTY_ITERATIONS` iterations in a row: they keep failing."""
 
 
-def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]) -> None:
+def _progress_row(result: Mapping[str, Any], it: int, env_steps: int, steps: int, train_s: float, mid: str) -> dict:
+    """An iteration's row of ``progress.jsonl`` from RLlib's result: the env steps, the time, the league's returns
+    per seat and per opponent, each module's steps (its evaluation is added by :func:`_train`)."""
     from whist_env.learning.rllib.league import MAIN
 
+    league = ("env_runners", "league")
+    return {
+        "iteration": it,
+        "env_steps": env_steps,
+        "iteration_env_steps": steps,
+        "train_s": round(train_s, 3),
+        "env_steps_per_s": steps / train_s if train_s > 0 else 0.0,
+        "seat_return": dict(_metric(result, *league, "seat_return", default={}) or {}),
+        "episodes": dict(_metric(result, *league, "episodes", default={}) or {}),
+        "main_vs": dict(_metric(result, *league, "main_vs", default={}) or {}),
+        "module_steps": {  # engine: batched: RLlib's default module is main
+            (MAIN if k == mid else k): int(v)
+            for k, v in (_metric(result, "env_runners", "num_module_steps_sampled", default={}) or {}).items()
+        },
+        "eval": {},
+    }
+
+
+def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]) -> None:
     progress = run_dir / "progress.jsonl"
     mid = main_id(config)
     empty = 0  # iterations in a row that sampled no env step
@@ -758,21 +779,7 @@ def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]
                 "(/tmp/ray/session_latest/logs/); --resume continues from the newest checkpoint"
             )
         league["env_steps"] += steps
-        row: dict[str, Any] = {
-            "iteration": it,
-            "env_steps": league["env_steps"],
-            "iteration_env_steps": steps,
-            "train_s": round(train_s, 3),
-            "env_steps_per_s": steps / train_s if train_s > 0 else 0.0,
-            "seat_return": dict(_metric(result, "env_runners", "league", "seat_return", default={}) or {}),
-            "episodes": dict(_metric(result, "env_runners", "league", "episodes", default={}) or {}),
-            "main_vs": dict(_metric(result, "env_runners", "league", "main_vs", default={}) or {}),
-            "module_steps": {  # engine: batched: RLlib's default module is main
-                (MAIN if k == mid else k): int(v)
-                for k, v in (_metric(result, "env_runners", "num_module_steps_sampled", default={}) or {}).items()
-            },
-            "eval": {},
-        }
+        row = _progress_row(result, it, league["env_steps"], steps, train_s, mid)
         policy = refresh_main(algo, config) if config.engine == "batched" else None  # main's numpy copy, made once
         if config.snapshot_pool and it % config.snapshot_every == 0:
             row["snapshot"] = take_snapshot(algo, config, league, config.snapshot_pool, policy)

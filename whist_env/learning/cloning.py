@@ -491,6 +491,47 @@ def behaviour_clone(
     return history
 
 
+RELABEL_SEED = 2_000_003
+"""DAgger round ``r`` of a run with seed ``s`` plays the episodes of seed ``RELABEL_SEED + 1000 * r + s``: other
+deals than the teacher's dataset and the evaluations (``1_000_003 + s``)."""
+
+FitFn = Callable[["Dataset", int, int, Callable[[str], None]], list[dict[str, float]]]
+"""``fit(data, epochs, seed, log)``: fit the learner to ``data`` in place; one row of figures per epoch."""
+
+
+def run_dagger(
+    data: Dataset,
+    recipe: Any,
+    seed: int,
+    fit: FitFn,
+    relabel: Callable[[int, int], Dataset],
+    log: Callable[[str], None],
+) -> tuple[Dataset, list[dict[str, Any]]]:
+    """The warm start's schedule, every trainer's: a first fit of ``recipe.epochs`` on the teacher's ``data``, then
+    ``recipe.relabel_rounds`` DAgger rounds, each adding ``relabel(round, its seed)``'s rows (the learner's own
+    states labelled by the teacher; seed ``RELABEL_SEED + 1000 * round + seed``) and fitting ``relabel_epochs``
+    more over all rows. Fit ``k`` shuffles with seed ``seed + k``.
+
+    Returns:
+        All the rows, and the records of ``pretrain.json``: per fit and epoch its stage, the rows and the figures
+        ``fit`` gave, and each fit's seconds on its last epoch.
+    """
+    records: list[dict[str, Any]] = []
+
+    def stage(epochs: int, name: str) -> None:
+        t = time.perf_counter()
+        rows = fit(data, epochs, seed + len(records), lambda line: log(f"{name}: {line}"))
+        records.extend({"stage": name, "epoch": i + 1, "rows": len(data), **row} for i, row in enumerate(rows))
+        records[-1]["seconds"] = round(time.perf_counter() - t, 1)
+
+    stage(recipe.epochs, "clone")
+    for r in range(recipe.relabel_rounds):
+        data = data.extend(relabel(r, RELABEL_SEED + 1000 * r + seed))
+        if recipe.relabel_epochs:
+            stage(recipe.relabel_epochs, f"dagger {r + 1}")
+    return data, records
+
+
 def fit_actor_critic(
     params: list[Any],
     forward: Callable[[Any], tuple[Any, Any]],
