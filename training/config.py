@@ -61,12 +61,6 @@ def check_trainer(value: Any, mine: str) -> None:
     raise ConfigError(f"trainer must be one of {', '.join(TRAINERS)}, got {value!r}")
 
 
-def available_configs(cls: type[Any]) -> list[str]:
-    """The configs in :data:`CONFIG_DIR` for the trainer of the config class ``cls``, as paths to pass to
-    ``--config`` (relative to the working directory where they lie below it)."""
-    return configs_with_prefix(getattr(cls, "config_prefix", ""))
-
-
 def configs_with_prefix(prefix: str) -> list[str]:
     """The configs in :data:`CONFIG_DIR` of the trainer whose prefix is ``prefix`` (``""``: sb3's), as paths."""
     names = sorted(p.name for p in CONFIG_DIR.glob(f"{prefix}*.yaml"))
@@ -199,7 +193,7 @@ class RunConfig:
     (rllib) extend it; all three are read by :func:`load_config_as`, saved by :func:`save_config`, and checked by
     :meth:`validate_run` for these fields."""
 
-    config_prefix: ClassVar[str] = ""  # its configs in configs/: ``<prefix><game>.yaml`` (available_configs)
+    config_prefix: ClassVar[str] = ""  # its configs in configs/: ``<prefix><game>.yaml`` (CONFIG_PREFIXES)
 
     game: str
     """Environment id to train on (``german_whist_v0``, ``classic_whist_v0``, ``humbug_v0``, ``oh_hell_v0``,
@@ -440,7 +434,7 @@ class PPOVecConfig(PPOConfig):
     and checks shared with ``train.py``'s config are :class:`training.config.PPOConfig`'s; here are the defaults that
     suit the batched engine, and what differs."""
 
-    config_prefix: ClassVar[str] = "ppo_vec_"  # its configs in configs/ (training.config.available_configs)
+    config_prefix: ClassVar[str] = "ppo_vec_"  # its configs in configs/ (CONFIG_PREFIXES)
 
     n_envs: int = 256
     """Environments stepped as one batch."""
@@ -684,7 +678,7 @@ def _type_name(hint: Any) -> str:
 
 
 def from_dict(values: dict[str, Any], source: str = "config") -> TrainConfig:
-    """A validated :class:`TrainConfig` from plain values.
+    """A validated :class:`TrainConfig` from plain values (:func:`config_from_dict` of any config class).
 
     Raises:
         ConfigError: an unknown key (the message lists every allowed key), a missing ``game``, a wrong type

@@ -17,7 +17,6 @@ from training.config import (
     RunConfig,
     check_range,
     config_from_dict,
-    field_docs,
     load_config_as,
 )
 
@@ -31,7 +30,7 @@ class RLlibConfig(RunConfig):
     """Everything one RLlib self-play run needs; the saved ``<run>/config.yaml`` reproduces it. The fields every
     trainer's config has are :class:`training.config.RunConfig`'s; RLlib's own PPO settings keep RLlib's names."""
 
-    config_prefix: ClassVar[str] = "rllib_"  # its configs in configs/ (training.config.available_configs)
+    config_prefix: ClassVar[str] = "rllib_"  # its configs in configs/ (training.config.CONFIG_PREFIXES)
 
     seed: int = 0
     """Seeds RLlib (its env runners seed their environments from it) and the evaluations."""
@@ -171,11 +170,6 @@ class RLlibConfig(RunConfig):
                         f"pretrain.teacher: the warm start on the engine plays {', '.join(ENGINE_TEACHERS)}, got "
                         f"{self.pretrain.teacher!r}"
                     )
-
-
-def rllib_field_docs() -> dict[str, str]:
-    """Field name -> its docstring (for ``--help``)."""
-    return field_docs(RLlibConfig)
 
 
 def load_rllib_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RLlibConfig:
