@@ -145,3 +145,30 @@ def test_resume_refuses_a_checkpoint_of_another_observation_layout(tmp_path: Pat
     with pytest.raises(ConfigError, match="layout") as err:
         _resolve([*argv, "--resume"])
     assert "0" * 16 in str(err.value) and "--overwrite" in str(err.value)
+
+
+def test_resume_overwrite_follows_the_run_contract(tmp_path: Path) -> None:
+    """``--resume --overwrite`` on an rllib run (the run contract's rule, every trainer's; no Ray started): without a
+    valid checkpoint the run starts again from zero and keeps the command that started it; with one it resumes."""
+    import json
+
+    from training.rllib.trainer import LEAGUE_FILE
+    from whist_env.fingerprint import ModelMetadata
+    from whist_env.learning.rllib.agent import META_FILE
+
+    run = tmp_path / "r"
+    run.mkdir()
+    config = (REPO / "configs" / "rllib_german_whist.yaml").read_text()
+    (run / "config.yaml").write_text(config + f"run_name: r\nruns_dir: {tmp_path}\n")
+    (run / "command.txt").write_text("python training/train.py --config configs/rllib_german_whist.yaml\n")
+    argv = ["--resume", "--overwrite", "--run-name", "r", "--runs-dir", str(tmp_path)]
+    _, run_dir, found = _resolve(argv)
+    assert found is None and run_dir == run and sorted(p.name for p in run.iterdir()) == ["command.txt"]
+    checkpoint = run / "checkpoints" / "iter_000001"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / LEAGUE_FILE).write_text("{}")
+    metadata = ModelMetadata.for_game("german_whist_v0").to_dict()
+    (checkpoint / META_FILE).write_text(json.dumps({"game": "german_whist_v0", "metadata": metadata}))
+    (run / "config.yaml").write_text(config + f"run_name: r\nruns_dir: {tmp_path}\n")
+    _, _, found = _resolve(argv)
+    assert found is not None and found[0] == checkpoint  # a valid checkpoint: --overwrite does not discard it
