@@ -135,7 +135,7 @@ def test_german_whist_two_iterations_two_runners_league_checkpoint_agent_and_res
 
     # a finished run is not started over by accident
     again = run([*common, "--iterations", "3"])
-    assert again.returncode == 2 and "already holds checkpoints" in again.stderr
+    assert again.returncode == 2 and "already exists: pass --resume" in again.stderr  # the run contract's rule
 
 
 def test_batched_engine_warm_start_league_checkpoint_agent_and_resume(tmp_path: Path) -> None:
