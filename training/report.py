@@ -20,8 +20,8 @@ _INTS = ("timesteps", "illegal_actions", "deals")
 _FLOATS = ("wall_s", "mean", "ci95", "diff", "diff_ci95", "win_rate")
 TRAINER_NAMES = {
     "sb3": "MaskablePPO",
-    "ppo": "masked PPO on the batched engine (`ppo_vec`)",
-    "rllib": "RLlib's PPO, league self-play (`rllib_selfplay`)",
+    "ppo": "masked PPO on the batched engine (`trainer: ppo`)",
+    "rllib": "RLlib's PPO, league self-play (`trainer: rllib`)",
 }
 """How :func:`write_report` names a config's ``trainer``."""
 

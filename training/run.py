@@ -53,6 +53,9 @@ class Session(Protocol):
     """The evaluations during training, as rows of ``eval.csv``."""
     envs: str | None
     """How the environments ran, in words, for the report (None: the config's ``n_envs``)."""
+    final_phase: str | None
+    """The phase :meth:`evaluate`'s time goes to (``"final evaluation"``), or None when the final evaluation was
+    part of training (RLlib's last iteration)."""
 
     def warm_start(self) -> None:
         """Clone the config's teacher before training (only on a fresh run whose config has ``pretrain:``)."""
@@ -349,7 +352,8 @@ def run(chosen: Trainer, args: argparse.Namespace, argv: list[str], where: dict[
         session.save()
         policy = session.export()
         finals = session.evaluate(policy)
-        clock.lap("final evaluation")
+        if session.final_phase:
+            clock.lap(session.final_phase)
         history = [row for row in session.history if row["kind"] != "final"] + finals
         write_eval_csv(run_dir / "eval.csv", history)
         plot_learning_curve(run_dir / "learning_curve.png", history, config.run_name)

@@ -186,8 +186,8 @@ def test_batched_engine_warm_start_league_checkpoint_agent_and_resume(tmp_path: 
     phases = json.loads((run_dir / "phases.json").read_text())
     assert list(phases) == ["set-up", "warm start", "PPO"] and all(s > 0 for s in phases.values())
     report = (run_dir / "report.md").read_text()
-    assert "RLlib's PPO" in report and "warm start" in report and "rllib_selfplay.py --config" in report
-    assert " env runners × " in report  # the envs line rllib_selfplay hands to write_report
+    assert "RLlib's PPO" in report and "warm start" in report and "train.py --config" in report
+    assert " env runners × " in report  # the envs line the rllib session hands to write_report
 
     out = run([*common, "--iterations", "3", "--num-env-runners", "2", "--resume"])
     check_ok(out)

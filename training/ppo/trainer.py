@@ -60,6 +60,7 @@ class PPOSession:
     """A run of :class:`~training.ppo.loop.PPOVec` in progress (see :class:`training.run.Session`)."""
 
     envs = None
+    final_phase = "final evaluation"
 
     def __init__(self, config: PPOVecConfig, run_dir: Path, found: tuple[Path, dict[str, Any]] | None) -> None:
         self.config, self.run_dir = config, run_dir

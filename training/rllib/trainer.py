@@ -514,6 +514,8 @@ class RLlibSession:
     """A self-play run on Ray in progress (see :class:`training.run.Session`): Ray started (or the cluster at
     ``--address`` joined) and the algorithm built, from zero or restored from a checkpoint."""
 
+    final_phase = None  # the last iteration's evaluation is the final one: it is part of PPO's time
+
     def __init__(self, config: RLlibConfig, run_dir: Path, found: Path | None, address: str | None) -> None:
         if address:
             _use_token_auth()  # before Ray is imported: it reads the mode once
@@ -583,7 +585,7 @@ class RLlibSession:
         if self.config.engine == "batched":
             refresh_main(self.algo, self.config)
         _train(self.algo, self.config, self.run_dir, self.league)
-        return sum(float(row["train_s"]) for row in _progress_rows(self.run_dir))
+        return float(self.league.get("wall_s", 0.0))
 
     def save(self) -> None:
         """The last iteration is checkpointed by :func:`_train` (every ``checkpoint_every`` and at the end)."""
@@ -610,11 +612,6 @@ class RLlibSession:
         if self.algo is not None:
             self.algo.stop()
         ray.shutdown()
-
-
-def _progress_rows(run_dir: Path) -> list[dict[str, Any]]:
-    progress = run_dir / "progress.jsonl"
-    return [json.loads(line) for line in progress.read_text().splitlines()] if progress.exists() else []
 
 
 def _start_ray(ray: Any, config: RLlibConfig, address: str | None) -> None:
@@ -786,6 +783,8 @@ def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]
         row["snapshots"] = league["snapshots"]
         if it % config.eval_every == 0 or it == config.iterations:
             row["eval"] = evaluate_main(algo, config, run_dir, policy)
+        # the iterations' wall time over every session of the run (their evaluations included), kept by checkpoints
+        league["wall_s"] = round(league.get("wall_s", 0.0) + time.perf_counter() - start, 3)
         if it % config.checkpoint_every == 0 or it == config.iterations:
             row["checkpoint"] = str(save_checkpoint(algo, config, run_dir, league))
         with progress.open("a") as f:

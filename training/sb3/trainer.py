@@ -31,6 +31,7 @@ class SB3Session:
     """A MaskablePPO run in progress (see :class:`training.run.Session`)."""
 
     envs = None
+    final_phase = "final evaluation"
 
     def __init__(self, config: TrainConfig, run_dir: Path, found: tuple[Path, dict[str, Any]] | None) -> None:
         import torch
