@@ -8,7 +8,8 @@
 * shared: :mod:`training.config` (typed YAML configs), :mod:`training.checkpoint` (plain-data checkpoints and their
   atomic write), :mod:`training.evaluation` (the learner in the arena), :mod:`training.report` (``eval.csv``, the
   curve, ``report.md``), ``ship.py`` (a run into the package's shipped networks), ``convert_checkpoints.py`` (old
-  pickled checkpoints into plain data, ``--trust``), ``experiments/`` (recipes of shipped artefacts).
+  pickled checkpoints into plain data, ``--trust``), ``exploit.py`` (an agent's exploiter gap: a best response
+  trained against it for a budget, with the ppo trainer's loop), ``experiments/`` (recipes of shipped artefacts).
 
 The learner code these drive (SB3 glue, cloning, the torch networks, RLlib's modules) is :mod:`whist_env.learning`.
 """

@@ -443,8 +443,10 @@ class PPOVecConfig(PPOConfig):
     batch_size: int = 1024
     """Minibatch size of a PPO update."""
     opponents: dict[str, float] = dataclasses.field(default_factory=lambda: {"random": 1.0})
-    """Opponents the learner env plays itself (``random``, ``heuristic``) and their draw weights; every opponent
-    seat draws one per rollout."""
+    """Opponents the learner env plays itself (``random``, ``heuristic``, ``pretrained``: the game's shipped network,
+    ``pretrained(path=<exported .npz>)``: a frozen exported one) and their draw weights; every opponent seat draws one
+    per rollout (``{pretrained: 1.0}`` trains against the shipped network; ``training/exploit.py`` does so for a
+    budget)."""
     partner: str = ""
     """Partnership games only: ``self`` (the partner's seat is played by the learner's weights of the moment, a
     frozen copy taken before every rollout; its decisions are not trained on), ``random`` or ``heuristic``, or empty

@@ -132,23 +132,33 @@ class PPOVec:
         """PPO's epochs over one rollout (:func:`training.ppo.update.ppo_update`); returns the mean losses."""
         return ppo_update(self.config, self.model, self.optimizer, batch, self.rng, self.num_timesteps)
 
+    def begin(self) -> None:
+        """Deal the first episodes (the env reset to the run's seed), unless a rollout or a checkpoint did."""
+        if self._obs is None:
+            self._obs, _ = self.env.reset(seed=self.config.seed)
+
+    def rollout(self) -> dict[str, float]:
+        """One rollout against the opponents set in the env, then its update; returns the update's mean losses.
+        :meth:`train`'s step, and that of a loop driven from outside (``training/exploit.py``: a time budget)."""
+        batch = self.collect()
+        u0, uc0 = now()
+        stats = self.update(batch)
+        self.timers.add("update", u0, uc0)
+        return stats
+
     def train(self) -> None:
         """Train until ``total_timesteps``, checkpointing on the way (a resumed trainer goes on from its step)."""
         c = self.config
         if self.run_dir is not None and self.writer is None:
             self.writer = tensorboard_writer(self.run_dir / "tb")
-        if self._obs is None:
-            self._obs, _ = self.env.reset(seed=c.seed)
+        self.begin()
         w0 = time.perf_counter()
         self._evaluate_if_due(w0)  # the start (a resumed run: only if it stopped before one that was due)
         self.ppo_wall_s += time.perf_counter() - w0
         while self.num_timesteps < c.total_timesteps:
             self.env.set_opponents(self.draw_opponents())
             w0 = time.perf_counter()
-            batch = self.collect()
-            u0, uc0 = now()
-            stats = self.update(batch)
-            self.timers.add("update", u0, uc0)
+            stats = self.rollout()
             self._report(stats, time.perf_counter() - w0)
             if c.self_play and self.num_timesteps >= self.next_snapshot:
                 snapshot = Snapshot(numpy_actor(self.model), self.num_timesteps, self.view)

@@ -15,9 +15,10 @@ environments stepped as one batch (so ``n_envs`` is large and ``n_steps`` small 
 illegal actions' logits are set to a large negative number before the softmax.
 
 Opponents: ``opponents`` maps names the learner env takes (``random``; ``heuristic``: the numba port of the
-heuristic, whose decisions are the Python agent's) to draw weights; with ``self_play``, frozen snapshots of the
-learner (greedy numpy copies of its actor, batched callables ``(obs, mask) -> actions``) take ``self_play_weight``
-of the draws. Each opponent seat draws its player at the start of every rollout.
+heuristic, whose decisions are the Python agent's; ``pretrained`` and ``pretrained(path=<exported .npz>)``: a frozen
+network, played as :class:`~whist_env.agents.pretrained.PretrainedAgent` plays it) to draw weights; with
+``self_play``, frozen snapshots of the learner (greedy numpy copies of its actor, batched callables ``(obs, mask) ->
+actions``) take ``self_play_weight`` of the draws. Each opponent seat draws its player at the start of every rollout.
 
 Warm start (``pretrain:``, as ``train.py``'s; ``training/ppo/warm_start.py``): before PPO, the game's heuristic is
 played batched on the engine and cloned into the actor and the critic, with DAgger rounds in which the cloned network

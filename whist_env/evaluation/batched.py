@@ -63,7 +63,7 @@ from whist_env.registry import GameRef, spec_of
 from whist_env.vector.core import RawVectorEnv
 from whist_env.vector.engines import make
 from whist_env.vector.learner import random_actions
-from whist_env.vector.policy import BatchedPolicy, StateAgent, sparse_affine
+from whist_env.vector.policy import BatchedPolicy, StateAgent, batched_pretrained, sparse_affine
 
 __all__ = [
     "BATCHED_NAMES",
@@ -131,9 +131,7 @@ def batched_agent(spec: Any, game_id: GameRef, options: dict[str, Any], rng: np.
         spec_of(game_id).make_rules(**options)  # an unknown game or a bad option fails here, as make_agent's
         return BatchedRandom(rng)
     if parsed.name == "pretrained":
-        from whist_env.agents.factory import make_agent
-
-        return BatchedPolicy(make_agent(parsed, game_id, **options), rng)
+        return batched_pretrained(parsed, game_id, options, rng)
     if parsed.name == "heuristic":
         from whist_env.vector.heuristics import BatchedHeuristic
 

@@ -42,8 +42,15 @@ without an ``illegal_reward``). Episode returns and
 lengths are left to Gymnasium's ``RecordEpisodeStatistics`` (next-step) or SB3's ``VecMonitor``, which own
 ``info["episode"]``.
 
+Opponents by name: ``"random"``, ``"heuristic"`` (the game's batched heuristic port) and ``"pretrained"`` or
+``"pretrained(path=<exported .npz>)"`` (the network :class:`~whist_env.agents.pretrained.PretrainedAgent` plays, as
+:class:`~whist_env.vector.policy.BatchedPolicy`: the agent's own cards, suits renamed for a ``canonical_suits``
+network; a frozen opponent for an exploiter, ``training/exploit.py``). A named opponent is built once per env and
+name, so a trainer may hand the names again before every rollout.
+
 Randomness: the deals come from the engine's generators, the learner's seat (``"random"``) and the random
-opponents' choices from a numpy generator; both are seeded from ``seed`` (and ``reset(seed=)``).
+opponents' choices from a numpy generator; both are seeded from ``seed`` (and ``reset(seed=)``). A sampling network
+(``pretrained(deterministic=false)``) draws from its own generator, seeded from ``seed`` apart from those.
 """
 
 from __future__ import annotations
@@ -60,6 +67,7 @@ from whist_env.errors import CallOrderError, IllegalActionError, OptionError
 from whist_env.options import finite_number, reset_options
 from whist_env.vector.core import RawVectorEnv, TimeStep, env_list
 from whist_env.vector.engines import make
+from whist_env.vector.policy import batched_pretrained, is_pretrained
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 OpponentSpec = str | Policy | Any  # Any: an object with ``act_state`` (a batched agent reading the engine's state)
@@ -131,6 +139,8 @@ class LearnerVectorEnv(VectorEnv):
         elif not 0 <= learner_seat < n:
             raise OptionError(f"{gid}: learner_seat must be 'random' or a seat 0..{n - 1}, got {learner_seat!r}")
         self.learner_seat_mode: int | str = learner_seat if isinstance(learner_seat, str) else int(learner_seat)
+        self._seed = seed
+        self._named: dict[str, OpponentSpec] = {}  # the opponents built from a name, by name (kept: no reload)
         self.set_opponents(opponents)
         self.single_observation_space = spaces.Box(0, 1, (venv.observation_size,), venv.obs_dtype.type)
         self.single_action_space = spaces.Discrete(venv.num_actions)
@@ -156,15 +166,19 @@ class LearnerVectorEnv(VectorEnv):
         Args:
             opponents: ``"random"`` (a uniformly random legal action), ``"heuristic"`` (the game's rule-based
                 agent, batched: :class:`whist_env.vector.heuristics.BatchedHeuristic` for the env's game and
-                options), a batched policy callable ``(obs (k, D), mask (k, A) bool) -> actions (k,)``, or an object
-                with ``act_state(venv, envs) -> actions (k,)`` reading the engine's state, for every other seat; or
-                a sequence of ``n - 1`` of them for the seats to the learner's left, in order (relative seats 1, 2,
-                ...). In a partnership game the learner's partner (relative seat 2 of 4) is one of these seats,
-                played like an opponent.
+                options), ``"pretrained"`` or ``"pretrained(path=<exported .npz>)"`` (the network of
+                :class:`~whist_env.agents.pretrained.PretrainedAgent`, batched:
+                :func:`whist_env.vector.policy.batched_pretrained`), a batched policy callable ``(obs (k, D), mask
+                (k, A) bool) -> actions (k,)``, or an object with ``act_state(venv, envs) -> actions (k,)`` reading
+                the engine's state, for every other seat; or a sequence of ``n - 1`` of them for the seats to the
+                learner's left, in order (relative seats 1, 2, ...). In a partnership game the learner's partner
+                (relative seat 2 of 4) is one of these seats, played like an opponent.
 
         Raises:
-            OptionError: for an opponent of none of these kinds, or ``"heuristic"`` for a game whose heuristic has
-                no batched port yet (naming the ported ones).
+            OptionError: for an opponent of none of these kinds, ``"heuristic"`` for a game whose heuristic has
+                no batched port yet (naming the ported ones), or a ``pretrained`` network that cannot be loaded
+                (no shipped weights, no file).
+            ModelMismatchError: a ``pretrained`` network made for other options or another layout.
         """
         n = self.num_players
         specs: list[OpponentSpec]
@@ -181,24 +195,20 @@ class LearnerVectorEnv(VectorEnv):
             specs = [opponents]  # type: ignore[list-item]  # reported below
         for spec in specs:
             if isinstance(spec, str):
-                ok = spec in (RANDOM, HEURISTIC)
+                ok = spec in (RANDOM, HEURISTIC) or is_pretrained(spec)
             else:
                 ok = callable(getattr(spec, "act_state", None)) or (
                     callable(spec) and not callable(getattr(spec, "act", None))
                 )
             if not ok:
                 raise OptionError(
-                    f"{self.game_id}: an opponent must be 'random', 'heuristic', a batched policy callable "
-                    f"(obs (k, D), mask (k, A) bool) -> actions (k,) or an object with act_state(venv, envs), got "
-                    f"{spec!r} (Agent objects and other names have no batched form yet: use "
-                    "whist_env.envs.single_agent for them)"
+                    f"{self.game_id}: an opponent must be 'random', 'heuristic', 'pretrained', "
+                    f"'pretrained(path=<exported .npz>)', a batched policy callable (obs (k, D), mask (k, A) bool) -> "
+                    f"actions (k,) or an object with act_state(venv, envs), got {spec!r} (Agent objects and other "
+                    "names have no batched form yet: use whist_env.envs.single_agent for them)"
                 )
-        if HEURISTIC in specs:
-            from whist_env.vector.heuristics import BatchedHeuristic
-
-            # one batched heuristic for every seat it plays (it keeps no state of its own)
-            heuristic = BatchedHeuristic(self.game_id, **dataclasses.asdict(self.venv.game.config))
-            specs = [heuristic if spec == HEURISTIC else spec for spec in specs]
+        # one object per name for every seat it plays (neither keeps state of its own between calls)
+        specs = [self._named_opponent(spec) if isinstance(spec, str) and spec != RANDOM else spec for spec in specs]
         # the distinct policies, and which one plays each relative seat (index 0: the learner, -1)
         self._policies: list[OpponentSpec] = []
         self._policy_of = np.full(n, -1, np.int64)
@@ -207,6 +217,21 @@ class LearnerVectorEnv(VectorEnv):
             if not found:
                 self._policies.append(spec)
             self._policy_of[rel] = found[0] if found else len(self._policies) - 1
+
+    def _named_opponent(self, name: str) -> OpponentSpec:
+        """The batched agent of ``"heuristic"`` or a ``pretrained`` spec for the env's game and options, built on
+        first use and kept."""
+        if name not in self._named:
+            options = dataclasses.asdict(self.venv.game.config)
+            if name == HEURISTIC:
+                from whist_env.vector.heuristics import BatchedHeuristic
+
+                self._named[name] = BatchedHeuristic(self.game_id, **options)
+            else:
+                entropy = None if self._seed is None else int(self._seed)
+                rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(2, len(self._named))))
+                self._named[name] = batched_pretrained(name, self.game_id, options, rng)
+        return self._named[name]
 
     def _generator(self, seed: Any) -> np.random.Generator:
         """The learner env's own generator (seats, random opponents): a stream of ``seed`` apart from the engine's."""
@@ -505,7 +530,8 @@ def make_learner_env(
     Args:
         game_id: a registered game with a batched engine.
         num_envs: the batch size ``B``.
-        opponents: ``"random"``, ``"heuristic"`` (the game's rule-based agent, batched), a batched policy callable
+        opponents: ``"random"``, ``"heuristic"`` (the game's rule-based agent, batched), ``"pretrained"`` or
+            ``"pretrained(path=<exported .npz>)"`` (a network, frozen: the agent's own cards), a batched policy callable
             ``(obs (k, D), mask (k, A) bool) -> actions (k,)`` (a frozen network: self-play) or an object with
             ``act_state(venv, envs)``, for every other seat, or a sequence of ``n - 1`` of them (relative seats
             1..n-1 from the learner's left; a partnership game's partner is relative seat 2, played by its policy).
@@ -524,6 +550,7 @@ def make_learner_env(
 
     Raises:
         OptionError: for an unknown game, a bad option, opponent, seat, autoreset mode or illegal reward.
+        ModelMismatchError: a ``pretrained`` opponent's network made for other options or another layout.
     """
     mode = autoreset_mode_of(autoreset_mode, game_id)  # checked before the engine is built
     if illegal_reward is not None:

@@ -1,7 +1,8 @@
-"""The batched forms of agents that search builds on as well as the arena: :class:`BatchedPolicy` (a pretrained network
-over a batch of decisions), :func:`sparse_affine` (its sparse first layer) and the :class:`StateAgent` protocol (the
-heuristic ports). The arena (:mod:`whist_env.evaluation.batched`) re-exports them; PIMC's playouts
-(:mod:`whist_env.search.playout`) import them from here, which imports no agent factory.
+"""The batched forms of agents that search builds on as well as the arena and the learner env: :class:`BatchedPolicy`
+(a pretrained network over a batch of decisions), :func:`batched_pretrained` (it, built from a ``pretrained`` spec),
+:func:`sparse_affine` (its sparse first layer) and the :class:`StateAgent` protocol (the heuristic ports). The arena
+(:mod:`whist_env.evaluation.batched`) re-exports them; PIMC's playouts (:mod:`whist_env.search.playout`) and the
+learner env (:mod:`whist_env.vector.learner`) import them from here, which imports no agent factory.
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from whist_env.agents.pretrained import choose
+from whist_env.agents.agent_spec import AgentSpec, parse_agent_spec
+from whist_env.agents.pretrained import PretrainedAgent, choose
+from whist_env.errors import OptionError
+from whist_env.registry import GameRef
 from whist_env.vector.core import RawVectorEnv, jit
 
-__all__ = ["NEAR_TIE", "BatchedPolicy", "StateAgent", "sparse_affine"]
+__all__ = ["NEAR_TIE", "BatchedPolicy", "StateAgent", "batched_pretrained", "is_pretrained", "sparse_affine"]
 
 NEAR_TIE = 1e-3
 """A network's decision whose two best legal logits are closer than this is recomputed for its row alone (see
@@ -72,6 +76,43 @@ class BatchedPolicy:
             actions = np.minimum((cum <= u[:, None]).sum(axis=1), legal.shape[1] - 1)
             actions = np.where(legal[np.arange(len(p)), actions], actions, masked.argmax(axis=1))
         return actions if perm is None else canonical.action_back(actions, perm)
+
+
+def is_pretrained(spec: str | AgentSpec) -> bool:
+    """Whether ``spec`` names the ``pretrained`` agent (any spelling :mod:`whist_env.agents.agent_spec` reads:
+    ``pretrained``, ``pretrained(path=x.npz)``, ``pretrained:x.npz``); False for other names and unparsable text."""
+    if isinstance(spec, AgentSpec):
+        return spec.name == "pretrained"
+    try:
+        return parse_agent_spec(spec).name == "pretrained"
+    except OptionError:
+        return False
+
+
+def batched_pretrained(
+    spec: str | AgentSpec, game_id: GameRef, options: dict[str, Any], rng: np.random.Generator
+) -> BatchedPolicy:
+    """The batched form of a ``pretrained`` agent spec: the :class:`~whist_env.agents.pretrained.PretrainedAgent` it
+    names (the shipped network, or ``path=<exported .npz>``; ``deterministic`` as given), played by
+    :class:`BatchedPolicy`. The one place the arena (:func:`whist_env.evaluation.batched.batched_agent`) and the learner
+    env (its ``opponents``) build it, so both play the agent's own cards, suits renamed for a ``canonical_suits``
+    network as the agent renames them.
+
+    Args:
+        spec: ``"pretrained"``, ``"pretrained(path=...)"`` (any spelling), or the parsed spec.
+        game_id: the game (its id, or its spec).
+        options: the game's options (checked against the network's metadata).
+        rng: the generator of a sampling network's draws.
+
+    Raises:
+        OptionError: for a spec that is not ``pretrained`` or does not parse, no shipped weights, no file at ``path``.
+        ModelMismatchError: a network made for another game, other options or another layout.
+    """
+    parsed = parse_agent_spec(spec) if isinstance(spec, str) else spec
+    if parsed.name != "pretrained":
+        raise OptionError(f"batched_pretrained builds 'pretrained' or 'pretrained(path=...)' agents, got {spec!r}")
+    kwargs: dict[str, Any] = {**parsed.kwargs, **options}  # path / deterministic, then the game's options
+    return BatchedPolicy(PretrainedAgent(game_id, **kwargs), rng)
 
 
 @jit
