@@ -67,9 +67,11 @@ class Run:
         os.killpg(self.proc.pid, signal.SIGINT)
         try:
             code = self.proc.wait(timeout=120)
-        finally:
-            if self.proc.poll() is None:
-                os.killpg(self.proc.pid, signal.SIGKILL)
+        except subprocess.TimeoutExpired:  # say where the run was: what it printed last
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=30)
+            tail = "".join(self.out[-5:]) + "".join(self.err[-20:])
+            raise AssertionError(f"the run ignored Ctrl-C for 120 s; its last output:\n{tail}") from None
         for t in self.readers:
             t.join(timeout=10)
         return code, "".join(self.out), "".join(self.err)
@@ -138,6 +140,9 @@ def test_ctrl_c_during_training_on_the_batched_engine(tmp_path: Path, start: Cal
     args = ["--config", str(REPO / "configs" / "ppo_vec_german_whist.yaml"), "--runs-dir", str(tmp_path),
             "--run-name", "p", "--total-timesteps", "100000000", *tiny]  # fmt: skip
     run = start(args)
+    # once an episode has ended (its kernels compiled: a fresh install compiles them then, and numba's compiler may
+    # swallow a Ctrl-C that lands inside it) and two checkpoints are written
+    run.wait_for(lambda: any("ep_rew_mean" in line for line in run.out), "the first episode's end")
     run.wait_for(lambda: len(list((tmp_path / "p" / "checkpoints").glob("step_*"))) >= 2, "two checkpoints")
     code, out, err = run.ctrl_c()
     assert code == 130, err
