@@ -76,7 +76,8 @@ def reference_mismatches(
     game_id: str, options: dict[str, Any], num_games: int, seed: int, max_views: int | None = None
 ) -> tuple[int, str | None]:
     """Play random episodes and hold the game's fast encoder to its reference encoder (``GameSpec.reference``) at
-    every seat's view after every action, bit for bit (``encode`` and ``encode_with_mask``).
+    every seat's view after every action, bit for bit (``encode``, ``encode_with_mask`` and ``encode_state``, the
+    view-free path, its action mask too).
 
     Args:
         game_id: a registered game whose spec names a reference encoder.
@@ -111,9 +112,12 @@ def reference_mismatches(
                     if order != [(p.name, p.size) for p in layout.pieces]:
                         return checked, f"the reference's pieces {order} differ from the layout's {layout.pieces}"
                 ref = reference.encode(view)
-                for got in (fast.encode(view), fast.encode_with_mask(view)[0]):
+                obs, mask = fast.encode_state(game, state, seat)
+                for got in (fast.encode(view), fast.encode_with_mask(view)[0], obs):
                     if got.dtype != np.float32 or got.shape != ref.shape or got.tobytes() != ref.tobytes():
                         return checked, mismatch_report(layout, got, ref, view)
+                if mask.dtype != np.int8 or mask.tobytes() != fast.encode_with_mask(view)[1].tobytes():
+                    return checked, f"encode_state's action mask differs from the view's: {view.summary()}"
                 checked += 1
         if not state.done:
             return checked, f"episode {episode} did not end"

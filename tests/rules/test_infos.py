@@ -24,6 +24,8 @@ def test_info_differs_between_seats_only_in_the_declared_keys(game_id: str) -> N
         while True:
             infos = [game.info(state, s) for s in range(state.num_players)]
             assert infos[0] == {**game.info_now(state, 0), **game.summary_info(state)}
+            for seat, info in enumerate(infos):
+                assert game.info_seat(state, seat) == {k: info[k] for k in keys}
             for info in infos[1:]:
                 assert {k: v for k, v in info.items() if k not in keys} == {
                     k: v for k, v in infos[0].items() if k not in keys

@@ -7,13 +7,14 @@ relative seat 0 ("me"), then clockwise.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from whist_env.cards import ABOVE, FULL_DECK, NUM_CARDS, NUM_RANKS, SUIT_MASKS
 from whist_env.encoding import layout as L
+from whist_env.rules.core import PHASE_OVER, State, TrickGame
 from whist_env.view import PlayerView
 
 
@@ -88,6 +89,9 @@ class TrickEncoder:
             ]
             for me in range(n)
         ]
+        self._no_seats = (0,) * n  # played and voids without recall
+        self._fused_game: TrickGame[Any] | None = None  # the game encode_state last found it may do the view of
+        self._fused_plain = (True, True, True, True)  # and which of its view hooks that game leaves as they are
         # per observer, per absolute seat: relative seat, where its trick cards go, and the bits that
         # name it as leader, last winner, dealer or seat to act (each set by one ``|=`` when encoding)
         self._rel = [[(s - me) % n for s in range(n)] for me in range(n)]
@@ -104,6 +108,12 @@ class TrickEncoder:
         self._out_bits = [
             [1 << (off[f"out[{label}]"] - o_facts + k) for k in range(NUM_RANKS + 1)] for label in L.SUIT_LABELS
         ]
+
+    def __getstate__(self) -> dict[str, object]:
+        """For pickle and ``copy``: without the game :meth:`encode_state` last saw (a copy checks its game anew)."""
+        state = self.__dict__.copy()
+        state["_fused_game"] = None
+        return state
 
     def _per_seat(self, value: Callable[[int], int]) -> list[list[int]]:
         """``value(relative seat)`` per observer and absolute seat."""
@@ -134,12 +144,129 @@ class TrickEncoder:
 
     def encode_bits(self, view: PlayerView) -> tuple[int, list[float]]:
         """The binary pieces as one int, and the scalar values."""
-        me = view.seat
-        bits = (view.hand << self._o_hand) | (view.unseen << self._o_unseen)
-        if view.turn_up >= 0:
-            bits |= 1 << (self._o_turn + view.turn_up)
-        bits |= self._trump_bit[4 if view.trump is None else view.trump]
-        known, played, voids, tricks = view.known, view.played, view.voids, view.tricks_won
+        bits = self._table_bits(
+            view.seat,
+            view.hand,
+            view.unseen,
+            view.turn_up,
+            view.trump,
+            view.known,
+            view.played,
+            view.voids,
+            view.tricks_won,
+            view.trick,
+            view.leader,
+            view.to_act,
+            view.last_trick,
+            view.last_winner,
+            view.dealer,
+        )
+        phase_bit = self._phase_bit.get(view.phase)
+        if phase_bit:
+            bits |= phase_bit
+        extra_bits, scalars = self.encode_game(view)
+        return bits | extra_bits, scalars
+
+    def encode_state(self, game: TrickGame[Any], state: State, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``encode_with_mask(game.view(state, seat))`` without building the view: the AEC environment's hot path.
+
+        The view's work (what ``seat`` may see, through the game's hooks) is done here on the state's own fields, and
+        the game's pieces come from :meth:`encode_game_state`. A game that overrides ``view()`` itself, or whose
+        encoder fills its pieces from the view alone (:meth:`encode_game` without :meth:`encode_game_state`), takes
+        the plain path. The two are held equal at every seat after every action of random games of every option grid
+        (``whist_env.testing.reference_mismatches``).
+        """
+        if self._fused_game is not game:
+            if not self._fusable(game):
+                return self.encode_with_mask(game.view(state, seat))
+            self._fused_game = game
+            # the game's view hooks it leaves as they are (done inline, as view() does), read once
+            self._fused_plain = (game._plain_turn_up, game._plain_out_of_play, game._plain_recall, game._plain_trump)
+        plain_turn_up, plain_out_of_play, plain_recall, plain_trump = self._fused_plain
+        hand = state.hands[seat]
+        known = game.known_cards(state, seat)
+        if plain_turn_up:
+            turn_up = state.turn_up if state.turn_up_public else -1
+        else:
+            turn_up = game.turn_up_visible(state, seat)
+        seen = hand if plain_out_of_play else hand | game.known_out_of_play(state, seat)
+        for m in known:
+            if m:
+                seen |= m
+        if turn_up >= 0 and game.turn_up_on_table:
+            seen |= 1 << turn_up
+        if game.recall if plain_recall else game.recall_for(state, seat):
+            seen |= state.played_all
+            played: Sequence[int] = state.played
+            voids: Sequence[int] = state.voids
+        else:
+            for _, c in state.trick:
+                seen |= 1 << c
+            for _, c in state.last_trick:
+                seen |= 1 << c
+            played = voids = self._no_seats
+        phase = state.phase
+        bits = self._table_bits(
+            seat,
+            hand,
+            FULL_DECK & ~seen,
+            turn_up,
+            state.trump if plain_trump else game.trump_visible(state, seat),
+            known,
+            played,
+            voids,
+            state.tricks_won,
+            state.trick,
+            state.leader,
+            state.to_act,
+            state.last_trick,
+            state.last_winner,
+            state.dealer,
+        )
+        phase_bit = self._phase_bit.get(game._phase_text[phase])
+        if phase_bit:
+            bits |= phase_bit
+        extra_bits, scalars = self.encode_game_state(game, state, seat)
+        legal = game.legal_mask(state) if state.to_act == seat and phase != PHASE_OVER else 0
+        return self.layout.pack_with_mask(bits | extra_bits, scalars, legal)
+
+    def _fusable(self, game: TrickGame[Any]) -> bool:
+        """Whether :meth:`encode_state` may do ``game``'s view itself (see there)."""
+        plain_view = type(game).view is TrickGame.view
+        cls = type(self)
+        own_game_pieces = cls.encode_game is not TrickEncoder.encode_game
+        return plain_view and (not own_game_pieces or cls.encode_game_state is not TrickEncoder.encode_game_state)
+
+    def encode_game_state(self, game: TrickGame[Any], state: State, seat: int) -> tuple[int, list[float]]:
+        """:meth:`encode_game` of ``game.view(state, seat)``, read from the state (the game's
+        :meth:`~whist_env.rules.core.TrickGame.view_extra` and the state's fields); an encoder with pieces of its own
+        may override it to speed up :meth:`encode_state`."""
+        return self.encode_game(game.view(state, seat))
+
+    def _table_bits(
+        self,
+        me: int,
+        hand: int,
+        unseen: int,
+        turn_up: int,
+        trump: int | None,
+        known: Sequence[int],
+        played: Sequence[int],
+        voids: Sequence[int],
+        tricks: Sequence[int],
+        trick: Sequence[tuple[int, int]],
+        leader: int,
+        to_act: int,
+        last_trick: Sequence[tuple[int, int]],
+        last_winner: int,
+        dealer: int,
+    ) -> int:
+        """The common pieces of seat ``me``'s observation as one int, from what the seat may see (the fields of its
+        :class:`PlayerView` of the same names)."""
+        bits = (hand << self._o_hand) | (unseen << self._o_unseen)
+        if turn_up >= 0:
+            bits |= 1 << (self._o_turn + turn_up)
+        bits |= self._trump_bit[4 if trump is None else trump]
         seats = gone = 0
         for r, s, o_known, o_played, o_void, tricks_bit in self._rotation[me]:
             if known[s] and r:
@@ -152,27 +279,27 @@ class TrickEncoder:
             seats |= tricks_bit[tricks[s]]
         bits |= seats << self._o_seats
         table = facts = 0
-        if view.trick:
+        if trick:
             trick_at = self._trick_at[me]
-            for seat, card in view.trick:
+            for seat, card in trick:
                 bits |= 1 << (trick_at[seat] + card)
                 table |= 1 << card
-            bits |= self._leader_bit[me][view.trick[0][0]]
-            facts = self._winning_now(view, table) << self._o_winning
-        elif view.to_act >= 0:
-            bits |= self._leader_bit[me][view.leader]
-        if view.last_trick:
+            bits |= self._leader_bit[me][trick[0][0]]
+            facts = self._winning_now(hand, trump, trick[0][1] // NUM_RANKS, table) << self._o_winning
+        elif to_act >= 0:
+            bits |= self._leader_bit[me][leader]
+        if last_trick:
             last_at = self._last_at[me]
-            for seat, card in view.last_trick:
+            for seat, card in last_trick:
                 bits |= 1 << (last_at[seat] + card)
-            bits |= self._last_winner_bit[me][view.last_winner]
-        bits |= self._dealer_bit[me][view.dealer]
-        if view.to_act >= 0:
-            bits |= self._to_act_bit[me][view.to_act]
+            bits |= self._last_winner_bit[me][last_winner]
+        bits |= self._dealer_bit[me][dealer]
+        if to_act >= 0:
+            bits |= self._to_act_bit[me][to_act]
         # master and out[...]: per suit, from the cards still alive (neither played nor on the table). Written out
         # suit by suit, without negative ints (``~x``): their bit operations cost more in CPython, as does a loop.
         alive = FULL_DECK ^ (gone | table)
-        not_mine = alive ^ (alive & view.hand)
+        not_mine = alive ^ (alive & hand)
         clubs, diamonds, hearts, spades = SUIT_MASKS
         out_c, out_d, out_h, out_s = self._out_bits
         facts |= (
@@ -185,20 +312,12 @@ class TrickEncoder:
             | out_h[(not_mine & hearts).bit_count()]
             | out_s[(not_mine & spades).bit_count()]
         )
-        bits |= facts << self._o_facts
-        phase_bit = self._phase_bit.get(view.phase)
-        if phase_bit:
-            bits |= phase_bit
-        extra_bits, scalars = self.encode_game(view)
-        return bits | extra_bits, scalars
+        return bits | (facts << self._o_facts)
 
     @staticmethod
-    def _winning_now(view: PlayerView, table: int) -> int:
-        """The ``winning_now`` card set: cards of my hand that would be the best card of the trick on the table
-        (``table``, not empty) if played now; legality is not considered."""
-        trump = view.trump
-        led = view.trick[0][1] // NUM_RANKS
-        hand = view.hand
+    def _winning_now(hand: int, trump: int | None, led: int, table: int) -> int:
+        """The ``winning_now`` card set: cards of ``hand`` that would be the best card of the trick on the table
+        (``table``, not empty, ``led`` its suit) if played now; legality is not considered."""
         if trump is not None:
             trumps = table & SUIT_MASKS[trump]
             if trumps:  # a trump (perhaps the suit led) is best so far: only a higher trump beats it

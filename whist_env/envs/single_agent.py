@@ -449,7 +449,7 @@ class SingleAgentWhistEnv(gym.Env):
             obs = self.encoder.encode(self.game.view(state, self._seat))
             self._mask = np.zeros(self.game.num_actions, dtype=bool)
             return obs
-        obs, mask = self.encoder.encode_with_mask(self.game.view(state, seat))
+        obs, mask = self.encoder.encode_state(self.game, state, seat)
         self._mask = mask.astype(bool)
         return obs
 

@@ -606,6 +606,12 @@ class TrickGame(Generic[S]):
             "scores": tuple(state.scores),
         }
 
+    def info_seat(self, state: S, seat: int) -> dict[str, Any]:
+        """The keys of :attr:`info_seat_keys` in ``seat``'s :meth:`info_now`, which the environment sets per seat on
+        the one info it builds a trick: taken from :meth:`info_now` unless a game gives them on their own."""
+        now = self.info_now(state, seat)
+        return {key: now[key] for key in self.info_seat_keys or ()}
+
     def summary_fields(self) -> dict[str, int | tuple[int, ...]]:
         """The fields of this game's deal summary (``state.deal_summary``) as they appear in ``info``, each with its
         value before the first deal ends, or in a summary without it: an int, or a tuple of ints of the length the

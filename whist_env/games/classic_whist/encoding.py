@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from whist_env.encoding import layout as L
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.games.classic_whist.rules import ClassicWhistExtras
+from whist_env.rules.core import State, TrickGame
 from whist_env.view import PlayerView
 
 MAX_SCORE = 16  # 9 (one short of a 10-point game) + 7 trick points
@@ -30,6 +33,14 @@ class ClassicWhistEncoder(TrickEncoder):
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
         # only this game's views come here: an annotation, as cast() is a call on every observation
         extra: ClassicWhistExtras = view.extra  # type: ignore[assignment]
+        return self._game_bits(extra)
+
+    def encode_game_state(self, game: TrickGame[Any], state: State, seat: int) -> tuple[int, list[float]]:
+        """:meth:`encode_game` of this seat's view, read from the state (``encode_state``'s path)."""
+        extra: ClassicWhistExtras = game.view_extra(state, seat)  # type: ignore[assignment]
+        return self._game_bits(extra)
+
+    def _game_bits(self, extra: ClassicWhistExtras) -> tuple[int, list[float]]:
         us, them = extra.team_points
         g_us, g_them = extra.games_won
         o_pts, o_games = self._o_pts, self._o_games

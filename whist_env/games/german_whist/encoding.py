@@ -7,9 +7,13 @@ recall), and ``tricks[...]`` all tricks of the deal; the per-stage counts are ga
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from whist_env.encoding.layout import Piece, cards, count, onehot, scalar
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.games.german_whist.rules import GermanWhistExtras
+from whist_env.rules.core import State, TrickGame
 from whist_env.view import PlayerView
 
 STAGES = ("phase1", "phase2")
@@ -73,9 +77,18 @@ class GermanWhistEncoder(TrickEncoder):
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
         # only this game's views come here: an annotation, as cast() is a call on every observation
         x: GermanWhistExtras = view.extra  # type: ignore[assignment]
-        me = view.seat
+        return self._game_bits(x, view.seat, view.tricks_won, view.scores)
+
+    def encode_game_state(self, game: TrickGame[Any], state: State, seat: int) -> tuple[int, list[float]]:
+        """:meth:`encode_game` of this seat's view, read from the state (``encode_state``'s path)."""
+        extra: GermanWhistExtras = game.view_extra(state, seat)  # type: ignore[assignment]
+        return self._game_bits(extra, seat, state.tricks_won, state.scores)
+
+    def _game_bits(
+        self, x: GermanWhistExtras, me: int, t: Sequence[int], scores: Sequence[float]
+    ) -> tuple[int, list[float]]:
         opp = 1 - me
-        p1, t, prizes = x.phase1_tricks, view.tricks_won, x.prizes
+        p1, prizes = x.phase1_tricks, x.prizes
         (p1_me, p1_opp), (p2_me, p2_opp), r_prizes = self._phase1_bit, self._phase2_bit, self._r_prizes
         opp_size = x.opponent_hand_size
         bits = (
@@ -93,5 +106,5 @@ class GermanWhistEncoder(TrickEncoder):
         )
         if self.num_deals == 1:
             return bits << self._base, []
-        b = view.scores[me]
+        b = scores[me]
         return bits << self._base, [float(b if b > 0 else 0), float(-b if b < 0 else 0), float(x.deals_left)]

@@ -265,6 +265,9 @@ class GermanWhist(TrickGame[GermanWhistState]):
         info["balance"] = state.scores[seat]
         return info
 
+    def info_seat(self, state: GermanWhistState, seat: int) -> dict[str, Any]:
+        return {"balance": state.scores[seat]}
+
     # ----------------------------------------------------------------- checks and text
     def deal_unit(self) -> str:
         """One deal's reward in words: the majority, or the trick difference, of the tricks that count."""

@@ -3,9 +3,12 @@ the balance)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from whist_env.encoding import layout as L
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.games.humbug.rules import HumbugExtras
+from whist_env.rules.core import State, TrickGame
 from whist_env.view import PlayerView
 
 
@@ -39,11 +42,18 @@ class HumbugEncoder(TrickEncoder):
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
         # only this game's views come here: an annotation, as cast() is a call on every observation
         extra: HumbugExtras = view.extra  # type: ignore[assignment]
+        return self._game_bits(extra, view.scores[view.seat])
+
+    def encode_game_state(self, game: TrickGame[Any], state: State, seat: int) -> tuple[int, list[float]]:
+        """:meth:`encode_game` of this seat's view, read from the state (``encode_state``'s path)."""
+        extra: HumbugExtras = game.view_extra(state, seat)  # type: ignore[assignment]
+        return self._game_bits(extra, state.scores[seat])
+
+    def _game_bits(self, extra: HumbugExtras, b: float) -> tuple[int, list[float]]:
         bits = 0
         layout = extra.initial_layout
         if layout is not None:
             bits = (layout[0] << self._o_init[0]) | (layout[1] << self._o_init[1])
         if self.num_deals == 1:
             return bits, []
-        b = view.scores[view.seat]
         return bits, [float(max(b, 0)), float(max(-b, 0)), float(extra.deals_left)]

@@ -116,9 +116,10 @@ class Humbug(TrickGame[State]):
         return {"tricks": (0, 0), "difference": 0, "balance": (0, 0)}
 
     def info_now(self, state: State, seat: int) -> dict[str, Any]:
-        info = super().info_now(state, seat)
-        info["balance"] = state.scores[seat]
-        return info
+        return {**super().info_now(state, seat), **self.info_seat(state, seat)}
+
+    def info_seat(self, state: State, seat: int) -> dict[str, Any]:
+        return {"balance": state.scores[seat]}
 
     def deal_unit(self) -> str:
         """One deal's reward in words."""

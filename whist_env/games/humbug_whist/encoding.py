@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from whist_env.encoding.layout import Piece, cards, count, onehot
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.games.humbug_whist.rules import TURN_UP_STATUSES, HumbugWhist, HumbugWhistExtras
+from whist_env.rules.core import State, TrickGame
 from whist_env.view import PlayerView
 
 # Game points clip here: a player may pass 5 on honours alone and the game goes on (§1.6 step 4),
@@ -51,6 +54,14 @@ class HumbugWhistEncoder(TrickEncoder):
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
         # only this game's views come here: an annotation, as cast() is a call on every observation
         extra: HumbugWhistExtras = view.extra  # type: ignore[assignment]
+        return self._game_bits(extra)
+
+    def encode_game_state(self, game: TrickGame[Any], state: State, seat: int) -> tuple[int, list[float]]:
+        """:meth:`encode_game` of this seat's view, read from the state (``encode_state``'s path)."""
+        extra: HumbugWhistExtras = game.view_extra(state, seat)  # type: ignore[assignment]
+        return self._game_bits(extra)
+
+    def _game_bits(self, extra: HumbugWhistExtras) -> tuple[int, list[float]]:
         bits = (extra.put_away << self._o_put_away) | (1 << (self._o_status + _STATUS_INDEX[extra.turn_up_status]))
         mine, theirs = extra.exchange
         if mine >= 0:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from whist_env.encoding import layout as L
 from whist_env.encoding.trick import TrickEncoder, seat_rotation, to_relative
 from whist_env.games.oh_hell.rules import BID_BASE, OhHellExtras
+from whist_env.rules.core import State, TrickGame
 from whist_env.view import PlayerView
 
 NOT_YET = "not yet"
@@ -133,11 +136,20 @@ class OhHellEncoder(TrickEncoder):
     def encode_game(self, view: PlayerView) -> tuple[int, list[float]]:
         # only this game's views come here: an annotation, as cast() is a call on every observation
         extra: OhHellExtras = view.extra  # type: ignore[assignment]
-        key = (extra.bids, view.tricks_won, view.scores, extra.hand_size, view.deal_index, extra.drawn_card)
+        return self._game_bits(extra, view.seat, view.tricks_won, view.scores, view.deal_index)
+
+    def encode_game_state(self, game: TrickGame[Any], state: State, seat: int) -> tuple[int, list[float]]:
+        """:meth:`encode_game` of this seat's view, read from the state (``encode_state``'s path)."""
+        extra: OhHellExtras = game.view_extra(state, seat)  # type: ignore[assignment]
+        return self._game_bits(extra, seat, tuple(state.tricks_won), tuple(state.scores), state.deal_index)
+
+    def _game_bits(
+        self, extra: OhHellExtras, me: int, tricks: tuple[int, ...], scores: tuple[float, ...], deal_index: int
+    ) -> tuple[int, list[float]]:
+        key = (extra.bids, tricks, scores, extra.hand_size, deal_index, extra.drawn_card)
         memo = self._memo
         if memo[0] != key:
             memo = self._memo = (key, *self._deal_bits(*key), [None] * self.n)
-        me = view.seat
         bits = memo[4][me]
         if bits is None:
             bits = memo[4][me] = self._observer_bits(memo[1], memo[2], memo[3], me)

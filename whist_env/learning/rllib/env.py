@@ -165,7 +165,7 @@ class WhistMultiAgentEnv(MultiAgentEnv):
             self._apply(int(scripted.act(self.game.view(state, seat), self._rng)))
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
-        obs, mask = self.encoder.encode_with_mask(self.game.view(self._state, seat))
+        obs, mask = self.encoder.encode_state(self.game, self._state, seat)
         return {"observation": obs, "action_mask": mask}
 
     def _observe_to_act(self) -> dict[Any, Any]:
