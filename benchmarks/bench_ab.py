@@ -239,7 +239,9 @@ def timed(fn: Callable[..., Any], spent: dict[str, int], part: str) -> Callable[
 class AecParts:
     """µs per decision of each of :data:`PARTS`, for one version's ``env()`` of ``game``, over blocks of random legal
     decisions: the rules' ``step`` (rules), ``game.view`` less the legal mask inside it (view), ``legal_mask``
-    (mask), ``encode_with_mask`` (encoder: the observation and the mask's array), ``_refresh_infos`` (infos), the
+    (mask), ``encode_with_mask`` (encoder: the observation and the mask's array; a version whose env observes through
+    ``encode_state`` does the view's work there, so its view is part of its encoder, less the mask),
+    ``_refresh_infos`` (infos), the
     rest of ``last()`` and ``step()`` in the env, its wrapper and PettingZoo (env and wrapper), and the benchmark's
     own choice of a random legal action and its loop. Each block is played twice: by an env whose parts are wrapped
     in timers, then by one left alone (the total); the timers' own cost is spread over the parts in proportion."""
@@ -256,9 +258,13 @@ class AecParts:
             (raw.game, "view", "view"),
             (raw.game, "legal_mask", "mask"),
             (raw.encoder, "encode_with_mask", "encoder"),
+            (raw.encoder, "encode_state", "encoder"),
             (raw, "_refresh_infos", "infos"),
         ):
-            setattr(obj, name, timed(getattr(obj, name), self.spent, part))
+            if hasattr(obj, name):  # encode_state: not in a commit before it
+                setattr(obj, name, timed(getattr(obj, name), self.spent, part))
+        # the part the legal mask is computed in
+        self.mask_in = "encoder" if hasattr(raw.encoder, "encode_state") else "view"
         for env in (self.env, self.plain):
             env.reset(seed=0)
             play_block(env, self.rng, 1000)  # warm
@@ -289,7 +295,7 @@ class AecParts:
 
     def result(self) -> dict[str, float]:
         us = {part: ns / self.decisions / 1e3 for part, ns in self.spent.items()}
-        us["view"] -= us["mask"]  # the legal mask is computed inside the view
+        us[self.mask_in] -= us["mask"]  # the legal mask is computed inside the view (or the encoder)
         total = self.total_ns / self.decisions / 1e3
         scale = total / sum(us.values())
         return {part: v * scale for part, v in us.items()} | {"total": total}
