@@ -100,3 +100,29 @@ def test_a_mismatch_names_the_piece(game_id: str) -> None:
     wrong = ref.copy()
     wrong[layout.slice("hand")] = 0.0  # as if the fast encoder forgot the hand
     assert re.search(r"piece 'hand' \[0:52\]: fast \[\], reference \[", mismatch_report(layout, wrong, ref, view))
+
+
+def test_encode_state_takes_the_view_of_a_game_that_overrides_it() -> None:
+    """``encode_state`` does the view's work itself only for a game that leaves ``view()`` as it is: a game whose
+    ``view()`` hides something gets its own view encoded (the trump suit hidden here, which the state path would
+    show)."""
+    from whist_env.games.classic_whist.rules import ClassicWhist
+    from whist_env.testing import play_random_episode
+    from whist_env.view import PlayerView
+
+    class TrumpHidden(ClassicWhist):
+        def view(self, state: Any, seat: int) -> PlayerView:
+            view = super().view(state, seat)
+            view.trump = None
+            return view
+
+    game = TrumpHidden()
+    encoder = get_spec("classic_whist_v0").make_encoder(game)
+    trump = encoder.layout.slice("trump")
+    rng = np.random.default_rng(5)
+    for state in play_random_episode(game, rng, check=False):
+        seat = max(state.to_act, 0)
+        obs, mask = encoder.encode_state(game, state, seat)
+        want, want_mask = encoder.encode_with_mask(game.view(state, seat))
+        assert obs.tobytes() == want.tobytes() and mask.tobytes() == want_mask.tobytes()
+        assert obs[trump][-1] == 1.0  # NT: hidden
