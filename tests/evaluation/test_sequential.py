@@ -184,6 +184,24 @@ def test_the_stopping_point_does_not_depend_on_the_workers() -> None:
     assert runs[0].to_dict(timing=False) == runs[1].to_dict(timing=False)
 
 
+def test_a_stopping_run_plays_each_look_in_small_pieces() -> None:
+    """The deals between two looks go to the workers in pieces of at most ``STOP_PIECE`` (a stop waits only for the
+    pieces already started), none across a look, every deal once; the stopping point is the same with 1 or 2 workers
+    where a look spans several pieces."""
+    from whist_env.evaluation.arena import STOP_PIECE, stop_chunks
+
+    for n, look in ((250, 100), (7, 3), (60, 60), (1, 100)):
+        chunks = stop_chunks(n, look)
+        assert [d for c in chunks for d in c] == list(range(n))
+        assert all(0 < len(c) <= STOP_PIECE and c[0] // look == c[-1] // look for c in chunks)
+    runs = [
+        evaluate("humbug_v0", ["heuristic", "random"], 300, seed=1, workers=w, stop_when_decided=True, look_every=60)
+        for w in (1, 2)
+    ]
+    assert runs[0].num_deals == runs[1].num_deals == 60
+    assert runs[0].to_dict(timing=False) == runs[1].to_dict(timing=False)
+
+
 def test_the_batched_arena_stops_as_the_aec_arena_does() -> None:
     pytest.importorskip("numba")
     from whist_env.evaluation.batched import evaluate_batched

@@ -320,6 +320,17 @@ def _init_worker(spec: GameSpec[Any, Any] | None = None) -> None:
         ensure_spec(spec)
 
 
+# With a stop rule, the most deals a worker plays at a time (a run stopped at a look waits for the pieces started)
+STOP_PIECE = 25
+
+
+def stop_chunks(num_deals: int, look_every: int) -> list[list[int]]:
+    """The deals ``0..num_deals - 1`` in pieces of at most :data:`STOP_PIECE`, none across a look (every
+    ``look_every`` deals)."""
+    looks = [(i, min(num_deals, i + look_every)) for i in range(0, num_deals, look_every)]
+    return [list(range(j, min(end, j + STOP_PIECE))) for i, end in looks for j in range(i, end, STOP_PIECE)]
+
+
 def _run_chunk(config: ArenaConfig, indices: Sequence[int]) -> list[DealResult]:
     arena = Arena(config)
     return [arena.play_deal(i) for i in indices]
@@ -367,9 +378,10 @@ def play_deals(
 ) -> tuple[list[DealResult], float]:
     """Play every deal of ``config`` (in ``workers`` processes) and return the results in deal order.
 
-    With ``stop``, ``config.num_deals`` is a cap: the deals are played in chunks of ``stop.look_every`` and the run
-    ends after the first chunk at which :func:`decided` holds (the chunks, hence the deals played, do not depend on
-    ``workers``; chunks a worker had started past that point are dropped).
+    With ``stop``, ``config.num_deals`` is a cap: the run looks every ``stop.look_every`` deals and ends at the first
+    look at which :func:`decided` holds (the looks, hence the deals played, do not depend on ``workers``). The deals
+    between two looks are played in pieces of at most :data:`STOP_PIECE`, so that the pieces workers had started past
+    the look that stops the run (dropped) cost little.
 
     Returns:
         The results, and the wall time in seconds.
@@ -379,8 +391,11 @@ def play_deals(
     if workers < 1:
         raise OptionError(f"workers must be at least 1, got {workers}")
     n = config.num_deals
-    size = stop.look_every if stop else chunk or max(1, min(50, math.ceil(n / (4 * workers))))
-    chunks = [list(range(i, min(n, i + size))) for i in range(0, n, size)]
+    if stop:
+        chunks = stop_chunks(n, stop.look_every)
+    else:
+        size = chunk or max(1, min(50, math.ceil(n / (4 * workers))))
+        chunks = [list(range(i, min(n, i + size))) for i in range(0, n, size)]
     bar = progress_bar(n, config.game_id, enabled=progress)
     start = time.perf_counter()
     results: list[DealResult] = []
@@ -409,7 +424,7 @@ def _play_chunks(
         if stop is None:
             return False
         scores.extend(r.scores(m) for r in part)
-        return decided(stop, scores)
+        return len(scores) % stop.look_every == 0 and decided(stop, scores)
 
     if workers == 1:
         arena = Arena(config)
