@@ -55,7 +55,7 @@ HAND, TABLE, FACE, TRICKS1, TRICKS2, LEADS, BIAS = 0, 26, 52, 78, 79, 80, 81
 NUM_FEATURES = 82
 SAMPLED = "pretrained(deterministic=False)"
 PAIRINGS = ((SAMPLED, "heuristic"), ("random", "heuristic"), ("pretrained", "heuristic"))
-FIT_SEED, EVAL_SEED = 20261206, 20261207
+FIT_SEED, BETA_SEED, EVAL_SEED = 20261206, 20261208, 20261207  # V's deals, the coefficients', the evaluation's
 
 
 def card_types(trump: int | None) -> list[int]:
@@ -269,7 +269,7 @@ def play_deals(arena: Arena, deals: int, value: Value | None) -> np.ndarray:
 
 def fit(out: Path, deals: int, ridge: float) -> None:
     """Fit ``V`` on ``deals`` deals of every pairing (seed :data:`FIT_SEED`), one ridge fit per stage; then, on
-    ``deals`` more (seed ``FIT_SEED + 1``), each pairing's coefficients of the two terms (the least-squares ones)."""
+    ``deals`` more (seed :data:`BETA_SEED`), each pairing's coefficients of the two terms (the least-squares ones)."""
     arrays: dict[str, np.ndarray] = {}
     for game_id in GAMES:
         xs: list[list[np.ndarray]] = [[] for _ in range(STAGES)]
@@ -294,7 +294,7 @@ def fit(out: Path, deals: int, ridge: float) -> None:
     value = Value(out)
     for game_id in GAMES:
         for k, pairing in enumerate(PAIRINGS):
-            rows = play_deals(arena_of(game_id, pairing, deals, FIT_SEED + 1), deals, value)
+            rows = play_deals(arena_of(game_id, pairing, deals, BETA_SEED), deals, value)
             arrays[f"beta/{game_id}/{k}"] = coefficients(rows)
             print(f"{game_id} {pairing[0]} − {pairing[1]}: coefficients {arrays[f'beta/{game_id}/{k}']}", flush=True)
     np.savez(out, **arrays)  # type: ignore[arg-type]
