@@ -112,11 +112,12 @@ def reference_mismatches(
                     if order != [(p.name, p.size) for p in layout.pieces]:
                         return checked, f"the reference's pieces {order} differ from the layout's {layout.pieces}"
                 ref = reference.encode(view)
+                plain, plain_mask = fast.encode_with_mask(view)
                 obs, mask = fast.encode_state(game, state, seat)
-                for got in (fast.encode(view), fast.encode_with_mask(view)[0], obs):
+                for got in (fast.encode(view), plain, obs):
                     if got.dtype != np.float32 or got.shape != ref.shape or got.tobytes() != ref.tobytes():
                         return checked, mismatch_report(layout, got, ref, view)
-                if mask.dtype != np.int8 or mask.tobytes() != fast.encode_with_mask(view)[1].tobytes():
+                if mask.dtype != np.int8 or mask.tobytes() != plain_mask.tobytes():
                     return checked, f"encode_state's action mask differs from the view's: {view.summary()}"
                 checked += 1
         if not state.done:

@@ -116,7 +116,9 @@ class Humbug(TrickGame[State]):
         return {"tricks": (0, 0), "difference": 0, "balance": (0, 0)}
 
     def info_now(self, state: State, seat: int) -> dict[str, Any]:
-        return {**super().info_now(state, seat), **self.info_seat(state, seat)}
+        info = super().info_now(state, seat)
+        info["balance"] = state.scores[seat]
+        return info
 
     def info_seat(self, state: State, seat: int) -> dict[str, Any]:
         return {"balance": state.scores[seat]}
