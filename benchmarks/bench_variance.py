@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.agents.pretrained import PretrainedAgent, choose
+from whist_env.cards import bits_of
 from whist_env.evaluation.arena import Arena, ArenaConfig
 from whist_env.games.german_whist.rules import PHASE1_TRICKS
 from whist_env.games.humbug_whist.rules import EXCHANGE
@@ -63,15 +64,6 @@ def card_types(trump: int | None) -> list[int]:
     return [c % 13 + (13 if c // 13 == trump else 0) for c in range(52)]
 
 
-def cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def sign(seat: int) -> int:
     return 1 if seat == 0 else -1
 
@@ -85,9 +77,9 @@ def stage(game_id: str, state: Any) -> int:
 def features(game_id: str, state: Any, types: list[int]) -> np.ndarray:
     """Seat 0's features of ``state`` (only what both hands, the table and the face-up card show)."""
     x = np.zeros(NUM_FEATURES)
-    for c in cards(state.hands[0]):
+    for c in bits_of(state.hands[0]):
         x[HAND + types[c]] += 1
-    for c in cards(state.hands[1]):
+    for c in bits_of(state.hands[1]):
         x[HAND + types[c]] -= 1
     for s, c in state.trick:
         x[TABLE + types[c]] += sign(s)
@@ -126,10 +118,10 @@ def play_delta(game: Any, game_id: str, state: Any, card: int, w: np.ndarray, ty
 def exchange_delta(state: Any, seat: int, w: np.ndarray, types: list[int]) -> tuple[float, list[int], float]:
     """Swedish Humbug whist: ``E[V]`` after ``seat`` exchanges, less ``V`` now; and the cards the blind is drawn
     from with the chance each has of being in it."""
-    unknown = cards(((1 << 52) - 1) ^ state.hands[0] ^ state.hands[1] ^ state.put_away[0] ^ state.put_away[1])
+    unknown = bits_of(((1 << 52) - 1) ^ state.hands[0] ^ state.hands[1] ^ state.put_away[0] ^ state.put_away[1])
     q = 13 / len(unknown)
     blind = q * sum(w[HAND + types[c]] for c in unknown)
-    own = sum(w[HAND + types[c]] for c in cards(state.hands[seat]))
+    own = sum(w[HAND + types[c]] for c in bits_of(state.hands[seat]))
     return float(sign(seat) * (blind - own)), unknown, q
 
 
@@ -152,7 +144,7 @@ def act_with_probs(agent: Any, view: Any, rng: np.random.Generator) -> tuple[int
     runs once for both; the probabilities are worked out when asked for (the estimator's time, not the play's)."""
     if agent.name == "random":
         legal = view.legal
-        return int(agent.act(view, rng)), lambda: dict.fromkeys(cards(legal), 1 / legal.bit_count())
+        return int(agent.act(view, rng)), lambda: dict.fromkeys(bits_of(legal), 1 / legal.bit_count())
     if not isinstance(agent, PretrainedAgent) or agent.deterministic:
         return int(agent.act(view, rng)), None
     obs, mask = agent.encoder.encode_with_mask(view)  # play_policy's steps, the logits kept
@@ -233,8 +225,8 @@ def chance_term(
         return float(term)
     if game_id == "humbug_whist_v0" and action == EXCHANGE and state.put_away[seat]:
         # the blind now in the seat's hand, against the expectation over the cards it was drawn from
-        unknown = cards(((1 << 52) - 1) ^ hands_before[0] ^ hands_before[1] ^ _put_away_before(state, seat))
-        got = sum(w[HAND + types[c]] for c in cards(state.hands[seat]))
+        unknown = bits_of(((1 << 52) - 1) ^ hands_before[0] ^ hands_before[1] ^ _put_away_before(state, seat))
+        got = sum(w[HAND + types[c]] for c in bits_of(state.hands[seat]))
         expected = 13 / len(unknown) * sum(w[HAND + types[c]] for c in unknown)
         return float(sign(seat) * (got - expected))
     return 0.0
