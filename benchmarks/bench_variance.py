@@ -115,14 +115,13 @@ def play_delta(game: Any, game_id: str, state: Any, card: int, w: np.ndarray, ty
     return float(delta)
 
 
-def exchange_delta(state: Any, seat: int, w: np.ndarray, types: list[int]) -> tuple[float, list[int], float]:
-    """Swedish Humbug whist: ``E[V]`` after ``seat`` exchanges, less ``V`` now; and the cards the blind is drawn
-    from with the chance each has of being in it."""
+def exchange_delta(state: Any, seat: int, w: np.ndarray, types: list[int]) -> float:
+    """Swedish Humbug whist: ``E[V]`` after ``seat`` exchanges, less ``V`` now (the blind drawn from the cards in
+    neither hand nor put away)."""
     unknown = bits_of(((1 << 52) - 1) ^ state.hands[0] ^ state.hands[1] ^ state.put_away[0] ^ state.put_away[1])
-    q = 13 / len(unknown)
-    blind = q * sum(w[HAND + types[c]] for c in unknown)
+    blind = 13 / len(unknown) * sum(w[HAND + types[c]] for c in unknown)
     own = sum(w[HAND + types[c]] for c in bits_of(state.hands[seat]))
-    return float(sign(seat) * (blind - own)), unknown, q
+    return float(sign(seat) * (blind - own))
 
 
 class Value:
@@ -205,7 +204,7 @@ def play_table(
 
 
 def exchange_step(state: Any, seat: int, action: int, w: np.ndarray, types: list[int]) -> float:
-    return exchange_delta(state, seat, w, types)[0] if action == EXCHANGE else 0.0
+    return exchange_delta(state, seat, w, types) if action == EXCHANGE else 0.0
 
 
 def chance_term(
