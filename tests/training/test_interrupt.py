@@ -91,6 +91,29 @@ def start() -> Iterator[Callable[[list[str]], Run]]:
         r.kill()
 
 
+def test_a_step_interrupted_between_its_replies_still_closes() -> None:
+    """The race behind a Ctrl-C that once hung a run: the interrupt lands after the first worker's reply to a
+    ``SubprocVecEnv`` step has been read and before the second's. SB3's own ``close`` would wait for the first reply
+    again, for ever; :func:`training.sb3.envs.close_vec_env` ends the workers instead."""
+    import numpy as np
+
+    from training.config import load_config
+    from training.sb3.envs import build_vec_env, close_vec_env
+
+    config = load_config(REPO / "configs" / "german_whist.yaml", {"n_envs": 2, "batch_size": 64, "vec_env": "subproc"})
+    venv = build_vec_env(config)
+    venv.reset()
+    masks = np.stack(venv.env_method("action_masks"))
+    venv.step_async(masks.argmax(axis=1))
+    venv.remotes[0].recv()  # the first reply read; the interrupt lands here, before the second is
+    assert not venv.remotes[0].poll(1.0)  # nothing more will come from the first worker: SB3's close would block
+    closing = threading.Thread(target=close_vec_env, args=(venv,), daemon=True)
+    closing.start()
+    closing.join(timeout=60)
+    assert not closing.is_alive(), "close_vec_env waited on a reply already read"
+    assert venv.closed and not any(p.is_alive() for p in venv.processes)
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_training(tmp_path: Path, start: Callable[[list[str]], Run]) -> None:
     args = tiny_args(REPO / "configs" / "german_whist.yaml", tmp_path, "c", 10_000_000, "--set", "vec_env=subproc")

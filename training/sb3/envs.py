@@ -97,6 +97,26 @@ def build_vec_env(config: TrainConfig) -> Any:
     return SubprocVecEnv(fns) if config.vec_env == "subproc" else DummyVecEnv(fns)
 
 
+def close_vec_env(venv: Any) -> None:
+    """Close ``venv``, also after a Ctrl-C in the middle of a ``SubprocVecEnv`` step.
+
+    SB3's ``close`` reads every worker's reply to a step still in flight. A Ctrl-C that lands while the step's replies
+    are being read leaves some of them read already, and ``close`` then waits for them for ever. The workers hold
+    nothing worth keeping (the run resumes from its checkpoint), so an interrupted step's workers are terminated."""
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    inner = venv.unwrapped
+    if isinstance(inner, SubprocVecEnv) and inner.waiting and not inner.closed:
+        for process in inner.processes:
+            process.terminate()
+        for process in inner.processes:
+            process.join()
+        for remote in inner.remotes:
+            remote.close()
+        inner.closed = True
+    venv.close()
+
+
 def probe_encoder(config: TrainConfig) -> TrickEncoder:
     """The observation encoder of ``config``'s game and options (from the game's spec; no env is built)."""
     spec = get_spec(config.game)

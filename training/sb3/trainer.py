@@ -109,7 +109,9 @@ class SB3Session:
         return finals
 
     def close(self) -> None:
-        self.venv.close()
+        from training.sb3.envs import close_vec_env
+
+        close_vec_env(self.venv)
 
 
 def make_evaluate(config: TrainConfig, encoder: Any, run_dir: Path | None = None):  # noqa: ANN201 (callbacks.EvalFn)
