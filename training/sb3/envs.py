@@ -102,7 +102,8 @@ def close_vec_env(venv: Any) -> None:
 
     SB3's ``close`` reads every worker's reply to a step still in flight. A Ctrl-C that lands while the step's replies
     are being read leaves some of them read already, and ``close`` then waits for them for ever. The workers hold
-    nothing worth keeping (the run resumes from its checkpoint), so an interrupted step's workers are terminated."""
+    nothing worth keeping (the run resumes from its checkpoint), so an interrupted step's workers are terminated.
+    """
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     inner = venv.unwrapped
