@@ -45,9 +45,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not REQUIRE_EXTRAS or hasattr(session.config, "workerinput"):  # the controller counts (pytest-xdist)
         return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
-    if skipped and exitstatus == 0:
-        names = ", ".join(sorted({getattr(r, "nodeid", "?") for r in skipped})[:10])
-        message = f"WHIST_REQUIRE_EXTRAS=1: {len(skipped)} tests skipped ({names}); CI runs them all"
-        reporter.write_line(message, red=True)
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if reporter is None or exitstatus != 0:
+        return
+    for outcome in ("skipped", "xfailed", "xpassed"):  # an expected failure would turn a run green as a skip does
+        reports = reporter.stats.get(outcome, [])
+        if reports:
+            names = ", ".join(sorted({getattr(r, "nodeid", "?") for r in reports})[:10])
+            message = f"WHIST_REQUIRE_EXTRAS=1: {len(reports)} tests {outcome} ({names}); CI runs them all"
+            reporter.write_line(message, red=True)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED

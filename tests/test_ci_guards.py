@@ -1,7 +1,7 @@
 """What keeps CI honest, shown on small throwaway test suites run in a pytest of their own with our conftest:
 
 * under ``WHIST_REQUIRE_EXTRAS=1`` (set by ``.ci/run``) a library that fails to import fails its tests instead of
-  skipping them, and a run with any skipped test fails;
+  skipping them, and a run with any skipped, xfailed or xpassed test fails;
 * a test that hangs fails after the ini's ``timeout`` (pytest-timeout), with its name.
 """
 
@@ -54,6 +54,18 @@ def test_any_skipped_test_fails_a_ci_run(tmp_path: Path) -> None:
     assert run_suite(tmp_path, tests, require=False).returncode == 0
     ci = run_suite(tmp_path, tests, require=True)
     assert ci.returncode == 1 and "1 tests skipped (test_skips.py::test_one)" in ci.stdout, ci.stdout
+
+
+def test_an_expected_failure_fails_a_ci_run(tmp_path: Path) -> None:
+    tests = {
+        "test_xfails.py": "import pytest\n\n@pytest.mark.xfail\ndef test_one():\n    assert False\n\n"
+        "@pytest.mark.xfail\ndef test_two():\n    pass\n"
+    }
+    assert run_suite(tmp_path, tests, require=False).returncode == 0
+    ci = run_suite(tmp_path, tests, require=True)
+    assert ci.returncode == 1, ci.stdout
+    assert "1 tests xfailed (test_xfails.py::test_one)" in ci.stdout, ci.stdout
+    assert "1 tests xpassed (test_xfails.py::test_two)" in ci.stdout, ci.stdout
 
 
 def test_a_hanging_test_fails_with_its_name(tmp_path: Path) -> None:

@@ -308,9 +308,17 @@ def test_table_winning_is_wins_now_card_by_card() -> None:
 def test_every_heuristic_is_deterministic() -> None:
     from whist_env.registry import game_ids
 
-    for game_id in game_ids():
+    for game_id in game_ids():  # every decision of whole deals: two agents, each with generators of its own
         game = get_spec(game_id).make_rules()
-        state = game.new_episode(np.random.default_rng(1))
-        view = game.view(state, state.to_act)
-        picks = {heuristic_for(game_id).act(view, np.random.default_rng(s)) for s in range(5)}
-        assert len(picks) == 1, game_id
+        first, second = heuristic_for(game_id), heuristic_for(game_id)
+        rng_a, rng_b, deal_rng = np.random.default_rng(1), np.random.default_rng(2), np.random.default_rng(3)
+        decisions = 0
+        for _ in range(3):
+            state = game.new_episode(deal_rng)
+            while not state.done:
+                view = game.view(state, state.to_act)
+                pick = first.act(view, rng_a)
+                assert second.act(view, rng_b) == pick, (game_id, decisions)
+                game.step(state, pick, deal_rng)
+                decisions += 1
+        assert decisions >= 3 * 26, game_id

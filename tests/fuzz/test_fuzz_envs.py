@@ -82,13 +82,17 @@ def draw_field_value(draw: Draw, field: dataclasses.Field) -> tuple[Any, bool]:
 
 
 @st.composite
-def constructor_options(draw: Draw, game_id: str, config_cls: type, env_level: tuple[str, ...]) -> tuple[dict, bool]:
-    """A grid entry with a few random changes: ``(options, valid)``; ``valid`` False means it must be rejected,
-    True that each value is valid on its own (the game's cross-option checks may still reject it)."""
+def constructor_options(
+    draw: Draw, game_id: str, config_cls: type, env_level: tuple[str, ...]
+) -> tuple[dict, bool, bool]:
+    """A grid entry with a few random changes: ``(options, valid, sure)``; ``valid`` False means it must be rejected,
+    True that each value is valid on its own (the game's cross-option checks may still reject it); ``sure``: valid,
+    and the grid entry's game options unchanged, so it must be accepted."""
     options = dict(draw(st.sampled_from(GRID[game_id])))
     valid = True
     fields = {f.name: f for f in dataclasses.fields(config_cls)}
-    for name in draw(st.lists(st.sampled_from(sorted(fields)), max_size=2, unique=True)):
+    changed = draw(st.lists(st.sampled_from(sorted(fields)), max_size=2, unique=True))
+    for name in changed:
         options[name], ok = draw_field_value(draw, fields[name])
         valid &= ok
     for name in draw(st.lists(st.sampled_from(env_level), max_size=2, unique=True)):
@@ -106,7 +110,7 @@ def constructor_options(draw: Draw, game_id: str, config_cls: type, env_level: t
     if draw(st.integers(0, 9)) == 0:
         options["colour"] = "red"
         valid = False
-    return options, valid
+    return options, valid, valid and not changed
 
 
 PERMUTATION = st.permutations(list(range(52)))
@@ -239,11 +243,12 @@ def fuzz_aec(data: st.DataObject, game_id: str) -> None:
     raw_flag = data.draw(st.booleans(), label="raw")
     config_cls = make(game_id, raw=True).game.config_cls
     env_level = ("render_mode", "render_seat") if raw_flag else ("render_mode", "render_seat", "illegal_reward")
-    options, valid = data.draw(constructor_options(game_id, config_cls, env_level), label="constructor options")
+    options, valid, sure = data.draw(constructor_options(game_id, config_cls, env_level), label="constructor options")
     try:
         env = make(game_id, raw=raw_flag, **options)
-    except OptionError:
-        return  # bad options, or good ones that the game's cross-option checks refuse together
+    except OptionError as err:  # bad options, or good ones that the game's cross-option checks refuse together
+        assert not sure, f"refused a grid entry's options {options}: {err}"
+        return
     assert valid, f"accepted bad constructor options {options}"
     raw = env.unwrapped
     game = raw.game
@@ -321,13 +326,14 @@ def test_fuzz_aec_env_long(game_id: str, data: st.DataObject) -> None:
 # ---------------------------------------------------------------------- the single-agent env
 def fuzz_single(data: st.DataObject, game_id: str) -> None:
     config_cls = make(game_id, raw=True).game.config_cls
-    options, valid = data.draw(
+    options, valid, sure = data.draw(
         constructor_options(game_id, config_cls, ("render_mode", "illegal_reward", "learner_seat")),
         label="constructor options",
     )
     try:
         env = make_single_agent(game_id, **options)
-    except OptionError:
+    except OptionError as err:
+        assert not sure, f"refused a grid entry's options {options}: {err}"
         return
     assert valid, f"accepted bad constructor options {options}"
     game = env.game

@@ -144,8 +144,8 @@ def test_wc6_rotation() -> None:
     rng = np.random.default_rng(1)
     while state.deal_index == 0 and not state.done:
         game.step(state, cards_of(game.legal_mask(state))[0], rng)
-    if dict(state.deal_summary).get("game_winner") is None:
-        assert state.dealer == 0 and state.to_act == 1 and state.leader == 1
+    assert dict(state.deal_summary).get("game_winner") is None  # the game goes on: the next deal starts
+    assert state.dealer == 0 and state.to_act == 1 and state.leader == 1
 
 
 def test_deal_episode_rewards_zero_sum() -> None:
