@@ -241,3 +241,18 @@ def test_the_weighted_fit_of_unequal_matches() -> None:
     equal = [np.resize(d, 100) for d in diffs]  # equal lengths: the plain least-squares fit
     plain = np.linalg.lstsq(x, np.array([d.mean() for d in equal]), rcond=None)[0]
     np.testing.assert_allclose(fit_ratings(3, pairs, np.stack(equal), bootstrap=0)[0][1:], plain, atol=1e-12)
+
+
+def test_the_cap_simulation_of_bench_stopping() -> None:
+    """``benchmarks/bench_stopping.py`` (the caps in docs/results_ladder.md): a lopsided pair is decided at the first
+    look, an even one almost never, and a close one needs more deals than its fixed match played."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from bench_stopping import deals_to_decide
+
+    kwargs = {"matches": 200, "cap": 2000, "look_every": 100, "seed": 0}
+    assert (deals_to_decide("german_whist_v0", 500, 1.8, 0.05, **kwargs) == 100).all()
+    assert np.isinf(deals_to_decide("german_whist_v0", 500, 0.0, 0.08, **kwargs)).mean() >= 0.95
+    close = deals_to_decide("classic_whist_v0", 1000, 0.211, 0.096, **kwargs)
+    assert np.median(close) > 1000 and np.isfinite(close).mean() > 0.5
