@@ -171,6 +171,11 @@ def test_every_limit_is_enforced_on_linux() -> None:
         assert not all(limits.values())
     with pytest.raises(whist_env.OptionError, match="decision_s"):
         Limits(decision_s=0)
+    for bad in (float("nan"), float("inf")):  # a limit no bot could ever reach would let a silent bot hang the match
+        with pytest.raises(whist_env.OptionError, match="decision_s must be a positive finite number"):
+            Limits(decision_s=bad)
+        with pytest.raises(whist_env.OptionError, match="cpu_s"):
+            Limits(cpu_s=bad)
     assert Limits(match_s=50, start_s=5).cpu == 55
 
 

@@ -302,6 +302,7 @@ def test_the_bridge_takes_a_table_link_or_the_websocket_url() -> None:
         ("http://h:8/lobby", "t", "names no table"),
         ("ftp://h/table/T1", "t", "not a table's address"),
         ("h:8/table/T1", "t", "not a table's address"),
+        ("http://h:99999/table/T1", "t", "no valid port"),  # the connection would fail later, without a word
     ]:
         with pytest.raises(ValueError, match=why):
             bridge.bot_url(url, token)
@@ -316,4 +317,7 @@ def test_the_command_line_needs_a_url_and_a_bot_command(capsys: pytest.CaptureFi
     for token in (["--token", "-x1"], ["--token=-x1"]):  # a token may begin with "-": it is still the token
         assert bridge.main(["http://h:8/lobby", *token, "--", "python", "mybot.py"]) == 2
         assert "names no table" in capsys.readouterr().err
+    for seconds in ("nan", "-1"):  # NaN: the bridge would never give up
+        assert bridge.main(["http://h:8/table/T1", "--token", "t", "--reconnect-for", seconds, "--", "python"]) == 2
+        assert "--reconnect-for must be" in capsys.readouterr().err
     assert bridge.main(["--help"]) == 0 and "--reconnect-for" in capsys.readouterr().out

@@ -45,6 +45,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from math import inf
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +119,11 @@ class Limits:
     grace_s: float = 1.0
 
     def __post_init__(self) -> None:
-        for name, value in asdict(self).items():
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
-                raise OptionError(f"limit {name} must be a positive number, got {value!r}")
+        for name, value in asdict(self).items():  # not (0 < value < inf): NaN too, which no limit could ever reach
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < inf
+            ):
+                raise OptionError(f"limit {name} must be a positive finite number, got {value!r}")
 
     @property
     def cpu(self) -> float:

@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import contextlib
 import importlib.util
+import math
 import os
 import re
 import signal
@@ -65,7 +66,8 @@ def bot_url(url: str, token: str | None = None) -> str:
     """The WebSocket URL of the bot seat for ``url`` (a table page's or an API URL) and ``token``.
 
     Raises:
-        ValueError: for a URL that names no table, a scheme other than http(s) or ws(s), no token, or two tokens.
+        ValueError: for a URL that names no table, a scheme other than http(s) or ws(s), a port outside 0 to 65535, no
+            token, or two tokens.
     """
     parts = urlsplit(url.strip())
     schemes = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
@@ -74,6 +76,10 @@ def bot_url(url: str, token: str | None = None) -> str:
             f"{_public(url)!r} is not a table's address: give the seat's link from the lobby "
             "(http://host:port/table/<id>?token=...) or ws://host:port/api/tables/<id>/bot"
         )
+    try:
+        parts.port  # noqa: B018 - urllib checks the port only when it is read
+    except ValueError:
+        raise ValueError(f"{_public(url)!r} has no valid port (0 to 65535)") from None
     found = TABLE_PAGE.match(parts.path) or API_PATH.match(parts.path)
     if found is None:
         raise ValueError(
@@ -355,10 +361,12 @@ def connect(url: str, token: str | None, argv: Sequence[str], *, reconnect_for: 
         The exit status: 0 when the game was played to its end, 130 after Ctrl-C, 1 otherwise.
 
     Raises:
-        ValueError: for a URL that names no table, or no token.
+        ValueError: for a URL that names no table, or no token, or a ``reconnect_for`` that is not a finite number >= 0.
     """
     if not argv:
         raise ValueError("no bot command: give it after --, such as -- python mybot.py")
+    if not 0 <= reconnect_for < math.inf:  # NaN too: the bridge would never give up
+        raise ValueError(f"--reconnect-for must be a number of seconds >= 0, got {reconnect_for!r}")
     bridge = Bridge(bot_url(url, token), argv, reconnect_for)
     return asyncio.run(bridge.run())
 
