@@ -334,6 +334,28 @@ def test_the_console_script_binds_this_machine_unless_told(monkeypatch: pytest.M
         main(["--max-tables", "0"])
 
 
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--port", "99999"], "--port must be 0 to 65535"),
+        (["--port", "-1"], "--port must be 0 to 65535"),
+        (["--idle-timeout", "nan"], "--idle-timeout must be"),  # NaN: no table would ever be closed
+        (["--agent-delay", "nan"], "--agent-delay must be"),
+        (["--max-body", "0"], "--max-body must be ≥ 1"),
+        (["--models", "/no/such/folder"], "--models /no/such/folder: no such folder"),
+    ],
+)
+def test_the_console_script_names_the_bad_flag(
+    flags: list[str], says: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: pytest.fail("the server started"))
+    with pytest.raises(SystemExit) as stop:
+        main(flags)
+    assert stop.value.code == 2 and says in capsys.readouterr().err
+
+
 def _tiny_model(path: Path, game_id: str) -> None:
     """An untrained MaskablePPO for ``game_id``'s observations, saved at ``path`` (only its shapes matter)."""
     import gymnasium as gym

@@ -74,6 +74,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import secrets
 import time
@@ -701,10 +702,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="uvicorn's log level (default warning; info logs every request, with the seat tokens redacted)",
     )
     args = parser.parse_args(argv)
-    if args.max_tables < 1 or args.idle_timeout <= 0 or args.agent_delay < 0:
-        parser.error("--max-tables must be ≥ 1, --idle-timeout > 0 and --agent-delay ≥ 0")
-    if min(args.max_tables_per_client, args.max_body, args.max_message, args.max_search_samples) < 1:
-        parser.error("--max-tables-per-client, --max-body, --max-message and --max-search-samples must be ≥ 1")
+    checks = [  # each flag's own message (not (x > 0) holds for NaN too, which no timer would ever reach)
+        (not 0 <= args.port <= 65535, f"--port must be 0 to 65535, got {args.port}"),
+        (args.max_tables < 1, f"--max-tables must be ≥ 1, got {args.max_tables}"),
+        (
+            not 0 < args.idle_timeout < math.inf,
+            f"--idle-timeout must be seconds > 0, got {args.idle_timeout}",
+        ),
+        (
+            not 0 <= args.agent_delay < math.inf,
+            f"--agent-delay must be seconds ≥ 0, got {args.agent_delay}",
+        ),
+    ]
+    for flag in ("max_tables_per_client", "max_body", "max_message", "max_search_samples"):
+        value = getattr(args, flag)
+        checks.append((value < 1, f"--{flag.replace('_', '-')} must be ≥ 1, got {value}"))
+    checks += [(not Path(d).is_dir(), f"--models {d}: no such folder") for d in args.models]
+    for failed, message in checks:
+        if failed:
+            parser.error(message)
     import uvicorn
 
     config = ServerConfig(
