@@ -76,6 +76,26 @@ def test_eval_with_an_unknown_game_or_option(capsys: Any) -> None:
     assert "num_deals" in _fails(eval_main, ["humbug_v0", "--deals", "1", "--quiet", "--option", "num_deals=x"], capsys)
 
 
+def test_eval_checks_every_game_and_the_plot_before_it_plays(tmp_path: Path, capsys: Any) -> None:
+    assert eval_main(["humbug_v0", "no_such_game", "--deals", "1", "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert "unknown game 'no_such_game'" in err and out == ""  # humbug_v0 was not played first
+    assert "give it alone" in _fails(eval_main, ["all", "humbug_v0", "--deals", "1", "--quiet"], capsys)
+    ladder = ["humbug_v0", "--ladder", "--deals", "1", "--quiet", "--no-cache"]
+    assert "does not exist" in _fails(eval_main, [*ladder, "--plot", str(tmp_path / "no" / "p.png")], capsys)
+    assert "give a file ending in one of" in _fails(eval_main, [*ladder, "--plot", str(tmp_path / "p.npz")], capsys)
+
+
+def test_eval_keeps_the_games_played_before_an_error(tmp_path: Path, capsys: Any) -> None:
+    """A game's options refused after another game was played: the played one is still written."""
+    target = tmp_path / "r.json"
+    argv = ["oh_hell_v0", "german_whist_v0", "--option", "num_players=3", "--deals", "2", "--quiet"]
+    status = eval_main([*argv, "--json", str(target)])
+    err = capsys.readouterr().err
+    assert status == 2 and "german_whist_v0" in err and "the 1 game(s) played before it" in err
+    assert json.loads(target.read_text())["game"] == "oh_hell_v0"
+
+
 def test_eval_with_an_unwritable_json_keeps_the_report(tmp_path: Path, capsys: Any) -> None:
     target = tmp_path / "no_such_dir" / "r.json"
     status = eval_main(["humbug_v0", "--deals", "2", "--quiet", "--json", str(target)])

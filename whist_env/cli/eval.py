@@ -212,9 +212,14 @@ def _run(argv: Sequence[str]) -> int:
                 f"--batched plays every deal in one process on the batched engine; --workers {args.workers} applies "
                 "to the AEC arena only: drop --workers (or --batched)"
             )
-        for game_id in games:
+        if "all" in args.games and len(args.games) > 1:
+            raise OptionError("'all' plays every game: give it alone, or name the games without it")
+        for game_id in games:  # every id before any game is played
             if game_id not in known:
                 raise unknown_game(game_id, [*known, "all"])
+        if args.ladder and args.plot is not None and not args.no_plot:
+            _check_plot(args.plot)
+        for game_id in games:
             spec = get_spec(game_id)  # the one look-up of the id: the arena, the agents and the workers take the spec
             if args.ladder:
                 reports.append(_ladder(spec, args, options, stop_args))
@@ -246,7 +251,10 @@ def _run(argv: Sequence[str]) -> int:
     except OptionError as err:
         if args.debug:
             raise
-        return report_error("whist-eval", err)
+        status = report_error("whist-eval", err)
+        if not reports:
+            return status
+        print(f"whist-eval: the {len(reports)} game(s) played before it are reported below", file=sys.stderr)
     if len(reports) > 1 and len(args.agents) == 2 and not args.ladder:
         print(summary_table(reports))
     if args.json:
@@ -281,6 +289,17 @@ def _ladder(spec: Any, args: argparse.Namespace, options: dict[str, Any], stop_a
             plot = plot.with_name(f"{plot.stem}_{spec.game_id}{plot.suffix}")  # one plot per game
         print(f"plot: {report.plot(plot)}", flush=True)
     return report
+
+
+def _check_plot(plot: Path) -> None:
+    """Refuse a ``--plot`` file that could not be written, before the ladder is played."""
+    from matplotlib.figure import Figure
+
+    kinds = Figure().canvas.get_supported_filetypes()
+    if plot.suffix.lower().lstrip(".") not in kinds:
+        raise OptionError(f"--plot {plot}: give a file ending in one of {', '.join('.' + k for k in sorted(kinds))}")
+    if not plot.parent.is_dir():
+        raise OptionError(f"--plot {plot}: the folder {plot.parent} does not exist")
 
 
 def _write(flag: str, path: Path, text: str, suffix: str) -> int:
