@@ -3,8 +3,10 @@ prints debugging to stdout, answers what needs no answer or stays after the good
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -91,3 +93,21 @@ def test_answering_what_needs_no_answer_and_staying_after_goodbye_are_named(tmp_
     text = report.text()
     assert "humbug_v0: " in text and "a message of a type it does not know: it answered b'0'" in text
     assert "goodbye: it did not exit" in text and report.problems == 2, text
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("heuristc", "did you mean 'heuristic'"),
+        ("pimc(samples=-1)", "samples must be an integer"),
+        ("model:/no/such/model.zip", "there is no file /no/such/model.zip"),
+        ("pimc(fallback=pretrained(path=/no/such.npz))", "there is no file /no/such.npz"),
+    ],
+)
+def test_whist_bot_run_refuses_a_bad_agent_before_the_hello(
+    spec: str, says: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Started by hand, with no referee on stdin, it said nothing and exited 0."""
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=io.BytesIO()))  # no referee: the input ends at once
+    assert bot_main(["run", spec]) == 2
+    assert says in capsys.readouterr().err

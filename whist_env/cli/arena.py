@@ -25,6 +25,7 @@ from dataclasses import asdict, replace
 from importlib import resources
 from pathlib import Path
 
+from whist_env.agents.agent_spec import AgentSpec
 from whist_env.cli.demo import CliParser, at_least, one_line_warnings, report_error
 from whist_env.errors import OptionError
 
@@ -266,8 +267,10 @@ def bot_main(argv: Sequence[str] | None = None) -> int:
         try:
             args = bot_parser().parse_args(args_list)
             if args.command == "run":
+                from whist_env.agents.agent_spec import parse_agent_spec
                 from whist_env.evaluation.bot import run_bot
 
+                _check_paths(parse_agent_spec(args.agent))  # a typo is said now, not after the referee's hello
                 run_bot(args.agent)
                 return 0
             return _check(args)
@@ -277,6 +280,16 @@ def bot_main(argv: Sequence[str] | None = None) -> int:
             if "--debug" in args_list:
                 raise
             return report_error("whist-bot", err)
+
+
+def _check_paths(spec: AgentSpec) -> None:
+    """Refuse an agent spec that names a file (``model:<path>``, ``pretrained(path=...)``, nested ones too) that does
+    not exist."""
+    for key, value in spec.args:
+        if isinstance(value, AgentSpec):
+            _check_paths(value)
+        elif key == "path" and not Path(str(value)).exists():
+            raise OptionError(f"agent {spec}: there is no file {value}")
 
 
 def _check(args: argparse.Namespace) -> int:
