@@ -189,6 +189,42 @@ def test_a_gate_pinned_to_other_weights_is_refused(tmp_path: Path) -> None:
         load_tournament(file)
 
 
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ('records = "no"', "records must be true or false"),  # bool("no") was true
+        ('stop_when_decided = "false"', "stop_when_decided must be true or false"),
+        ("undecided_score = 7", "undecided_score is the share of a gate's points: 0 to 1"),
+        ('undecided_score = "abc"', "undecided_score is the share"),
+        ("undecided_score = nan", "undecided_score is the share"),
+        ("seed = -1", "seed must be an int >= 0"),
+        ('alpha = "x"', "alpha must be a number between 0 and 1"),
+        ('bot_prefix = "/no/such/sandbox --"', "there is no program '/no/such/sandbox'"),
+        ("bot_prefix = 5", "bot_prefix must be a command"),
+    ],
+)
+def test_a_tournament_file_names_its_bad_value(tmp_path: Path, line: str, says: str) -> None:
+    """Each was accepted (a sandbox that is not there forfeited every bot, with exit 0) or failed with Python's
+    words."""
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random"})
+    text = file.read_text()
+    key = line.split(" =")[0]
+    file.write_text(line + "\n" + "".join(x for x in text.splitlines(True) if not x.startswith(key + " =")))
+    with pytest.raises(OptionError, match=says):
+        load_tournament(file)
+    file.write_text(text.replace('agent = "random"', 'agent = "random"\npoints = -5'))
+    with pytest.raises(OptionError, match="random: points must be a number >= 0"):
+        load_tournament(file)
+
+
+def test_init_refuses_a_gate_named_twice(tmp_path: Path) -> None:
+    from whist_env.cli.arena import arena_main
+
+    folder = tmp_path / "class"
+    assert arena_main(["init", str(folder), "--game", "german_whist_v0", "--gates", "random,random"]) == 2
+    assert not (folder / "tournament.toml").exists()
+
+
 def test_init_pins_the_gates_and_require_beat_sets_the_exit_status(tmp_path: Path) -> None:
     """``whist-arena init`` writes a file whose gates load (the network copied and pinned); ``run --require-beat``
     exits 0 when every bot passes the gate and 1 when one does not."""

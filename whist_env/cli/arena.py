@@ -184,6 +184,9 @@ def init_tournament(folder: Path, game_id: str, deals: int, seed: int, gates: Se
     unknown = sorted(set(gates) - set(GATES))
     if unknown:
         raise OptionError(f"unknown gate(s) {unknown}; known: {', '.join(GATES)}")
+    twice = sorted({g for g in gates if list(gates).count(g) > 1})
+    if twice:
+        raise OptionError(f"--gates names {', '.join(twice)} twice: a gate plays once")
     (folder / "bots").mkdir(parents=True, exist_ok=True)
     starters = resources.files("whist_env.evaluation") / "starters"
     for name, copy in (("starter.py", "python_starter.py"), ("starter.js", "js_starter.js")):

@@ -53,6 +53,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import signal
 import sys
 import time
@@ -172,6 +173,22 @@ class Tournament:
             raise OptionError(f"deals must be an int >= 1, got {self.deals!r}")
         if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
             raise OptionError(f"workers must be an int >= 1, got {self.workers!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise OptionError(f"seed must be an int >= 0, got {self.seed!r}")
+        for name in ("records", "stop_when_decided", "bonferroni"):  # "no" would be true to bool()
+            if not isinstance(getattr(self, name), bool):
+                raise OptionError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if not _number_within(self.undecided_score, 0.0, 1.0):
+            raise OptionError(f"undecided_score is the share of a gate's points: 0 to 1, got {self.undecided_score!r}")
+        for e in self.entrants:
+            if not _number_within(e.points, 0.0, sys.float_info.max):
+                raise OptionError(f"{e.name}: points must be a number >= 0, got {e.points!r}")
+        if not _number_within(self.alpha, 0.0, 1.0) or self.alpha in (0, 1):
+            raise OptionError(f"alpha must be a number between 0 and 1, got {self.alpha!r}")
+        if not isinstance(self.prefix, tuple) or not all(isinstance(word, str) for word in self.prefix):
+            raise OptionError(f"bot_prefix must be a command (a string), got {self.prefix!r}")
+        if self.prefix and shutil.which(self.prefix[0]) is None:
+            raise OptionError(f"bot_prefix {shlex.join(self.prefix)!r}: there is no program {self.prefix[0]!r}")
         self.stop_rule()  # a bad alpha or look_every fails here
 
     def stop_rule(self) -> StopRule | None:
@@ -368,19 +385,37 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
         "workers": data.get("workers", 1),
         "limits": limits,
         "lineup": data.get("lineup") or default_lineup(spec, options),
-        "prefix": tuple(shlex.split(prefix) if isinstance(prefix, str) else prefix),
-        "undecided_score": float(data.get("undecided_score", 0.5)),
-        "records": bool(data.get("records", True)),
+        "prefix": _words(prefix, f"{file}: bot_prefix") if isinstance(prefix, str) else _listed(prefix),
+        "undecided_score": data.get("undecided_score", 0.5),
+        "records": data.get("records", True),
         "bootstrap": data.get("bootstrap", BOOTSTRAP),
         "workroot": str(base / data["workroot"]) if data.get("workroot") else None,
         "source": str(file),
-        "stop_when_decided": bool(data.get("stop_when_decided", False)),
-        "alpha": float(data.get("alpha", ALPHA)),
+        "stop_when_decided": data.get("stop_when_decided", False),
+        "alpha": data.get("alpha", ALPHA),
         "look_every": data.get("look_every", LOOK_EVERY),
-        "bonferroni": bool(data.get("bonferroni", False)),
+        "bonferroni": data.get("bonferroni", False),
     }
     fields.update({k: v for k, v in overrides.items() if v is not None})
     return Tournament(**fields)
+
+
+def _words(command: str, what: str) -> tuple[str, ...]:
+    """``command`` split as a shell would (``shlex``), or an error naming ``what``."""
+    try:
+        return tuple(shlex.split(command))
+    except ValueError as err:
+        raise OptionError(f"{what} {command!r}: {err}") from None
+
+
+def _listed(value: Any) -> Any:
+    """A TOML array as a tuple; anything else as it is (the checks name it)."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _number_within(value: Any, low: float, high: float) -> bool:
+    """Whether ``value`` is an int or a float (not a bool, not NaN) within ``[low, high]``."""
+    return not isinstance(value, bool) and isinstance(value, int | float) and low <= value <= high
 
 
 def _gates(items: Sequence[Any], spec: GameSpec[Any, Any], base: Path, file: Path) -> list[Entrant]:
@@ -395,7 +430,7 @@ def _gates(items: Sequence[Any], spec: GameSpec[Any, Any], base: Path, file: Pat
             )
         agent = str(item["agent"])
         gate = gate_command(str(item.get("name", agent)), agent, spec, base, item.get("sha256"))
-        out.append(replace(gate, points=float(item.get("points", 1.0))))
+        out.append(replace(gate, points=item.get("points", 1.0)))
     return out
 
 
