@@ -34,6 +34,7 @@ from training.checkpoint import (  # noqa: E402
     write_checkpoint_dir,
     write_state,
 )
+from whist_env.cli.demo import one_line  # noqa: E402
 
 MOVED = {"training.ppo_vec": "training.ppo.rollout", "training.ppo_rollout": "training.ppo.rollout",
          "training.ppo_trainer": "training.ppo.loop"}  # fmt: skip
@@ -73,7 +74,8 @@ def convert_sb3(folder: Path) -> None:
     from whist_env.fingerprint import read_metadata
 
     data, params, _ = load_from_zip_file(folder / "model.zip", device="cpu")
-    assert data is not None, f"{folder / 'model.zip'} holds no model data"
+    if data is None or params is None:
+        raise ValueError(f"{folder / 'model.zip'} holds no model data")
     with open(folder / "state.pkl", "rb") as f:
         extra = pickle.load(f)
     for env in extra["env_states"]:
@@ -104,7 +106,13 @@ def convert_run(run: Path) -> list[str]:
     saved = run / "config.yaml"
     if not saved.is_file():
         raise ValueError(f"{run} is not a run directory (it has no config.yaml)")
-    trainer = (yaml.safe_load(saved.read_text(encoding="utf-8")) or {}).get("trainer", "sb3")
+    try:
+        config = yaml.safe_load(saved.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise ValueError(f"{saved} is not a run's config ({type(err).__name__})") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"{saved} is not a run's config (a mapping of keys)")
+    trainer = config.get("trainer", "sb3")
     if trainer not in ("sb3", "ppo"):
         raise ValueError(f"{run} is a run of the {trainer} trainer, whose checkpoints need no conversion")
     done = []
@@ -128,8 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     for run in args.runs:
         try:
             lines = convert_run(run)
-        except (ValueError, OSError, CheckpointWriteError, pickle.UnpicklingError, KeyError) as err:
+        except (ValueError, OSError, CheckpointWriteError) as err:
             print(f"error: {run}: {err}", file=sys.stderr)
+            return 2
+        except Exception as err:  # a damaged old file fails inside torch, pickle, yaml or zipfile: say which, and where
+            why = one_line(f"{type(err).__name__}: {err}")
+            print(f"error: {run}: cannot read its old checkpoints ({why})", file=sys.stderr)
             return 2
         print("\n".join(lines) if lines else f"{run}: nothing to convert", flush=True)
     return 0

@@ -51,3 +51,30 @@ def test_a_converted_run_resumes_bit_for_bit(tmp_path: Path, name: str, total: i
         for key in expected.files:
             assert torch.equal(state[key], torch.from_numpy(expected[key])), key
     assert convert_checkpoints.main([str(run), "--trust"]) == 0  # converted already: nothing to do
+
+
+@pytest.mark.parametrize(
+    ("name", "damage", "says"),
+    [
+        ("ppo", lambda run: _file(run, "state.pt").write_bytes(b""), "cannot read its old checkpoints (EOFError"),
+        ("ppo", lambda run: _file(run, "state.pt").write_bytes(b"not a pickle"), "cannot read its old checkpoints"),
+        ("sb3", lambda run: _file(run, "model.zip").write_bytes(b""), "model.zip"),
+        ("sb3", lambda run: _file(run, "state.pkl").write_bytes(b"\x80\x04junk"), "cannot read its old checkpoints"),
+        ("sb3", lambda run: (run / "config.yaml").write_text("- a list\n"), "is not a run's config"),
+        ("sb3", lambda run: (run / "config.yaml").write_text("a: [\n"), "is not a run's config (ParserError)"),
+    ],
+)
+def test_a_damaged_old_run_is_named_and_left_as_it_was(
+    tmp_path: Path, name: str, damage: object, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = copy_of(name, tmp_path)
+    damage(run)  # type: ignore[operator]
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    assert convert_checkpoints.main([str(run), "--trust"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {run}: ") and err.count("\n") == 1 and says in err, err
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+def _file(run: Path, name: str) -> Path:
+    return next(run.glob(f"checkpoints/*/{name}"))
