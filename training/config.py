@@ -323,7 +323,7 @@ class PPOConfig(RunConfig):
     checkpoint_freq: int = 50_000
     """Timesteps between checkpoints (at the end of a rollout; the end of the run is checkpointed too)."""
     device: str = "cpu"
-    """torch device."""
+    """torch device: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``."""
 
     def validate_ppo(self) -> None:
         """The checks of the PPO fields both trainers share (after :meth:`validate_run`).
@@ -337,6 +337,7 @@ class PPOConfig(RunConfig):
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
         if self.lr_schedule not in ("constant", "linear"):
             raise ConfigError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
+        check_device(self.device)
         if (self.n_steps * self.n_envs) % self.batch_size:
             raise ConfigError(
                 f"batch_size ({self.batch_size}) must divide n_steps * n_envs "
@@ -483,13 +484,6 @@ class PPOVecConfig(PPOConfig):
         for name in ("eval_freq", "final_eval_deals"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must be 0 or more, got {getattr(self, name)}")
-        if not (self.device == "auto" or self.device == "cpu" or self.device.startswith("cuda")):
-            raise ConfigError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {self.device!r}")
-        if self.device.startswith("cuda"):
-            import torch
-
-            if not torch.cuda.is_available():
-                raise ConfigError(f"device {self.device!r}: torch sees no CUDA device here; use 'auto' or 'cpu'")
         self._validate_env()
         if self.pretrain is not None:
             self._validate_pretrain(self.pretrain)
@@ -715,6 +709,37 @@ def config_from_dict(cls: type[C], values: dict[str, Any], source: str = "config
     return config
 
 
+class UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader that refuses a key given twice in one mapping (PyYAML keeps the last one without a word:
+    a second ``game:`` would train another game)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is given twice", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def check_device(device: str) -> None:
+    """Refuse a torch device the run could not use: not ``auto``, ``cpu`` or ``cuda[:N]``, or a CUDA device torch
+    does not see here (before the warm start spends minutes and the first use fails)."""
+    index = device.removeprefix("cuda").removeprefix(":")
+    if device not in ("auto", "cpu", "cuda") and not (device.startswith("cuda:") and index.isdigit()):
+        raise ConfigError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {device!r}")
+    if device.startswith("cuda"):
+        import torch
+
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count <= (int(index) if index else 0):
+            seen = f"{count} CUDA device(s)" if count else "no CUDA device"
+            raise ConfigError(f"device {device!r}: torch sees {seen} here; use 'auto' or 'cpu'")
+
+
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read ``path`` (YAML) into a :class:`TrainConfig`, apply ``overrides`` (flags), validate.
 
@@ -738,7 +763,7 @@ def load_config_as(cls: type[C], path: str | Path, overrides: dict[str, Any] | N
         raise missing_config(cls, path)
     try:
         text = path.read_text()
-        values = yaml.safe_load(text)
+        values = yaml.load(text, Loader=UniqueKeyLoader)  # a SafeLoader that refuses a key given twice
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"config file {path} cannot be read: {err}") from err
     except (yaml.YAMLError, ValueError) as err:  # ValueError: an integer of more than 4300 digits

@@ -144,7 +144,7 @@ def trainer_of(argv: list[str]) -> str:
     if path is not None and path.is_file():
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError):
+        except (OSError, yaml.YAMLError, ValueError):  # ValueError: not UTF-8, or an int of over 4300 digits
             data = None  # the trainer's own loader reports it
         if isinstance(data, dict):
             name = data.get("trainer", "sb3")
@@ -336,7 +336,10 @@ def run(chosen: Trainer, args: argparse.Namespace, argv: list[str], where: dict[
     t_start = time.perf_counter()
     config, run_dir, found = resolve(chosen, args)
     where["run_dir"] = run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # --runs-dir names a file, or a folder it may not write
+        raise ConfigError(f"cannot make the run directory {run_dir}: {err.strerror or err}") from None
     save_config(config, run_dir / "config.yaml")
     command = write_command(run_dir, "train.py", argv)
     if found is None:  # a fresh run (a resumed one keeps the times of its earlier sessions)

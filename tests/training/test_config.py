@@ -77,6 +77,12 @@ def test_unknown_key_names_the_allowed_keys(tmp_path: Path) -> None:
         ("game: humbug_v0\npretrain: {learning_rate: .inf}\n", "pretrain.learning_rate must be a finite number"),
         ("game: humbug_v0\nvf_coef: " + "9" * 400 + "\n", "vf_coef must be a finite number, got a 400-digit int"),
         ("game: humbug_v0\nn_envs: " + "9" * 5000 + "\n", "not valid YAML"),
+        # found by a hostile-input audit: a key given twice kept the last value, a device torch cannot see was found
+        # only after the warm start
+        ("game: humbug_v0\nn_envs: 8\ngame: classic_whist_v0\n", "the key 'game' is given twice"),
+        ("game: humbug_v0\npretrain: {epochs: 2, epochs: 3}\n", "the key 'epochs' is given twice"),
+        ("game: humbug_v0\ndevice: cuda:7\n", "device 'cuda:7': torch sees"),
+        ("game: humbug_v0\ndevice: gpu\n", r"device must be 'auto', 'cpu' or 'cuda\[:N\]'"),
     ],
 )
 def test_bad_values_are_rejected_with_a_reason(tmp_path: Path, text: str, match: str) -> None:
@@ -127,6 +133,14 @@ def test_cli_reports_config_errors_with_status_2(tmp_path: Path, capsys: pytest.
     assert "does not exist" in capsys.readouterr().err
     assert main([]) == 2
     assert "--config" in capsys.readouterr().err
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes("game: humbug_v0\n# caf\xe9\n".encode("latin-1"))  # not UTF-8: was a traceback
+    assert main(["--config", str(latin), "--runs-dir", str(tmp_path)]) == 2
+    assert "cannot be read" in capsys.readouterr().err
+    good = write(tmp_path, "game: humbug_v0\n", "good.yaml")
+    (tmp_path / "a_file").write_text("")
+    assert main(["--config", str(good), "--runs-dir", str(tmp_path / "a_file")]) == 2  # was a traceback
+    assert "cannot make the run directory" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------------------------- the one config base
