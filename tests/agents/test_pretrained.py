@@ -220,6 +220,17 @@ def test_damaged_or_foreign_files_are_refused(tmp_path: Path, exported: dict[str
     np.savez(bare, action_weight=np.zeros((2, 3), np.float32))
     with pytest.warns(UserWarning, match="carries no whist_env metadata"), pytest.raises(OptionError, match="lacks"):
         load_policy(bare, "humbug_v0")
+    arrays = dict(np.load(exported["humbug_v0"]))  # a good file, then damaged one way at a time
+    for name, value, says in [
+        ("action_bias", np.full_like(arrays["action_bias"], np.nan), "not finite numbers"),  # was played
+        ("hidden_0_weight", np.where(arrays["hidden_0_weight"] > 0, np.inf, 0).astype(np.float32), "not finite"),
+        ("policy_format", np.array("abc"), "is not a policy written by whist_env's export_policy"),
+    ]:
+        damaged = tmp_path / f"damaged_{name}.npz"
+        np.savez(damaged, **{**arrays, name: value})
+        with pytest.raises(OptionError, match=says), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the copy carries no metadata: that is warned about, not the point
+            load_policy(damaged, "humbug_v0")
 
 
 # ----------------------------------------------------------------------------- the agent

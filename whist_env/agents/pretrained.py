@@ -179,7 +179,8 @@ class NumpyPolicy:
         """The policy from :meth:`arrays`' dict (or an opened ``.npz``).
 
         Raises:
-            OptionError: for a missing array, a newer format or shapes that do not chain.
+            OptionError: for a missing array, a newer format, weights that are not finite numbers or shapes that do
+                not chain.
         """
         try:
             fmt = int(arrays["policy_format"])
@@ -198,6 +199,14 @@ class NumpyPolicy:
             raise OptionError(
                 f"{what} lacks the array {err}: it is not a policy written by whist_env's export_policy"
             ) from None
+        except (ValueError, TypeError, zipfile.BadZipFile) as err:  # no number, an array of objects, a bad member
+            raise OptionError(f"{what} is not a policy written by whist_env's export_policy ({err})") from None
+        for array in [action[0], action[1], *(a for pair in hidden for a in pair)]:
+            if array.dtype.kind not in "fiu" or not np.isfinite(array).all():
+                raise OptionError(
+                    f"{what} holds weights that are not finite numbers (NaN or infinity, or not numbers at all): "
+                    "the training that wrote it diverged, or the file is damaged"
+                )
         return cls(hidden, activations, action)
 
     @classmethod
