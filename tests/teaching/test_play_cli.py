@@ -388,4 +388,10 @@ def test_an_unwritable_record_file_gives_status_2(tmp_path: Path, capsys: pytest
     path = tmp_path / "missing-folder" / "game.json"
     session = Session("humbug_v0", {}, 0, ["random"], 1, stdin=io.StringIO("quit\n"), stdout=io.StringIO(), record=path)
     assert session.run() == 2
-    assert f"cannot write --record {path}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"cannot write --record {path}" in err
+    spare = Path(err.rsplit("written to ", 1)[1].strip())  # the game is not lost: it is where the message says
+    try:
+        assert GameRecord.from_json(spare.read_text(encoding="utf-8")).game_id == "humbug_v0"
+    finally:
+        spare.unlink()

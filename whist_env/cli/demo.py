@@ -8,10 +8,13 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import os
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
@@ -45,6 +48,21 @@ def at_least(minimum: int) -> Callable[[str], int]:
 def one_line(text: object) -> str:
     """``text`` on one line (a message that spans lines is joined with ``; ``)."""
     return "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def write_or_spare(prog: str, flag: str, path: Path, text: str, suffix: str) -> int:
+    """Write a result file; if ``path`` cannot be written, write it to a temporary file, say where, return 2
+    (nothing a run produced is lost to a mistyped folder)."""
+    try:
+        path.write_text(text, encoding="utf-8")
+        return 0
+    except OSError as err:
+        fd, spare = tempfile.mkstemp(prefix=f"{prog}-", suffix=suffix)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        reason = err.strerror or type(err).__name__
+        print(f"{prog}: error: cannot write {flag} {path} ({reason}); it was written to {spare}", file=sys.stderr)
+        return 2
 
 
 def report_error(prog: str, err: BaseException) -> int:

@@ -30,14 +30,12 @@ from __future__ import annotations
 
 import argparse
 import ast
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from whist_env.cli.demo import CliParser, at_least, one_line_warnings, report_error, report_interrupt
+from whist_env.cli.demo import CliParser, at_least, one_line_warnings, report_error, report_interrupt, write_or_spare
 from whist_env.errors import OptionError
 
 
@@ -260,12 +258,12 @@ def _run(argv: Sequence[str]) -> int:
     if args.json:
         data = [r.to_dict() for r in reports]
         text = json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n"
-        status |= _write("--json", args.json, text, ".json")
+        status |= write_or_spare("whist-eval", "--json", args.json, text, ".json")
     if args.markdown:
         parts = [r.to_markdown() for r in reports]
         if len(reports) > 1 and len(args.agents) == 2 and not args.ladder:
             parts.insert(0, summary_table(reports))
-        status |= _write("--markdown", args.markdown, "\n\n".join(parts) + "\n", ".md")
+        status |= write_or_spare("whist-eval", "--markdown", args.markdown, "\n\n".join(parts) + "\n", ".md")
     illegal = sum(r.illegal_actions for r in reports)
     if illegal:
         print(f"whist-eval: {illegal} illegal action(s) were played; the comparison is not valid", file=sys.stderr)
@@ -300,21 +298,6 @@ def _check_plot(plot: Path) -> None:
         raise OptionError(f"--plot {plot}: give a file ending in one of {', '.join('.' + k for k in sorted(kinds))}")
     if not plot.parent.is_dir():
         raise OptionError(f"--plot {plot}: the folder {plot.parent} does not exist")
-
-
-def _write(flag: str, path: Path, text: str, suffix: str) -> int:
-    """Write a result file; if ``path`` cannot be written, write it to a temporary file, say where, return 2."""
-    try:
-        path.write_text(text, encoding="utf-8")
-        return 0
-    except OSError as err:
-        fd, spare = tempfile.mkstemp(prefix="whist-eval-", suffix=suffix)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        reason = err.strerror or type(err).__name__
-        print(f"whist-eval: error: cannot write {flag} {path} ({reason}); the report was written to {spare}",
-              file=sys.stderr)  # fmt: skip
-        return 2
 
 
 def _write_records(folder: Path, config: Any, results: Sequence[Any], count: int) -> int:

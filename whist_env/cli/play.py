@@ -26,7 +26,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from whist_env.cards import NUM_CARDS, SPADES, SUIT_MASKS, SUIT_SYMBOLS, card_pretty, cards_of, parse_card
-from whist_env.cli.demo import CliParser, at_least, one_line_warnings, parse_option, report_error
+from whist_env.cli.demo import CliParser, at_least, one_line_warnings, parse_option, report_error, write_or_spare
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.record import Recorder, record_of
 from whist_env.registry import GameRef, default_game_id, game_ids, get_spec, spec_of
@@ -236,12 +236,8 @@ class Session:
         if self.record_path is None or self.recorder is None:
             return True
         record = self.recorder.record()
-        try:
-            self.record_path.write_text(record.to_json(indent=1) + "\n", encoding="utf-8")
-        except OSError as err:
-            reason = err.strerror or type(err).__name__
-            print(f"whist-play: error: cannot write --record {self.record_path} ({reason})", file=sys.stderr)
-            return False
+        if write_or_spare("whist-play", "--record", self.record_path, record.to_json(indent=1) + "\n", ".json"):
+            return False  # written to a spare file, and said where
         self.say(f"game record ({len(record.actions)} actions) written to {self.record_path}")
         return True
 
