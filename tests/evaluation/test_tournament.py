@@ -217,6 +217,19 @@ def test_a_tournament_file_names_its_bad_value(tmp_path: Path, line: str, says: 
         load_tournament(file)
 
 
+def test_a_bot_toml_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
+    from whist_env.evaluation.tournament import bot_command
+
+    bot = tmp_path / "mybot"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('name = "mine"\ncomand = ["{python}", "main.py"]\n')  # misspelt: was ignored
+    with pytest.raises(OptionError, match=r"unknown key\(s\) \['comand'\]"):
+        bot_command(bot)
+    (bot / "bot.toml").write_text('command = "python \'main.py"\n')
+    with pytest.raises(OptionError, match="command .*No closing quotation"):
+        bot_command(bot)
+
+
 def test_init_refuses_a_gate_named_twice(tmp_path: Path) -> None:
     from whist_env.cli.arena import arena_main
 

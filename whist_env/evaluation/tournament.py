@@ -244,9 +244,12 @@ def bot_command(path: Path, name: str | None = None) -> BotCommand:
             data = tomllib.loads(manifest.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
             raise OptionError(f"{manifest}: {err}") from None
+        unknown = sorted(set(data) - {"command", "name"})
+        if unknown:  # a misspelt key would be ignored without a word
+            raise OptionError(f"{manifest}: unknown key(s) {unknown}; a bot.toml holds command and, optionally, name")
         command = data.get("command")
         if isinstance(command, str):
-            command = shlex.split(command)
+            command = _words(command, f"{manifest}: command")
         if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
             raise OptionError(f'{manifest}: command must be a list of strings such as ["node", "main.js"]')
         argv = tuple(sys.executable if c == "{python}" else c for c in command)
