@@ -441,6 +441,10 @@ def _final_network(run: Path, config: Any) -> Any:
 def _ship(args: argparse.Namespace) -> int:
     from whist_env.agents.pretrained import export_policy
 
+    for flag, value, least in (("--deals", args.deals, 1), ("--pimc-deals", args.pimc_deals, 0),
+                               ("--seed", args.seed, 0), ("--workers", args.workers, 1)):  # fmt: skip
+        if value < least:  # before anything is exported or played
+            raise OptionError(f"{flag} must be at least {least}, got {value}")
     config = run_config(args.run)
     npz, card_path = _targets(config.game, args.out_dir)
     if not args.card_only:

@@ -176,6 +176,8 @@ def test_every_limit_is_enforced_on_linux() -> None:
             Limits(decision_s=bad)
         with pytest.raises(whist_env.OptionError, match="cpu_s"):
             Limits(cpu_s=bad)
+    with pytest.raises(whist_env.OptionError, match="memory_mb must be at most"):  # was an error inside the bot's fork
+        Limits(memory_mb=99999999999999999)
     assert Limits(match_s=50, start_s=5).cpu == 55
 
 

@@ -230,8 +230,16 @@ def test_a_bot_toml_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
         bot_command(bot)
 
 
-def test_init_refuses_a_gate_named_twice(tmp_path: Path) -> None:
+def test_init_refuses_a_gate_named_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from whist_env.cli.arena import arena_main
+
+    broken = tmp_path / "broken.toml"
+    broken.write_text("game = \n")
+    assert arena_main(["pin", str(broken)]) == 2  # named the error, not the file
+    assert str(broken) in capsys.readouterr().err
+    good = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random"})
+    assert arena_main(["run", str(good), "--bot-prefix", "'unclosed", "--quiet"]) == 2
+    assert "--bot-prefix" in capsys.readouterr().err
 
     folder = tmp_path / "class"
     assert arena_main(["init", str(folder), "--game", "german_whist_v0", "--gates", "random,random"]) == 2

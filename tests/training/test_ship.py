@@ -79,6 +79,9 @@ def test_a_run_without_a_model_is_one_line_exit_2(tmp_path: Path, capsys: pytest
     (tmp_path / "config.yaml").write_text("trainer: rllib\ngame: german_whist_v0\n")
     assert ship(["--run", str(tmp_path)]) == 2
     assert "trained by trainer 'rllib'; ship.py ships the runs of trainers sb3 and ppo" in capsys.readouterr().err
+    for flag, value in (("--pimc-deals", "-1"), ("--deals", "0"), ("--seed", "-1"), ("--workers", "0")):
+        assert ship(["--run", str(tmp_path), flag, value]) == 2  # before the run is read (was: after its evaluation)
+        assert f"{flag} must be at least" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -17,7 +17,6 @@ and exit status 2; Ctrl-C stops a tournament with status 130, and the same comma
 from __future__ import annotations
 
 import argparse
-import shlex
 import shutil
 import sys
 from collections.abc import Sequence
@@ -123,7 +122,7 @@ def arena_main(argv: Sequence[str] | None = None) -> int:
 
 def _arena(args: argparse.Namespace) -> int:
     from whist_env.evaluation.referee import Limits
-    from whist_env.evaluation.tournament import load_tournament, run_tournament
+    from whist_env.evaluation.tournament import load_tournament, run_tournament, split_command
 
     if args.command == "init":
         path = init_tournament(Path(args.folder), args.game, args.deals, args.seed, args.gates.split(","))
@@ -132,7 +131,7 @@ def _arena(args: argparse.Namespace) -> int:
     if args.command == "pin":
         return _pin(Path(args.file))
     tournament = load_tournament(args.file, workers=args.workers, deals=args.deals,
-                                 prefix=tuple(shlex.split(args.bot_prefix)) if args.bot_prefix else None,
+                                 prefix=split_command(args.bot_prefix, "--bot-prefix") if args.bot_prefix else None,
                                  stop_when_decided=args.stop_when_decided, alpha=args.alpha,
                                  look_every=args.look_every, bonferroni=args.bonferroni)  # fmt: skip
     given = {name: getattr(args, name) for name in asdict(Limits()) if getattr(args, name, None) is not None}
@@ -230,7 +229,10 @@ def _pin(file: Path) -> int:
     from whist_env.evaluation.tournament import gate_digest
     from whist_env.registry import get_spec
 
-    data = tomllib.loads(file.read_text(encoding="utf-8"))
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise OptionError(f"{file}: {err}") from None
     spec = get_spec(data.get("game", ""))
     for gate in data.get("gates", []):
         print(
@@ -298,7 +300,7 @@ def _check_paths(spec: AgentSpec) -> None:
 def _check(args: argparse.Namespace) -> int:
     from whist_env.evaluation.conformance import check_bot
     from whist_env.evaluation.referee import Limits, become_subreaper
-    from whist_env.evaluation.tournament import bot_command
+    from whist_env.evaluation.tournament import bot_command, split_command
     from whist_env.registry import game_ids, get_spec
 
     for game_id in args.game or ():
@@ -308,7 +310,8 @@ def _check(args: argparse.Namespace) -> int:
         command = bot_command(path)
         argv, source = command.argv, command.source
     else:  # a command: the files it names here are named by their full path (it runs in a fresh folder)
-        argv = tuple(str(Path(part).resolve()) if Path(part).is_file() else part for part in shlex.split(args.bot))
+        words = split_command(args.bot, "the bot's command")
+        argv = tuple(str(Path(part).resolve()) if Path(part).is_file() else part for part in words)
         source = None
     if not argv:
         raise OptionError("name the bot's command, e.g. whist-bot check 'python mybot.py'")

@@ -88,6 +88,10 @@ ENDING = frozenset({"start", "version", "flood", "budget", "crash", "exit"})
 """Faults after which the bot forfeits at once (its process is gone or cannot be trusted to be in step)."""
 
 
+MAX_MB = 1 << 40
+"""The largest memory or file limit, in MiB (``RLIMIT_*`` take bytes in a signed 64-bit field)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """What a bot may use. Times are wall-clock seconds from the request to the answer's newline.
@@ -124,6 +128,9 @@ class Limits:
                 isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < inf
             ):
                 raise OptionError(f"limit {name} must be a positive finite number, got {value!r}")
+        for name in ("memory_mb", "file_mb"):  # in bytes, the kernel's limit must fit its 64-bit field
+            if getattr(self, name) > MAX_MB:
+                raise OptionError(f"limit {name} must be at most {MAX_MB} (MiB), got {getattr(self, name)!r}")
 
     @property
     def cpu(self) -> float:

@@ -249,7 +249,7 @@ def bot_command(path: Path, name: str | None = None) -> BotCommand:
             raise OptionError(f"{manifest}: unknown key(s) {unknown}; a bot.toml holds command and, optionally, name")
         command = data.get("command")
         if isinstance(command, str):
-            command = _words(command, f"{manifest}: command")
+            command = split_command(command, f"{manifest}: command")
         if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
             raise OptionError(f'{manifest}: command must be a list of strings such as ["node", "main.js"]')
         argv = tuple(sys.executable if c == "{python}" else c for c in command)
@@ -388,7 +388,7 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
         "workers": data.get("workers", 1),
         "limits": limits,
         "lineup": data.get("lineup") or default_lineup(spec, options),
-        "prefix": _words(prefix, f"{file}: bot_prefix") if isinstance(prefix, str) else _listed(prefix),
+        "prefix": split_command(prefix, f"{file}: bot_prefix") if isinstance(prefix, str) else _listed(prefix),
         "undecided_score": data.get("undecided_score", 0.5),
         "records": data.get("records", True),
         "bootstrap": data.get("bootstrap", BOOTSTRAP),
@@ -403,7 +403,7 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
     return Tournament(**fields)
 
 
-def _words(command: str, what: str) -> tuple[str, ...]:
+def split_command(command: str, what: str) -> tuple[str, ...]:
     """``command`` split as a shell would (``shlex``), or an error naming ``what``."""
     try:
         return tuple(shlex.split(command))
