@@ -73,6 +73,9 @@ def convert_sb3(folder: Path) -> None:
     from whist_env.envs.single_agent import game_state_fields
     from whist_env.fingerprint import read_metadata
 
+    for name in ("model.zip", "state.pkl"):
+        if not (folder / name).is_file():
+            raise ValueError(f"{folder} is not a whole sb3 checkpoint: it has no {name}")
     data, params, _ = load_from_zip_file(folder / "model.zip", device="cpu")
     if data is None or params is None:
         raise ValueError(f"{folder / 'model.zip'} holds no model data")

@@ -61,6 +61,7 @@ def test_a_converted_run_resumes_bit_for_bit(tmp_path: Path, name: str, total: i
         ("sb3", lambda run: _file(run, "model.zip").write_bytes(b""), "model.zip"),
         ("sb3", lambda run: _file(run, "state.pkl").write_bytes(b"\x80\x04junk"), "cannot read its old checkpoints"),
         ("sb3", lambda run: (run / "config.yaml").write_text("- a list\n"), "is not a run's config"),
+        ("sb3", lambda run: _file(run, "model.zip").unlink(), "has no model.zip"),  # was: ...model.zip.zip
         ("sb3", lambda run: (run / "config.yaml").write_text("a: [\n"), "is not a run's config (ParserError)"),
     ],
 )
