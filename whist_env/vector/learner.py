@@ -56,6 +56,7 @@ opponents' choices from a numpy generator; both are seeded from ``seed`` (and ``
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -201,11 +202,17 @@ class LearnerVectorEnv(VectorEnv):
                     callable(spec) and not callable(getattr(spec, "act", None))
                 )
             if not ok:
+                close = (
+                    difflib.get_close_matches(spec, (RANDOM, HEURISTIC, "pretrained"), n=1)
+                    if isinstance(spec, str)
+                    else []
+                )
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise OptionError(
-                    f"{self.game_id}: an opponent must be 'random', 'heuristic', 'pretrained', "
-                    f"'pretrained(path=<exported .npz>)', a batched policy callable (obs (k, D), mask (k, A) bool) -> "
-                    f"actions (k,) or an object with act_state(venv, envs), got {spec!r} (Agent objects and other "
-                    "names have no batched form yet: use whist_env.envs.single_agent for them)"
+                    f"{self.game_id}: opponent {spec!r}{hint} cannot play here: an opponent must be 'random', "
+                    "'heuristic', 'pretrained', 'pretrained(path=<exported .npz>)', a batched policy callable "
+                    "(obs (k, D), mask (k, A) bool) -> actions (k,) or an object with act_state(venv, envs) (Agent "
+                    "objects and other names have no batched form yet: use whist_env.envs.single_agent for them)"
                 )
         # one object per name for every seat it plays (neither keeps state of its own between calls)
         specs = [self._named_opponent(spec) if isinstance(spec, str) and spec != RANDOM else spec for spec in specs]
