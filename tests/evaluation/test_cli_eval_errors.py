@@ -84,6 +84,9 @@ def test_eval_checks_every_game_and_the_plot_before_it_plays(tmp_path: Path, cap
     ladder = ["humbug_v0", "--ladder", "--deals", "1", "--quiet", "--no-cache"]
     assert "does not exist" in _fails(eval_main, [*ladder, "--plot", str(tmp_path / "no" / "p.png")], capsys)
     assert "give a file ending in one of" in _fails(eval_main, [*ladder, "--plot", str(tmp_path / "p.npz")], capsys)
+    (tmp_path / "a_file").write_text("")
+    records = ["humbug_v0", "--deals", "1", "--quiet", "--records", str(tmp_path / "a_file")]
+    assert "--records" in _fails(eval_main, records, capsys) and (tmp_path / "a_file").read_text() == ""
 
 
 def test_eval_keeps_the_games_played_before_an_error(tmp_path: Path, capsys: Any) -> None:

@@ -217,6 +217,8 @@ def _run(argv: Sequence[str]) -> int:
                 raise unknown_game(game_id, [*known, "all"])
         if args.ladder and args.plot is not None and not args.no_plot:
             _check_plot(args.plot)
+        if args.records and args.records.exists() and not args.records.is_dir():
+            raise OptionError(f"--records {args.records} is a file: give a folder for the game records")
         for game_id in games:
             spec = get_spec(game_id)  # the one look-up of the id: the arena, the agents and the workers take the spec
             if args.ladder:
