@@ -95,6 +95,12 @@ def test_garbled_input_gets_a_message(text: str) -> None:
     assert isinstance(answer, str) and answer
 
 
+def test_a_pasted_page_is_not_said_back() -> None:
+    game, state = _game("classic_whist_v0", episode="deal")
+    answer = interpret("x" * 100_000, game, state)  # was quoted back whole
+    assert isinstance(answer, str) and "cannot read 'xxx" in answer and len(answer) < 400
+
+
 def test_illegal_card_is_explained() -> None:
     game, state = _game("classic_whist_v0", episode="deal")
     hand = state.hands[state.to_act]

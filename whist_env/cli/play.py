@@ -79,7 +79,7 @@ def interpret(text: str, game: TrickGame, state: State) -> int | str:
         if bid in names:
             action = names[bid]
         else:
-            return f"there is no {low!r} here; choose one of: {_choices_text(game, legal)}"
+            return f"there is no {_short(low)!r} here; choose one of: {_choices_text(game, legal)}"
     else:
         prefixed = [a for name, a in names.items() if low.isalpha() and name.startswith(low)]
         if len(prefixed) == 1:
@@ -89,7 +89,8 @@ def interpret(text: str, game: TrickGame, state: State) -> int | str:
             try:
                 action = parse_card(card_text.replace(" ", ""))
             except ValueError:
-                return f"cannot read {t!r}: {_what_to_type(phase)} ({_choices_text(game, legal)}); 'help' explains"
+                choices = _choices_text(game, legal)
+                return f"cannot read {_short(t)!r}: {_what_to_type(phase)} ({choices}); 'help' explains"
     if action in legal:
         return action
     try:
@@ -103,6 +104,11 @@ def ordered_legal(game: TrickGame, state: State) -> list[int]:
     """The legal actions in the order they are listed: cards as the hand is shown (spades first, highest
     first), then the other actions."""
     return sorted(game.legal_actions(state), key=lambda a: (0, -(a // 13), -a) if a < NUM_CARDS else (1, a, 0))
+
+
+def _short(text: str, most: int = 40) -> str:
+    """``text`` cut to ``most`` characters (an answer echoed or quoted back: a pasted page is not said again)."""
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def _what_to_type(phase: str) -> str:
@@ -218,7 +224,7 @@ class Session:
             self.say("")
             raise QuitGame("end of input")
         if self.echo:
-            self.say(line.rstrip("\n"))
+            self.say(_short(line.rstrip("\n"), 200))
         return line
 
     # ------------------------------------------------------------------ the game
