@@ -111,3 +111,8 @@ def test_whist_bot_run_refuses_a_bad_agent_before_the_hello(
     monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=io.BytesIO()))  # no referee: the input ends at once
     assert bot_main(["run", spec]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_whist_bot_check_of_nothing_says_what_to_give(capsys: pytest.CaptureFixture) -> None:
+    assert bot_main(["check", ""]) == 2  # it said: the bot folder . has no bot.toml
+    assert "name the bot's command" in capsys.readouterr().err

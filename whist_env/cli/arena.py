@@ -306,7 +306,7 @@ def _check(args: argparse.Namespace) -> int:
     for game_id in args.game or ():
         get_spec(game_id)  # an unknown game: one line naming the known ones
     path = Path(args.bot)
-    if path.exists():
+    if args.bot.strip() and path.exists():  # Path("") is the current folder
         command = bot_command(path)
         argv, source = command.argv, command.source
     else:  # a command: the files it names here are named by their full path (it runs in a fresh folder)
