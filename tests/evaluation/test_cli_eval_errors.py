@@ -122,6 +122,9 @@ def test_demo_with_a_bad_option_value(capsys: Any) -> None:
     assert err.startswith("whist-demo: error:") and "num_deals" in err
     assert "--seed" in _fails(demo_main, ["--seed", "-1"], capsys)
     assert "--help" in _fails(demo_main, ["--game", "chess"], capsys)
+    for command in (demo_main, play_main):  # a misspelt game gets the closest id, as in whist-eval
+        err = _fails(command, ["--game", "german_whist"], capsys)
+        assert "unknown game 'german_whist' (did you mean 'german_whist_v0'?)" in err and "\n" not in err.strip()
 
 
 def test_play_with_a_bad_option_or_model(tmp_path: Path, capsys: Any) -> None:

@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from whist_env.envs.registration import make
-from whist_env.registry import default_game_id, game_ids
+from whist_env.registry import default_game_id, game_ids, unknown_game
 
 
 class CliParser(argparse.ArgumentParser):
@@ -43,6 +43,14 @@ def at_least(minimum: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def game_id(text: str) -> str:
+    """An argparse type: a registered game id; another gets the registry's error, which suggests the closest id
+    (argparse's ``choices`` only list them)."""
+    if text not in game_ids():
+        raise argparse.ArgumentTypeError(str(unknown_game(text)))
+    return text
 
 
 def one_line(text: object) -> str:
@@ -150,7 +158,7 @@ def demo_main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--game", default=default_game_id(), choices=game_ids())
+    parser.add_argument("--game", default=default_game_id(), type=game_id, help=f"one of {', '.join(game_ids())}")
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--option", action="append", type=parse_option, default=[], help="game option key=value")

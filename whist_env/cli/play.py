@@ -26,7 +26,15 @@ from typing import Any, TextIO
 import numpy as np
 
 from whist_env.cards import NUM_CARDS, SPADES, SUIT_MASKS, SUIT_SYMBOLS, card_pretty, cards_of, parse_card
-from whist_env.cli.demo import CliParser, at_least, one_line_warnings, parse_option, report_error, write_or_spare
+from whist_env.cli.demo import (
+    CliParser,
+    at_least,
+    game_id,
+    one_line_warnings,
+    parse_option,
+    report_error,
+    write_or_spare,
+)
 from whist_env.errors import IllegalActionError, OptionError
 from whist_env.record import Recorder, record_of
 from whist_env.registry import GameRef, default_game_id, game_ids, get_spec, spec_of
@@ -401,7 +409,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     default = default_game_id()
-    p.add_argument("--game", default=default, choices=game_ids(), help=f"the game (default {default})")
+    p.add_argument(
+        "--game", default=default, type=game_id, help=f"the game: {', '.join(game_ids())} (default {default})"
+    )
     p.add_argument(
         "--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE", help="a game option"
     )
