@@ -343,6 +343,8 @@ def test_the_console_script_binds_this_machine_unless_told(monkeypatch: pytest.M
         (["--agent-delay", "nan"], "--agent-delay must be"),
         (["--max-body", "0"], "--max-body must be ≥ 1"),
         (["--models", "/no/such/folder"], "--models /no/such/folder: no such folder"),
+        (["--host", "bad!"], "--host 'bad!' names no address"),  # said before the "open http://bad!:8000/" line
+        (["--host", "a" * 70 + ".com"], "names no address"),  # a label too long for the resolver
     ],
 )
 def test_the_console_script_names_the_bad_flag(

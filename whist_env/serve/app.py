@@ -77,6 +77,7 @@ import logging
 import math
 import os
 import secrets
+import socket
 import time
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -721,6 +722,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     for failed, message in checks:
         if failed:
             parser.error(message)
+    try:  # before the "open http://..." line: a host that names no address (uvicorn would fail after it, exit 3)
+        socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as err:
+        parser.error(f"--host {args.host!r} names no address of this machine's resolver ({err})")
     import uvicorn
 
     config = ServerConfig(
