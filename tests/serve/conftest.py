@@ -1,4 +1,5 @@
-"""Fixtures of the whist-serve tests: a live server (uvicorn in a thread) and the system chromium (Playwright)."""
+"""Fixtures of the whist-serve tests: a live server (uvicorn in a thread), the console script with its server
+stopped before it starts, and the system chromium (Playwright)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,32 @@ def live_server() -> Iterator[tuple[str, Any]]:
     yield f"http://127.0.0.1:{port}", app
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture
+def console_server(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """What each ``whist-serve`` run in the test (``whist_env.serve.app.main``) would have served, in place of serving
+    it: per run the host and port asked for, the uvicorn config and the address its socket is bound to. The socket is
+    bound for real, but to a free port (the default 8000 may be taken on a developer's machine), and closed."""
+    import uvicorn
+
+    from whist_env.serve import app as app_module
+
+    runs: list[dict[str, Any]] = []
+    listen = app_module.listen_socket
+
+    def free_port(parser: Any, host: str, port: int) -> socket.socket:
+        runs.append({"host": host, "port": port})
+        return listen(parser, host, 0)
+
+    def record(server: Any, sockets: list[socket.socket]) -> None:
+        runs[-1].update(config=server.config, bound=[s.getsockname() for s in sockets])
+        for sock in sockets:
+            sock.close()
+
+    monkeypatch.setattr(app_module, "listen_socket", free_port)
+    monkeypatch.setattr(uvicorn.Server, "run", record)
+    return runs
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ with warnings.catch_warnings():  # Starlette >= 1.x suggests httpx2 for its Test
 
 from whist_env.registry import game_ids, get_spec
 from whist_env.serve import tables as tables_module
-from whist_env.serve.app import ServerConfig, create_app, main
+from whist_env.serve.app import ServerConfig, create_app, main, url_host
 from whist_env.serve.tables import PACKAGE_DIR
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -321,17 +321,55 @@ def test_thirty_concurrent_clients_play_their_games(live_server: tuple[str, Any]
     assert len({m["table"]["id"] for m in finals}) == 30
 
 
-def test_the_console_script_binds_this_machine_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
-    import uvicorn
-
-    calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+def test_the_console_script_binds_this_machine_unless_told(console_server: list[dict[str, Any]]) -> None:
     main([])
     main(["--host", "0.0.0.0", "--port", "8123", "--max-tables", "3", "--idle-timeout", "60"])
-    assert calls[0]["host"] == "127.0.0.1" and calls[0]["port"] == 8000
-    assert calls[1]["host"] == "0.0.0.0" and calls[1]["port"] == 8123
+    assert [(run["host"], run["port"]) for run in console_server] == [("127.0.0.1", 8000), ("0.0.0.0", 8123)]
+    assert [run["bound"][0][0] for run in console_server] == ["127.0.0.1", "0.0.0.0"]
     with pytest.raises(SystemExit):
         main(["--max-tables", "0"])
+
+
+def test_the_console_script_prints_the_port_it_bound(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--port 0`` takes a free port and names it, in the "open" line and to uvicorn; a port in use and an address
+    of no interface of this machine are one line and exit 2, before any "open" line (they were exit 3 after it)."""
+    import socket
+
+    import uvicorn
+
+    served: list[tuple[int, int]] = []
+
+    def record(server: Any, sockets: list[socket.socket]) -> None:
+        served.append((server.config.port, sockets[0].getsockname()[1]))
+        sockets[0].close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", record)
+    main(["--port", "0"])
+    port = served[0][0]
+    assert port > 0 and served == [(port, port)]
+    assert f"open http://127.0.0.1:{port}/ in a browser" in capsys.readouterr().out
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        for flags, says in (
+            (["--port", str(taken)], f"cannot listen on 127.0.0.1 port {taken}"),
+            (["--host", "192.0.2.1"], "cannot listen on 192.0.2.1 port 8000"),  # TEST-NET-1: no machine's own
+        ):
+            with pytest.raises(SystemExit) as stop:
+                main(flags)
+            out = capsys.readouterr()
+            assert stop.value.code == 2 and says in out.err and "open http" not in out.out
+    assert len(served) == 1
+    # an IPv6 address in brackets, as a URL writes it (the line said http://::1:8000/)
+    assert [url_host(h) for h in ("::1", "fe80::1", "127.0.0.1", "my-laptop")] == [
+        "[::1]",
+        "[fe80::1]",
+        "127.0.0.1",
+        "my-laptop",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -352,7 +390,7 @@ def test_the_console_script_names_the_bad_flag(
 ) -> None:
     import uvicorn
 
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: pytest.fail("the server started"))
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets: pytest.fail("the server started"))
     with pytest.raises(SystemExit) as stop:
         main(flags)
     assert stop.value.code == 2 and says in capsys.readouterr().err

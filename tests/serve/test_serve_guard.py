@@ -310,28 +310,26 @@ def test_tokens_are_redacted_from_the_log() -> None:
 
 
 # ----------------------------------------------------------------------------- the console script
-def test_the_console_script_passes_the_limits_and_refuses_bad_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    import uvicorn
-
-    calls: list[tuple[Any, dict[str, Any]]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
+def test_the_console_script_passes_the_limits_and_refuses_bad_ones(console_server: list[dict[str, Any]]) -> None:
     main([])
-    config = calls[0][0].state.lobby.config
+    config = console_server[0]["config"].app.state.lobby.config
     assert (config.max_body, config.max_message, config.max_tables_per_client) == (65536, 65536, 40)
     assert config.max_search_samples == 100
-    assert calls[0][1]["ws_max_size"] == 2 * 65536 and calls[0][1]["log_level"] == "warning"
+    first = console_server[0]["config"]
+    assert first.ws_max_size == 2 * 65536 and first.log_level == "warning"
     main(
         ["--max-body", "1000", "--max-message", "500", "--max-tables-per-client", "3", "--allowed-hosts",
          "a.example, b.example", "--allowed-origins", "http://a.example:8080", "--log-level", "info"]
     )  # fmt: skip
-    app, kw = calls[1]
+    second = console_server[1]["config"]
+    app = second.app
     config = app.state.lobby.config
     assert (config.max_body, config.max_message, config.max_tables_per_client) == (1000, 500, 3)
     assert config.allowed_hosts == ("a.example", "b.example") and {"a.example", "b.example"} <= app.state.policy.hosts
     assert app.state.policy.origins == {("http", "a.example", 8080)}
-    assert kw["ws_max_size"] == 1000 and kw["log_level"] == "info"
+    assert second.ws_max_size == 1000 and second.log_level == "info"
     main(["--max-search-samples", "400"])
-    assert calls[2][0].state.lobby.config.max_search_samples == 400
+    assert console_server[2]["config"].app.state.lobby.config.max_search_samples == 400
     for bad in (["--max-body", "0"], ["--max-message", "-1"], ["--max-tables-per-client", "0"],
                 ["--allowed-origins", "a.example"], ["--max-search-samples", "0"]):  # fmt: skip
         with pytest.raises(SystemExit):

@@ -640,7 +640,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "(README.md, 'Play in the browser').",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help="address to bind (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: a free one, printed)")
     parser.add_argument("--max-tables", type=int, default=50, help="tables open at once (default 50)")
     parser.add_argument(
         "--max-tables-per-client",
@@ -722,10 +722,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     for failed, message in checks:
         if failed:
             parser.error(message)
-    try:  # before the "open http://..." line: a host that names no address (uvicorn would fail after it, exit 3)
-        socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as err:
-        parser.error(f"--host {args.host!r} names no address of this machine's resolver ({err})")
     import uvicorn
 
     config = ServerConfig(
@@ -745,21 +741,41 @@ def main(argv: Sequence[str] | None = None) -> None:
         app = create_app(config)
     except ValueError as err:
         parser.error(f"--allowed-origins: {err}")
+    sock = listen_socket(parser, args.host, args.port)  # before the "open http://..." line, which names its port
+    port = sock.getsockname()[1]
     hosts = app.state.policy.hosts
     if guard.normalize_host(args.host) in guard.EVERY_ADDRESS:
         reach = guard.public_addresses(hosts)
-        where = f"; from other machines: http://<{' | '.join(reach[:6])}>:{args.port}/" if reach else ""
-        print(f"whist-serve: open http://127.0.0.1:{args.port}/ in a browser{where} (Ctrl-C stops)")
+        where = f"; from other machines: http://<{' | '.join(reach[:6])}>:{port}/" if reach else ""
+        print(f"whist-serve: open http://127.0.0.1:{port}/ in a browser{where} (Ctrl-C stops)")
     else:
-        print(f"whist-serve: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)")
+        print(f"whist-serve: open http://{url_host(args.host)}:{port}/ in a browser (Ctrl-C stops)")
     print(f"whist-serve: answers to the hosts {guard.describe_hosts(hosts)} (--allowed-hosts adds more)", flush=True)
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level=args.log_level,
-        ws_max_size=2 * args.max_message,
-    )
+    served = uvicorn.Config(app, host=args.host, port=port, log_level=args.log_level, ws_max_size=2 * args.max_message)
+    uvicorn.Server(served).run(sockets=[sock])
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL writes it: an IPv6 address in brackets (``http://[::1]:8000/``)."""
+    return f"[{host}]" if ":" in host else host
+
+
+def listen_socket(parser: argparse.ArgumentParser, host: str, port: int) -> socket.socket:
+    """The server's socket, bound to ``host`` and ``port`` (0: a free port) before anything is printed, so that a
+    host that names no address of this machine, or a port in use, is one line and exit status 2 (uvicorn would bind
+    after the "open http://..." line and exit with 3), and the line names the port really bound."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as err:
+        parser.error(f"--host {host!r} names no address of this machine's resolver ({err})")
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a restart need not wait
+    try:
+        sock.bind(address)
+    except OSError as err:
+        sock.close()
+        parser.error(f"cannot listen on {host} port {port}: {err.strerror or err}")
+    return sock
 
 
 if __name__ == "__main__":  # pragma: no cover
