@@ -363,6 +363,13 @@ def test_the_console_script_prints_the_port_it_bound(
             out = capsys.readouterr()
             assert stop.value.code == 2 and says in out.err and "open http" not in out.out
     assert len(served) == 1
+
+    def interrupted(server: Any, sockets: list[socket.socket]) -> None:
+        sockets[0].close()
+        raise KeyboardInterrupt  # what uvicorn raises again once Ctrl-C has shut the server down
+
+    monkeypatch.setattr(uvicorn.Server, "run", interrupted)
+    main(["--port", "0"])  # returns: no traceback on Ctrl-C
     # an IPv6 address in brackets, as a URL writes it (the line said http://::1:8000/)
     assert [url_host(h) for h in ("::1", "fe80::1", "127.0.0.1", "my-laptop")] == [
         "[::1]",

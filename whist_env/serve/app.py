@@ -752,7 +752,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"whist-serve: open http://{url_host(args.host)}:{port}/ in a browser (Ctrl-C stops)")
     print(f"whist-serve: answers to the hosts {guard.describe_hosts(hosts)} (--allowed-hosts adds more)", flush=True)
     served = uvicorn.Config(app, host=args.host, port=port, log_level=args.log_level, ws_max_size=2 * args.max_message)
-    uvicorn.Server(served).run(sockets=[sock])
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the server has shut down; no traceback (as uvicorn.run)
+        uvicorn.Server(served).run(sockets=[sock])
 
 
 def url_host(host: str) -> str:
