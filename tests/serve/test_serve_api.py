@@ -334,7 +334,8 @@ def test_the_console_script_prints_the_port_it_bound(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``--port 0`` takes a free port and names it, in the "open" line and to uvicorn; a port in use and an address
-    of no interface of this machine are one line and exit 2, before any "open" line (they were exit 3 after it)."""
+    of no interface of this machine are one line and exit 2, before any "open" line (they were exit 3 after it); Ctrl-C
+    ends the script without a traceback."""
     import socket
 
     import uvicorn
@@ -370,13 +371,12 @@ def test_the_console_script_prints_the_port_it_bound(
 
     monkeypatch.setattr(uvicorn.Server, "run", interrupted)
     main(["--port", "0"])  # returns: no traceback on Ctrl-C
-    # an IPv6 address in brackets, as a URL writes it (the line said http://::1:8000/)
-    assert [url_host(h) for h in ("::1", "fe80::1", "127.0.0.1", "my-laptop")] == [
-        "[::1]",
-        "[fe80::1]",
-        "127.0.0.1",
-        "my-laptop",
-    ]
+
+
+def test_the_open_line_writes_an_ipv6_host_in_brackets() -> None:
+    """As a URL writes it: the line said ``http://::1:8000/``."""
+    hosts = ("::1", "fe80::1", "127.0.0.1", "my-laptop")
+    assert [url_host(h) for h in hosts] == ["[::1]", "[fe80::1]", "127.0.0.1", "my-laptop"]
 
 
 @pytest.mark.parametrize(
