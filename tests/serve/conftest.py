@@ -49,9 +49,9 @@ def console_server(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     from whist_env.serve import app as app_module
 
     runs: list[dict[str, Any]] = []
-    listen = app_module.listen_socket
+    listen = app_module.listen_sockets
 
-    def free_port(parser: Any, host: str, port: int) -> socket.socket:
+    def free_port(parser: Any, host: str, port: int) -> list[socket.socket]:
         runs.append({"host": host, "port": port})
         return listen(parser, host, 0)
 
@@ -60,7 +60,7 @@ def console_server(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         for sock in sockets:
             sock.close()
 
-    monkeypatch.setattr(app_module, "listen_socket", free_port)
+    monkeypatch.setattr(app_module, "listen_sockets", free_port)
     monkeypatch.setattr(uvicorn.Server, "run", record)
     return runs
 

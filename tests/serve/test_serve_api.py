@@ -373,6 +373,26 @@ def test_the_console_script_prints_the_port_it_bound(
     main(["--port", "0"])  # returns: no traceback on Ctrl-C
 
 
+def test_every_address_of_the_host_is_bound_on_one_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host with several addresses (``localhost``: 127.0.0.1 and ::1 on many machines) is bound on each, as uvicorn
+    binds it, each address once, and ``--port 0`` gives them one free port."""
+    import argparse
+    import socket
+
+    from whist_env.serve import app as app_module
+
+    two = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 0)) for address in ("127.0.0.1", "127.0.0.2")]
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, port, **kw: [*two, two[0]])
+    sockets = app_module.listen_sockets(argparse.ArgumentParser(), "two-addresses", 0)
+    try:
+        names = [sock.getsockname() for sock in sockets]
+        assert [name[0] for name in names] == ["127.0.0.1", "127.0.0.2"]
+        assert names[0][1] > 0 and names[0][1] == names[1][1]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
 def test_the_open_line_writes_an_ipv6_host_in_brackets() -> None:
     """As a URL writes it: the line said ``http://::1:8000/``."""
     hosts = ("::1", "fe80::1", "127.0.0.1", "my-laptop")

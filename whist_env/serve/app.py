@@ -741,8 +741,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         app = create_app(config)
     except ValueError as err:
         parser.error(f"--allowed-origins: {err}")
-    sock = listen_socket(parser, args.host, args.port)  # before the "open http://..." line, which names its port
-    port = sock.getsockname()[1]
+    sockets = listen_sockets(parser, args.host, args.port)  # before the "open http://..." line, which names its port
+    port = sockets[0].getsockname()[1]
     hosts = app.state.policy.hosts
     if guard.normalize_host(args.host) in guard.EVERY_ADDRESS:
         reach = guard.public_addresses(hosts)
@@ -753,7 +753,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"whist-serve: answers to the hosts {guard.describe_hosts(hosts)} (--allowed-hosts adds more)", flush=True)
     served = uvicorn.Config(app, host=args.host, port=port, log_level=args.log_level, ws_max_size=2 * args.max_message)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the server has shut down; no traceback (as uvicorn.run)
-        uvicorn.Server(served).run(sockets=[sock])
+        uvicorn.Server(served).run(sockets=sockets)
 
 
 def url_host(host: str) -> str:
@@ -761,22 +761,29 @@ def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def listen_socket(parser: argparse.ArgumentParser, host: str, port: int) -> socket.socket:
-    """The server's socket, bound to ``host`` and ``port`` (0: a free port) before anything is printed, so that a
+def listen_sockets(parser: argparse.ArgumentParser, host: str, port: int) -> list[socket.socket]:
+    """The server's sockets, one per address of ``host`` (as uvicorn binds them: ``localhost`` may name 127.0.0.1
+    and ::1), bound to ``port`` (0: a free port, the same for every address) before anything is printed, so that a
     host that names no address of this machine, or a port in use, is one line and exit status 2 (uvicorn would bind
     after the "open http://..." line and exit with 3), and the line names the port really bound."""
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as err:
         parser.error(f"--host {host!r} names no address of this machine's resolver ({err})")
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a restart need not wait
-    try:
-        sock.bind(address)
-    except OSError as err:
-        sock.close()
-        parser.error(f"cannot listen on {host} port {port}: {err.strerror or err}")
-    return sock
+    sockets: list[socket.socket] = []
+    for family, kind, proto, _, address in dict.fromkeys(found):  # each address once, in the resolver's order
+        sock = socket.socket(family, kind, proto)
+        sockets.append(sock)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a restart need not wait
+        if family == socket.AF_INET6:  # as asyncio does: this socket answers IPv6 alone, an IPv4 one beside it
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        try:
+            sock.bind((address[0], sockets[0].getsockname()[1] if len(sockets) > 1 else port, *address[2:]))
+        except OSError as err:
+            for opened in sockets:
+                opened.close()
+            parser.error(f"cannot listen on {host} port {port}: {err.strerror or err}")
+    return sockets
 
 
 if __name__ == "__main__":  # pragma: no cover
