@@ -12,6 +12,7 @@ import pytest
 
 from whist_env.cli.arena import bot_main
 from whist_env.evaluation.conformance import check_bot
+from whist_env.evaluation.referee import is_subreaper
 from whist_env.registry import game_ids
 
 STARTERS = Path(__file__).resolve().parents[2] / "whist_env" / "evaluation" / "starters"
@@ -45,6 +46,7 @@ time.sleep(60)  # and stays after the goodbye
 
 def test_the_python_starter_passes_every_phase_of_every_game(capsys: pytest.CaptureFixture) -> None:
     assert bot_main(["check", str(STARTERS / "starter.py"), "--deals", "1"]) == 0
+    assert not is_subreaper()  # the check's subreaper ends with it: the caller's process is as it was
     out = capsys.readouterr().out
     for game_id in game_ids():
         assert f"{game_id}: " in out and out.count(": ok") >= len(game_ids()) + 2

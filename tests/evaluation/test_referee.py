@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,17 @@ import pytest
 
 import whist_env
 from whist_env.agents.factory import make_agent
-from whist_env.evaluation.referee import BotCommand, BotLedger, Limits, Referee, Seating, platform_limits
+from whist_env.evaluation.referee import (
+    BotCommand,
+    BotLedger,
+    Limits,
+    Referee,
+    Seating,
+    children,
+    is_subreaper,
+    platform_limits,
+    subreaper,
+)
 from whist_env.record import GameRecord
 from whist_env.registry import game_ids, get_spec
 
@@ -179,6 +190,29 @@ def test_every_limit_is_enforced_on_linux() -> None:
     with pytest.raises(whist_env.OptionError, match="memory_mb must be at most"):  # was an error inside the bot's fork
         Limits(memory_mb=99999999999999999)
     assert Limits(match_s=50, start_s=5).cpu == 55
+
+
+def test_a_subreaper_for_a_block_ends_what_it_adopted_and_is_no_subreaper_after() -> None:
+    """The grandchild of a child that left its process group is re-parented to the block's process and ended on
+    leaving; after the block the process is no subreaper (one that stayed one would keep the later orphans of every
+    child as zombies, alive to ``kill(pid, 0)``: a killed Ray run's idle worker then waited for its raylet for
+    ever); a child started before the block is left alone."""
+    assert not is_subreaper()
+    before = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with subreaper() as on:
+            assert on and is_subreaper()
+            # a child that starts a grandchild in a session of its own, says its pid and exits
+            grandchild = "s.Popen(['sleep', '60'], stdout=s.DEVNULL, start_new_session=True).pid"
+            code = f"import subprocess as s; print({grandchild})"
+            orphan = int(subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True).stdout)
+            assert orphan in children()  # its parent exited: the grandchild is this process's now
+        assert not is_subreaper()
+        assert orphan not in children() and not Path(f"/proc/{orphan}").exists()  # killed and reaped
+        assert before.poll() is None
+    finally:
+        before.kill()
+        before.wait()
 
 
 def test_a_bot_that_cannot_start_is_a_start_fault(tmp_path: Path) -> None:

@@ -299,7 +299,7 @@ def _check_paths(spec: AgentSpec) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     from whist_env.evaluation.conformance import check_bot
-    from whist_env.evaluation.referee import Limits, become_subreaper
+    from whist_env.evaluation.referee import Limits, subreaper
     from whist_env.evaluation.tournament import bot_command, split_command
     from whist_env.registry import game_ids, get_spec
 
@@ -315,10 +315,11 @@ def _check(args: argparse.Namespace) -> int:
         source = None
     if not argv:
         raise OptionError("name the bot's command, e.g. whist-bot check 'python mybot.py'")
-    become_subreaper()  # ends whatever the bot leaves behind
     _say_missing_limits("whist-bot")
     print(f"whist-bot check: {' '.join(argv)}", flush=True)
-    report = check_bot(argv, args.game or game_ids(), replace(Limits(), decision_s=args.decision_s), args.deals, source)
+    limits = replace(Limits(), decision_s=args.decision_s)
+    with subreaper():  # ends whatever the bot leaves behind
+        report = check_bot(argv, args.game or game_ids(), limits, args.deals, source)
     print(report.text())
     return 1 if report.problems else 0
 

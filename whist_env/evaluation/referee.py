@@ -43,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from math import inf
 from pathlib import Path
@@ -67,7 +67,7 @@ from whist_env.spec import GameSpec
 from whist_env.view import PlayerView
 
 LINUX = sys.platform.startswith("linux")
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36  # <linux/prctl.h>
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 1, 36, 37  # <linux/prctl.h>
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 """The referee's environment variables a bot gets (where set); nothing else of the referee's reaches a bot."""
 
@@ -226,7 +226,10 @@ if LINUX:
 
 def become_subreaper() -> bool:
     """Make this process a child subreaper (Linux): the orphaned descendants of its children are re-parented to it,
-    so that :func:`end_leftovers` can end a grandchild that left its bot's process group. False elsewhere."""
+    so that :func:`end_leftovers` can end a grandchild that left its bot's process group. False elsewhere.
+
+    For the whole life of a process of the referee's own (a tournament's worker); a process that goes on to other
+    work uses :func:`subreaper`, which ends the flag with the work."""
     global _SUBREAPER
     if _libc is None:
         return False
@@ -235,6 +238,30 @@ def become_subreaper() -> bool:
 
 
 _SUBREAPER = False
+
+
+def is_subreaper() -> bool:
+    """Whether the kernel holds this process a child subreaper (Linux; False elsewhere)."""
+    flag = ctypes.c_int(0)
+    return _libc is not None and _libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0 and bool(flag)
+
+
+@contextlib.contextmanager
+def subreaper() -> Iterator[bool]:
+    """A child subreaper for the work of the block (``whist-bot check``, run in a caller's process too): on leaving,
+    what was re-parented here meanwhile is ended and reaped and the flag is put back as it was. A process left a
+    subreaper for good adopts the orphans of every later child and, not reaping them, keeps them as zombies, which
+    look alive to ``kill(pid, 0)``: a Ray worker then never sees its killed raylet die. Yields
+    :func:`become_subreaper`'s answer."""
+    global _SUBREAPER
+    was, known, keep = is_subreaper(), _SUBREAPER, children()
+    try:
+        yield become_subreaper()
+    finally:
+        end_leftovers(keep)
+        if not was and _libc is not None:
+            _libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        _SUBREAPER = known
 
 
 _LIVE: dict[int, BotProcess] = {}  # the bot processes running now, by pid
