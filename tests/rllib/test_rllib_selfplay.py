@@ -288,15 +288,16 @@ def _wait_until_gone(sid: int, limit: float = 60.0) -> list[str]:
     about 3 s after the kill here. A zombie passes that check, so the killed raylet must be reaped: by init, unless
     this process is a child subreaper, which adopts it and never reaps it. That is what left ``ray::IDLE`` behind in
     CI until the test process that ran ``whist-bot check`` in process stopped staying a subreaper
-    (:func:`whist_env.evaluation.referee.subreaper`); hence the first assertion, which names the cause."""
+    (:func:`whist_env.evaluation.referee.subreaper`); hence the assertion that names that cause."""
     from whist_env.evaluation.referee import is_subreaper
 
-    assert not is_subreaper(), "this test process is a child subreaper: the killed raylet would stay its zombie"
     deadline = time.monotonic() + limit
     while (left := _alive_in_session(sid)) and time.monotonic() < deadline:
         time.sleep(0.5)
     for line in left:
         os.kill(int(line.split()[0]), signal.SIGKILL)
+    cause = "this test process is a child subreaper, and a killed raylet stays its zombie, alive to its workers"
+    assert not (left and is_subreaper()), f"{left} left: {cause}"
     return left
 
 

@@ -242,8 +242,10 @@ _SUBREAPER = False
 
 def is_subreaper() -> bool:
     """Whether the kernel holds this process a child subreaper (Linux; False elsewhere)."""
+    if _libc is None:
+        return False
     flag = ctypes.c_int(0)
-    return _libc is not None and _libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0 and bool(flag)
+    return _libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0 and flag.value != 0
 
 
 @contextlib.contextmanager
