@@ -414,6 +414,7 @@ class _Run:
         self.live: dict[int, _Live] = {}  # slot -> its open table
         self.rng = random.Random(config.seed)
         self.t0 = 0.0
+        self.stopped_at = 0.0  # when the stop was set
 
     async def main(self) -> None:
         self.t0 = time.monotonic()
@@ -422,6 +423,7 @@ class _Run:
         watchers = [asyncio.create_task(task) for task in (self.sampler(), self.watchdog(), self.lag_probe())]
         await asyncio.sleep(self.config.seconds)
         self.report.elapsed = time.monotonic() - self.t0
+        self.stopped_at = time.monotonic()
         self.stop.set()
         done, pending = await asyncio.wait(slots, timeout=self.config.wind_down)
         for task in pending:
@@ -508,17 +510,16 @@ class _Run:
         pending: tuple[int, float] | None = None  # (version acted on, when sent)
         async with websockets.connect(url, proxy=None, max_size=None, open_timeout=30, close_timeout=5) as ws:
             for _ in range(1_000_000):  # bounded; each pass reads one message
-                stopping = self.stop.is_set()
-                timeout = self.config.settle if stopping and pending is None else 3 * self.config.stall_after
                 try:
-                    text = await asyncio.wait_for(ws.recv(), timeout)
-                except TimeoutError:
-                    if stopping and pending is None:
-                        break  # quiet after the stop: check the view
-                    report.errors.append(f"{where}: no message for {timeout:g} s (version {live.version})")
-                    return
+                    text = await self.next_message(ws, pending)
                 except websockets.ConnectionClosed as closed:
                     report.errors.append(f"{where}: the connection closed ({closed})")
+                    return
+                if text is None:
+                    if self.stop.is_set() and pending is None:
+                        break  # quiet after the stop: check the view
+                    wait = 3 * self.config.stall_after
+                    report.errors.append(f"{where}: no message for {wait:g} s (version {live.version})")
                     return
                 now = time.monotonic()
                 assert isinstance(text, str)
@@ -550,6 +551,31 @@ class _Run:
                 report.errors.append(f"{where}: a million messages without an end")
                 return
             await self.check_view(ws, where, live, token, last_text)
+
+    async def next_message(self, ws: Any, pending: tuple[int, float] | None) -> str | None:
+        """The client's next message, or None when none came in time: within ``3 * stall_after`` seconds while the
+        run goes on or an action of the client's is unanswered; after the stop, ``settle`` seconds of quiet end the
+        wait. The stop cuts a longer wait short: a client told of a turn just before the stop waits for a table whose
+        other human, told of it just after, no longer plays (its own wait would have run out the long limit)."""
+        start = time.monotonic()
+        receive = asyncio.ensure_future(ws.recv())
+        stop = asyncio.ensure_future(self.stop.wait())
+        try:
+            while not receive.done():
+                if self.stop.is_set() and pending is None:
+                    deadline = max(start, self.stopped_at) + self.config.settle
+                else:
+                    deadline = start + 3 * self.config.stall_after
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                waiting = {receive} if stop.done() else {receive, stop}
+                await asyncio.wait(waiting, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            text: str = receive.result()
+            return text
+        finally:
+            receive.cancel()
+            stop.cancel()
 
     async def check_view(self, ws: Any, where: str, live: _Live, token: str, last_text: str) -> None:
         """The client's last message must equal ``GET .../view`` for its seat (read on while the view is newer)."""
