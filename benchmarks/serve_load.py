@@ -423,8 +423,7 @@ class _Run:
         watchers = [asyncio.create_task(task) for task in (self.sampler(), self.watchdog(), self.lag_probe())]
         await asyncio.sleep(self.config.seconds)
         self.report.elapsed = time.monotonic() - self.t0
-        self.stopped_at = time.monotonic()
-        self.stop.set()
+        self.stop_now()
         done, pending = await asyncio.wait(slots, timeout=self.config.wind_down)
         for task in pending:
             task.cancel()
@@ -438,6 +437,11 @@ class _Run:
         sample = sample_process(self.server.pid, time.monotonic() - self.t0)
         if sample is not None:
             self.report.samples.append(sample)
+
+    def stop_now(self) -> None:
+        """The stop: clients act no more, and wait only for their tables to settle (:meth:`next_message`)."""
+        self.stopped_at = time.monotonic()
+        self.stop.set()
 
     async def sampler(self) -> None:
         for _ in range(int((self.config.seconds + self.config.wind_down) / self.config.sample_every) + 2):

@@ -64,12 +64,7 @@ def _wait_through_the_stop(pending: tuple[int, float] | None, stall_after: float
     async def scenario() -> tuple[str | None, float]:
         config = LoadConfig(settle=0.2, stall_after=stall_after)
         run = _Run(Server("http://127.0.0.1:1", 0), config, LoadReport(config))
-
-        def stop() -> None:
-            run.stopped_at = time.monotonic()
-            run.stop.set()
-
-        asyncio.get_running_loop().call_later(0.1, stop)
+        asyncio.get_running_loop().call_later(0.1, run.stop_now)
         start = time.monotonic()
         text = await run.next_message(_Silent(), pending)
         return text, time.monotonic() - start
