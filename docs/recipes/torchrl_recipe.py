@@ -79,7 +79,15 @@ def train(steps: int, seed: int = 0, num_envs: int = 16) -> tuple[nn.Sequential,
     )
     critic = ValueOperator(critic_net, in_keys=["observation"])
     frames_per_batch = 128 * num_envs
-    collector = Collector(env, actor, frames_per_batch=frames_per_batch, total_frames=max(steps, frames_per_batch))
+    # the policy keeps no memory between steps: its env needs no InitTracker, which TorchRL 0.14 asks for with a
+    # FutureWarning (and 0.15 would add) unless told so
+    collector = Collector(
+        env,
+        actor,
+        frames_per_batch=frames_per_batch,
+        total_frames=max(steps, frames_per_batch),
+        auto_register_policy_transforms=False,
+    )
     buffer = ReplayBuffer(storage=LazyTensorStorage(frames_per_batch), sampler=SamplerWithoutReplacement())
     advantage = GAE(gamma=1.0, lmbda=0.95, value_network=critic)
     loss_module = ClipPPOLoss(actor, critic, clip_epsilon=0.2, entropy_coeff=0.01)

@@ -6,6 +6,8 @@ count theirs."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 from recipe_helpers import load_recipe
 
@@ -14,6 +16,10 @@ pytest.importorskip("torchrl")
 
 @pytest.mark.slow
 def test_torchrl_recipe_trains_without_illegal_actions() -> None:
-    out = load_recipe("torchrl").main(["--steps", "4096", "--deals", "10"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = load_recipe("torchrl").main(["--steps", "4096", "--deals", "10"])
+    collector_warnings = [str(w.message) for w in caught if "Collector" in str(w.message)]
+    assert not collector_warnings, f"the recipe's Collector warns: {collector_warnings}"
     assert out["illegal_actions"] == 0
     assert out["report"].illegal_actions == 0, "the trained policy played an illegal action in the arena"
