@@ -147,11 +147,13 @@ def test_env_runners_that_keep_failing_stop_the_run_with_an_error(
     assert state["iteration"] == 6 and state["env_steps"] == 300
     err = capsys.readouterr().err
     assert err.count("sampled no env steps") == 3 and "iteration 4 sampled no env steps" in err
+    assert err.count(rllib_selfplay.ray_logs()) == 3, "each line names the folder of Ray's logs"
 
     state = {"iteration": 0, "snapshots": 0, "next_slot": 0, "env_steps": 0}
     broken = FailingRunnersAlgorithm(empty={3, 4, 5, 6, 7}, stop=8)
-    with pytest.raises(rllib_selfplay.EnvRunnerFailureError, match=r"3 iterations in a row \(up to 5\)"):
+    with pytest.raises(rllib_selfplay.EnvRunnerFailureError, match=r"3 iterations in a row \(up to 5\)") as failed:
         rllib_selfplay._train(broken, cfg, run_dir, state)
+    assert rllib_selfplay.ray_logs() in str(failed.value)
     assert broken.calls == 5
 
     # the command line: one line on stderr, exit status 1 (the rest of the run, Ray and all, is stood in for)
@@ -164,3 +166,14 @@ def test_env_runners_that_keep_failing_stop_the_run_with_an_error(
     assert train.main(["--config", str(REPO / "configs" / "rllib_german_whist.yaml")]) == 1
     err = capsys.readouterr().err
     assert err.splitlines()[-1].startswith("error: ") and "the env runners keep failing" in err
+
+
+def test_the_folder_of_ray_logs_is_found_as_ray_finds_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The messages of a failing run send the user to Ray's logs: under RAY_TMPDIR, else TMPDIR (Linux), else /tmp."""
+    monkeypatch.setenv("RAY_TMPDIR", "/scratch/ray-here")
+    monkeypatch.setenv("TMPDIR", "/scratch/tmp")
+    assert rllib_selfplay.ray_logs() == "/scratch/ray-here/ray/session_latest/logs/"
+    monkeypatch.delenv("RAY_TMPDIR")
+    assert rllib_selfplay.ray_logs() == "/scratch/tmp/ray/session_latest/logs/"
+    monkeypatch.delenv("TMPDIR")
+    assert rllib_selfplay.ray_logs() == "/tmp/ray/session_latest/logs/"

@@ -614,6 +614,13 @@ class RLlibSession:
         ray.shutdown()
 
 
+def ray_logs() -> str:
+    """The folder of the logs of Ray's newest session on this machine, found as Ray finds its own: under
+    ``RAY_TMPDIR``, else (on Linux) ``TMPDIR``, else ``/tmp``."""
+    root = os.environ.get("RAY_TMPDIR") or (os.environ.get("TMPDIR") if sys.platform.startswith("linux") else None)
+    return os.path.join(root or "/tmp", "ray", "session_latest", "logs") + os.sep
+
+
 def _start_ray(ray: Any, config: RLlibConfig, address: str | None) -> None:
     """Start a Ray of this run's own (``address="local"``: even where a stopped ``ray start`` left its address
     behind in /tmp/ray), or join the cluster at ``address``; one thread per process (the env runners' small networks
@@ -767,13 +774,13 @@ def _train(algo: Any, config: RLlibConfig, run_dir: Path, league: dict[str, Any]
         empty = empty + 1 if steps == 0 else 0
         if empty:
             print(f"[{config.run_name}] iteration {it} sampled no env steps: the env runners failed (Ray restarts "
-                  "them; their errors are above or in Ray's logs, /tmp/ray/session_latest/logs/)",
+                  f"them; their errors are above or in Ray's logs, {ray_logs()})",
                   file=sys.stderr, flush=True)  # fmt: skip
         if empty >= EMPTY_ITERATIONS:
             raise EnvRunnerFailureError(
                 f"{config.run_name}: {empty} iterations in a row (up to {it}) sampled no env steps, so the env "
                 "runners keep failing; nothing was trained since. See their errors above or in Ray's logs "
-                "(/tmp/ray/session_latest/logs/); --resume continues from the newest checkpoint"
+                f"({ray_logs()}); --resume continues from the newest checkpoint"
             )
         league["env_steps"] += steps
         row = _progress_row(result, it, league["env_steps"], steps, train_s, mid)
