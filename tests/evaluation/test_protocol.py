@@ -145,6 +145,32 @@ def test_answers_are_read_as_documented() -> None:
         assert codec.read_answer(json.dumps(text, ensure_ascii=False).encode(), 1 << 47) == 47
 
 
+# JSON that orjson (up to 1,024 levels) and json (up to about 1,000) read, but that Python cannot write back: an
+# answer's message quoted it with json.dumps, whose RecursionError stopped the referee (and `whist-bot check`)
+DEEP = [b"[" * depth + b"]" * depth for depth in (999, 1010, 1023)]
+
+
+def test_an_answer_nested_too_deeply_to_write_back_is_malformed_and_stops_nothing() -> None:
+    codec = ViewCodec(get_spec("german_whist_v0").make_rules())
+    for deep in DEEP:
+        for line in (deep, b'{"x": ' + deep + b"}", b'{"action": ' + deep + b"}"):
+            with pytest.raises(AnswerError) as err:
+                codec.read_answer(line, 0b111)
+            assert err.value.kind == "malformed" and "nested too deeply" in str(err.value)
+
+
+def test_a_hello_answer_nested_too_deeply_to_write_back_is_refused_by_name() -> None:
+    for deep in DEEP:
+        kinds = {}
+        for name, line in (("bare", deep), ("type", b'{"type": ' + deep + b"}"),
+                           ("version", b'{"type": "hello", "protocol": ' + deep + b"}")):  # fmt: skip
+            with pytest.raises(AnswerError) as err:
+                protocol.check_hello_answer(protocol.decode_line(line))
+            assert "nested too deeply" in str(err.value) and "\n" not in str(err.value)
+            kinds[name] = err.value.kind
+        assert kinds == {"bare": "malformed", "type": "malformed", "version": "version"}
+
+
 def test_a_hello_of_another_version_is_one_line_naming_both() -> None:
     answer = protocol.check_hello_answer({"type": "hello", "protocol": protocol.PROTOCOL})
     assert answer["protocol"] == protocol.PROTOCOL

@@ -312,6 +312,7 @@ def test_refused_answers_change_nothing_and_bring_the_act_again() -> None:
                 ('"ZZ"', "names no action"),
                 ('{"action": true}', "names no action"),
                 ('{"act": 3}', "names no action"),
+                ("[" * 1010 + "]" * 1010, "nested too deeply"),  # JSON that Python reads but cannot write back
                 (str(not_legal), "not legal now"),
                 ("999", "not legal now"),
                 ("-1", "not legal now"),

@@ -291,9 +291,19 @@ class ViewCodec:
                 return card
         raise AnswerError(
             "malformed",
-            f"{_clip(json.dumps(value))} names no action: answer an action id (an int from the act message's "
+            f"{_shown(value)} names no action: answer an action id (an int from the act message's "
             f'\'legal\'), its label, a card such as "TS", or {{"action": ...}}',
         )
+
+
+def _shown(value: Any) -> str:
+    """A JSON value a bot sent, written back for a message (clipped). A value nested deeper than Python's recursion
+    limit, which orjson (up to 1,024 levels) and json (up to about 1,000) both read, cannot be written back: it is
+    named so, instead of raising ``RecursionError`` in the referee."""
+    try:
+        return _clip(json.dumps(value))
+    except RecursionError:
+        return "a JSON value nested too deeply to write back"
 
 
 def _clip(text: str, limit: int = 120) -> str:
@@ -344,11 +354,12 @@ def check_hello_answer(message: Any) -> dict[str, Any]:
     if not isinstance(message, dict) or message.get("type") != "hello":
         raise AnswerError(
             "malformed",
-            f'answer the hello with {{"type": "hello", "protocol": {PROTOCOL}}}, got {_clip(json.dumps(message))}',
+            f'answer the hello with {{"type": "hello", "protocol": {PROTOCOL}}}, got {_shown(message)}',
         )
     version = message.get("protocol")
     if version != PROTOCOL:
-        raise AnswerError("version", f"the bot speaks protocol {version!r}, whist_env here protocol {PROTOCOL}")
+        theirs = _shown(version) if isinstance(version, (list, dict)) else repr(version)
+        raise AnswerError("version", f"the bot speaks protocol {theirs}, whist_env here protocol {PROTOCOL}")
     return message
 
 

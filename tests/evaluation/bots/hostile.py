@@ -7,8 +7,8 @@ It plays its lowest legal action for its first ``CALM`` decisions, then (``<kind
 - ``crash``: raises an exception;
 - ``flood``: writes a 5 MB line to standard output and 5 MB to standard error;
 - ``memory``: allocates memory without end;
-- ``garbage``: answers (by hand, without the helper) a line that is not JSON, an action the game does not have,
-  a label that names nothing, in turn;
+- ``garbage``: answers (by hand, without the helper) an action the game does not have, JSON nested too deeply
+  to write back, a line that is not JSON, a label that names nothing, in turn;
 - ``orphan``: starts a grandchild that calls setsid() and sleeps for an hour (it lingers), and plays on normally;
 - ``quit``: exits at once, before the hello.
 """
@@ -61,8 +61,8 @@ def act(view, rng):  # noqa: ANN001, ANN201
 
 
 def garbage() -> None:
-    """Answers by hand: the hello, calm answers, then a line that is not JSON, an action that is no action of the
-    game, a label that names nothing, in turn."""
+    """Answers by hand: the hello, calm answers, then an action that is no action of the game, JSON nested too deeply
+    to write back, a line that is not JSON, a label that names nothing, in turn."""
     import json
 
     for line in sys.stdin:
@@ -73,8 +73,8 @@ def garbage() -> None:
             global decisions
             decisions += 1
             lowest = message["view"]["legal"][0]
-            answers = ["this is not json", "92", '"no such card"']
-            print(lowest if decisions <= CALM else answers[decisions % 3], flush=True)
+            answers = ["92", "[" * 1010 + "]" * 1010, "this is not json", '"no such card"']
+            print(lowest if decisions <= CALM else answers[(decisions - CALM - 1) % 4], flush=True)
         elif message["type"] == "goodbye":
             return
 
