@@ -230,6 +230,16 @@ def test_a_bot_toml_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
         bot_command(bot)
 
 
+@pytest.mark.parametrize("names", [("alice smith", "alice_smith"), ("Bob", "bob"), ("x" * 80 + "1", "x" * 80 + "2")])
+def test_entrants_whose_files_would_share_a_name_are_refused(tmp_path: Path, names: tuple[str, str]) -> None:
+    """Records, logs and autograder files are named after the entrants, in letters, digits, '-', '_' and '.': two
+    names that give the same file name (on a file system that ignores case too) would overwrite each other's."""
+    file = write_tournament(tmp_path, {name: str(BOTS / "good.py") for name in names}, {"random": "random"})
+    with pytest.raises(OptionError, match="would write to the same files") as err:
+        load_tournament(file)
+    assert all(repr(name) in str(err.value) for name in names)
+
+
 def test_init_refuses_a_gate_named_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from whist_env.cli.arena import arena_main
 

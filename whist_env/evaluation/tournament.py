@@ -167,6 +167,15 @@ class Tournament:
         if len(set(names)) != len(names):
             twice = sorted({n for n in names if names.count(n) > 1})
             raise OptionError(f"every entrant needs its own name; given twice: {', '.join(twice)}")
+        files: dict[str, str] = {}  # two names must not share the files named after them (records, logs, grades)
+        for name in names:
+            other = files.setdefault(_safe(name).lower(), name)
+            if other != name:
+                raise OptionError(
+                    f"the entrants {other!r} and {name!r} would write to the same files ({_safe(name)}.json, ...): "
+                    "file names keep letters, digits, '-', '_' and '.' (the rest become '_') and may ignore case; "
+                    "rename one (its file or folder, or name = ... in its bot.toml)"
+                )
         if len(names) < 2:
             raise OptionError(f"a tournament needs two entrants or more, got {names}")
         if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
@@ -597,6 +606,8 @@ def _write_records(path: Path, task: MatchTask, seatings: Sequence[Sequence[int]
 
 
 def _safe(name: str) -> str:
+    """``name`` as a file name: letters, digits, ``-``, ``_`` and ``.`` kept, the rest ``_``, at most 80 characters
+    (two entrants whose names give the same, ignoring case, are refused: :class:`Tournament`)."""
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)[:80]
 
 
