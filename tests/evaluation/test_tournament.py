@@ -9,6 +9,7 @@ import csv
 import gzip
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -238,6 +239,23 @@ def test_entrants_whose_files_would_share_a_name_are_refused(tmp_path: Path, nam
     with pytest.raises(OptionError, match="would write to the same files") as err:
         load_tournament(file)
     assert all(repr(name) in str(err.value) for name in names)
+
+
+@pytest.mark.parametrize("name", ["=HYPERLINK(1)", "+1", "-x", "@sum", "two\nlines", "tab\there"])
+def test_a_name_a_spreadsheet_would_run_or_that_breaks_a_line_is_refused(tmp_path: Path, name: str) -> None:
+    file = write_tournament(tmp_path, {name: str(BOTS / "good.py")}, {"random": "random"})
+    with pytest.raises(OptionError, match="is refused") as err:
+        load_tournament(file)
+    assert repr(name) in str(err.value)
+
+
+def test_a_bar_in_a_name_stays_in_its_cell_of_the_markdown_leaderboard(tmp_path: Path) -> None:
+    file = write_tournament(tmp_path, {"a|b": str(BOTS / "good.py")}, {"rand|om": "random"}, deals=1)
+    run(file, tmp_path / "out")
+    table = [line for line in (tmp_path / "out" / "leaderboard.md").read_text().splitlines() if line.startswith("|")]
+    cells = {len(re.split(r"(?<!\\)\|", line)) for line in table}
+    assert len(table) == 4 and len(cells) == 1, table  # header, rule, two entrants: as many cells in each
+    assert any("a\\|b" in line for line in table) and any("vs rand\\|om" in line for line in table)
 
 
 def test_init_refuses_a_gate_named_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -169,6 +169,12 @@ class Tournament:
             raise OptionError(f"every entrant needs its own name; given twice: {', '.join(twice)}")
         files: dict[str, str] = {}  # two names must not share the files named after them (records, logs, grades)
         for name in names:
+            if not name.isprintable() or name.startswith(("=", "+", "-", "@")):
+                raise OptionError(
+                    f"the entrant name {name!r} is refused: a name holds no control characters (it is a line of the "
+                    "leaderboard) and does not begin with =, +, - or @ (a spreadsheet would run leaderboard.csv's "
+                    "cell as a formula); rename it (its file or folder, or name = ... in its bot.toml)"
+                )
             other = files.setdefault(_safe(name).lower(), name)
             if other != name:
                 raise OptionError(
@@ -605,6 +611,11 @@ def _write_records(path: Path, task: MatchTask, seatings: Sequence[Sequence[int]
     return path.stat().st_size
 
 
+def _cell(text: str) -> str:
+    """``text`` in a cell of a markdown table (where ``|`` would end the cell)."""
+    return text.replace("|", "\\|")
+
+
 def _safe(name: str) -> str:
     """``name`` as a file name: letters, digits, ``-``, ``_`` and ``.`` kept, the rest ``_``, at most 80 characters
     (two entrants whose names give the same, ignoring case, are refused: :class:`Tournament`)."""
@@ -831,7 +842,7 @@ class TournamentReport:
             "F forfeited (the match against the gate).",
             "",
             "| rank | entrant | rating (95% CI) | "
-            + " | ".join(f"vs {g}" for g in gates)
+            + " | ".join(f"vs {_cell(g)}" for g in gates)
             + " | score | faults | forfeits | ms/decision | CPU s |",
             "|---" * (8 + len(gates)) + "|",
         ]
@@ -841,7 +852,7 @@ class TournamentReport:
             cells = [marks.get(g, "—") for g in gates]
             faults = ", ".join(f"{k} {v}" for k, v in sorted(s.faults.items())) or "0"
             score = f"{s.score:g}/{s.max_score:g}" if s.kind == BOT_KIND else "gate"
-            name = s.name if s.kind == BOT_KIND else f"*{s.name}*"
+            name = _cell(s.name) if s.kind == BOT_KIND else f"*{_cell(s.name)}*"
             lines.append(
                 f"| {rank} | {name} | {s.rating:+.3f} {interval} | "
                 + " | ".join(cells)
