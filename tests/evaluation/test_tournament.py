@@ -140,6 +140,26 @@ def test_a_hostile_bot_is_counted_and_changes_nothing_else(
     assert time.monotonic() - started < 120
 
 
+def test_a_bot_that_kills_its_referee_stops_the_tournament_naming_its_match(tmp_path: Path) -> None:
+    """Without a sandbox no referee can stop a bot from killing it: the tournament stops with one error that names
+    the matches being played (the killer's among them) and the way to resume, and leaves no process behind."""
+    from whist_env.evaluation.tournament import RefereeLostError
+
+    workroot = tmp_path / "work"
+    workroot.mkdir()
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py"), "hostile": "hostile:kill_referee"},
+                            {"random": "random"})  # fmt: skip
+    with pytest.raises(RefereeLostError, match="a referee worker was killed while these matches were played") as err:
+        run(file, tmp_path / "out", workroot)
+    playing = str(err.value).split("played: ")[1].split(". ")[0].split(", ")
+    assert any("hostile" in match for match in playing), playing
+    assert "run the same command to resume" in str(err.value)
+    deadline = time.monotonic() + 10  # the killed worker's bots die with it (their parent-death signal)
+    while processes_in(workroot) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_in(workroot) == []
+
+
 def test_a_python_and_a_javascript_bot_play_the_reference_bots(tmp_path: Path) -> None:
     """The starters (Python behind the helper, JavaScript under node) against random, heuristic and pretrained: no
     fault, each verdict written, the outputs all there and readable."""

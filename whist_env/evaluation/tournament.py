@@ -60,6 +60,7 @@ import time
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
@@ -93,6 +94,7 @@ from whist_env.spec import GameSpec
 CACHE_FORMAT = 1
 BOT_FILE = "bot.toml"
 MAX_BOT_MB = 50  # the largest bot folder, in MiB (copied into a fresh working directory for every process)
+PLAYING = ".playing"  # the suffix of the marker a worker keeps beside a match's logs while it plays the match
 GATE_KIND, BOT_KIND = "gate", "bot"
 
 
@@ -523,10 +525,24 @@ def play_match(task: MatchTask) -> dict[str, Any]:
     """Play one match: every seating of the lineup with fresh processes, on the same deals (in a worker); with
     ``task.stop``, chunk by chunk until decided (each chunk's seatings with fresh processes, seeded per chunk).
 
+    While the match is played, a marker beside its logs (``<logs>.playing``) names it: a worker killed in the middle
+    leaves the marker behind, and the tournament names the match (:class:`RefereeLostError`).
+
     Returns:
         JSON-ready: ``diffs`` (a's score minus b's, per deal), ``scores`` ([a, b] per deal), each bot's
         :class:`~whist_env.evaluation.referee.BotLedger`, the records' file and size, the wall time.
     """
+    marker = Path(task.logs + PLAYING) if task.logs else None
+    if marker is not None:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps([task.a.name, task.b.name]), encoding="utf-8")
+    result = _play_match(task)
+    if marker is not None:
+        marker.unlink()
+    return result
+
+
+def _play_match(task: MatchTask) -> dict[str, Any]:
     start = time.perf_counter()
     referee = Referee(task.spec, task.options, task.limits, task.seed, prefix=task.prefix,
                       workroot=Path(task.workroot) if task.workroot else None,
@@ -651,6 +667,8 @@ def run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], Non
         todo.append(((a.name, b.name), str(entry), task))
     _warm_gates(t)
     total, finished = len(todo), 0
+    for stale in (folder / "logs").glob(f"*{PLAYING}"):  # left by a worker killed in an earlier run
+        stale.unlink()
     if todo:
         with sigint_ignored(), one_blas_thread():
             pool = ProcessPoolExecutor(max_workers=min(t.workers, len(todo)), mp_context=get_context("spawn"),
@@ -669,15 +687,39 @@ def run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], Non
                     finished += 1
                     if progress is not None:
                         progress(_progress_line(finished, total, result, started))
-        except BaseException:
+        except BaseException as err:
             for process in list(getattr(pool, "_processes", {}).values()):
                 process.terminate()  # SIGTERM: each worker ends its match's bots on the way out
             pool.shutdown(wait=True, cancel_futures=True)
+            if isinstance(err, BrokenProcessPool):
+                raise RefereeLostError(_lost_referee(folder)) from err
             raise
         pool.shutdown(wait=True)
     report = rate(t, [done[(a.name, b.name)] for a, b in t.pairs()], time.perf_counter() - started, total)
     report.write(folder)
     return report
+
+
+class RefereeLostError(RuntimeError):
+    """A referee worker ended abruptly (killed) while the tournament ran: the message names the matches that were
+    being played (see :func:`play_match`)."""
+
+
+def _lost_referee(folder: Path) -> str:
+    """What :class:`RefereeLostError` says: the matches whose markers the workers left in ``folder``'s logs."""
+    playing = []
+    for marker in sorted((folder / "logs").glob(f"*{PLAYING}")):
+        try:
+            playing.append(" − ".join(json.loads(marker.read_text(encoding="utf-8"))))
+        except (OSError, ValueError, TypeError):  # killed while writing it: the file's name says the match
+            playing.append(marker.name.removesuffix(PLAYING))
+    where = f"while these matches were played: {', '.join(playing)}" if playing else "between two matches"
+    return (
+        f"a referee worker was killed {where}. Without a sandbox a bot can signal any process of your user, its "
+        "referee's included. The finished matches are kept: run the same command to resume; if it happens again, "
+        "look at those matches' bots (whist-bot check plays one alone) or run every bot in a sandbox (--bot-prefix, "
+        "docs/guide/protocol.md)"
+    )
 
 
 def _progress_line(finished: int, total: int, result: Mapping[str, Any], started: float) -> str:

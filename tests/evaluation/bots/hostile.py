@@ -10,10 +10,12 @@ It plays its lowest legal action for its first ``CALM`` decisions, then (``<kind
 - ``garbage``: answers (by hand, without the helper) an action the game does not have, JSON nested too deeply
   to write back, a line that is not JSON, a label that names nothing, in turn;
 - ``orphan``: starts a grandchild that calls setsid() and sleeps for an hour (it lingers), and plays on normally;
-- ``quit``: exits at once, before the hello.
+- ``quit``: exits at once, before the hello;
+- ``kill_referee``: sends SIGKILL to its parent, the referee's worker (what no referee can stop without a sandbox).
 """
 
 import os
+import signal
 import sys
 import time
 
@@ -53,6 +55,9 @@ def act(view, rng):  # noqa: ANN001, ANN201
     elif KIND == "flood":
         sys.stderr.write("x" * 5_000_000)
         os.write(1, b"y" * 5_000_000)  # past the helper, which sends print() to stderr: the real standard output
+    elif KIND == "kill_referee":
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(3600)  # its parent's death signal ends it
     elif KIND == "memory":
         hoard = []
         while True:
