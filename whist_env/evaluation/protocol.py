@@ -264,7 +264,7 @@ class ViewCodec:
             text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
             raise AnswerError(
                 "malformed",
-                f'the line {_clip(text)} is not JSON: answer one JSON value per line, such as 47 or "TS" '
+                f'the line {clip(text)} is not JSON: answer one JSON value per line, such as 47 or "TS" '
                 "(print debugging to stderr, never to stdout)",
             ) from None
         if isinstance(value, dict) and "action" in value:
@@ -301,12 +301,13 @@ def _shown(value: Any) -> str:
     limit, which orjson (up to 1,024 levels) and json (up to about 1,000) both read, cannot be written back: it is
     named so, instead of raising ``RecursionError`` in the referee."""
     try:
-        return _clip(json.dumps(value))
+        return clip(json.dumps(value))
     except RecursionError:
         return "a JSON value nested too deeply to write back"
 
 
-def _clip(text: str, limit: int = 120) -> str:
+def clip(text: str, limit: int = 120) -> str:
+    """A line a bot sent, quoted for a message: its ``repr``, cut to ``limit`` characters and its length said."""
     text = text.rstrip("\n")
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
 

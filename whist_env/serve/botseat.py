@@ -52,7 +52,15 @@ from typing import Any, Protocol
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from whist_env.evaluation.protocol import AnswerError, ViewCodec, check_hello_answer, decode_line, encode_line, hello
+from whist_env.evaluation.protocol import (
+    AnswerError,
+    ViewCodec,
+    check_hello_answer,
+    clip,
+    decode_line,
+    encode_line,
+    hello,
+)
 from whist_env.evaluation.protocol import layout_of as layout_of_encoder
 from whist_env.serve.guard import POLICY_VIOLATION
 from whist_env.serve.tables import BotDealEnd, Table, TableError, jsonable
@@ -120,11 +128,6 @@ def episode_deals(table: Table) -> int | None:
     return 1 if one else None
 
 
-def _clip(text: str, limit: int = 80) -> str:
-    text = text.rstrip("\n")
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
-
-
 class BotSeat:
     """The bot protocol at one seat of a table, for one connection: what it is sent (from the seat's view only) and
     what it answers. Pure Python; :func:`serve_bot` carries it over the WebSocket.
@@ -179,8 +182,8 @@ class BotSeat:
                     return
                 if not waiting or asked is None:
                     raise TableError(
-                        f"no act waits for an answer, so the line {_clip(text)} was not taken: answer {ANSWER}, once, "
-                        "after the act arrives (print debugging to stderr, never to stdout)"
+                        f"no act waits for an answer, so the line {clip(text, 80)} was not taken: answer {ANSWER}, "
+                        "once, after the act arrives (print debugging to stderr, never to stdout)"
                     )
                 action = self.codec.read_answer(text, table.game.view(table.env.game_state, self.seat).legal)
                 table.act_bot(self.seat, action, asked)
@@ -214,7 +217,7 @@ class BotSeat:
             message = decode_line(text)
         except ValueError:
             raise AnswerError(
-                "malformed", f'answer the hello with {{"type": "hello", "protocol": 1}}; got {_clip(text)}, not JSON'
+                "malformed", f'answer the hello with {{"type": "hello", "protocol": 1}}; got {clip(text, 80)}, not JSON'
             ) from None
         answer = check_hello_answer(message)
         self.observation = answer.get("observation") is True
