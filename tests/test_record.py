@@ -184,6 +184,11 @@ def test_other_mistakes_are_refused() -> None:
     record = _humbug_record()
     with pytest.raises(RecordError, match="must be JSON"):
         GameRecord.from_json("{not json")
+    # found by a hostile-input audit: these raised RecursionError and a bare ValueError
+    with pytest.raises(RecordError, match="must be JSON: it nests values deeper than can be read"):
+        GameRecord.from_json("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(RecordError, match="must be JSON: Exceeds the limit"):
+        GameRecord.from_json('{"dealer": ' + "9" * 5000 + "}")
     with pytest.raises(RecordError, match="a game record needs deck, dealer"):
         GameRecord.from_dict({"format": FORMAT, "game_id": "humbug_v0", "options": {}})
     with pytest.raises(RecordError, match=f"upto must be 0..{len(record)}"):

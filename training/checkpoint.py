@@ -221,7 +221,7 @@ def read_state(folder: Path, trainer: str) -> dict[str, Any]:
             raise DamagedCheckpointError(f"{name} is missing")
     try:
         header = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:  # a JSON error is a ValueError, and so is a UnicodeDecodeError
+    except (OSError, ValueError, RecursionError) as err:  # a JSON error is a ValueError, as is a UnicodeDecodeError
         raise DamagedCheckpointError(f"{STATE_FILE} does not load ({type(err).__name__}: {str(err)[:100]})") from err
     try:
         with np.load(folder / ARRAYS_FILE, allow_pickle=False) as z:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import yaml
 
+from whist_env.errors import unreadable
+
 if TYPE_CHECKING:
     from whist_env.rules.core import TrickGame
 
@@ -766,8 +768,8 @@ def load_config_as(cls: type[C], path: str | Path, overrides: dict[str, Any] | N
         values = yaml.load(text, Loader=UniqueKeyLoader)  # a SafeLoader that refuses a key given twice
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"config file {path} cannot be read: {err}") from err
-    except (yaml.YAMLError, ValueError) as err:  # ValueError: an integer of more than 4300 digits
-        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(err).split())}") from err
+    except (yaml.YAMLError, ValueError, RecursionError) as err:  # ValueError: an integer of over 4300 digits
+        raise ConfigError(f"{path}: not valid YAML: {unreadable(err)}") from err
     if values is None:  # an empty file: every key at its default (and 'game' missing)
         values = {}
     if not isinstance(values, dict):
@@ -810,9 +812,8 @@ def parse_set(items: list[str]) -> dict[str, Any]:
             raise ConfigError(f"--set expects key=value, got {item!r}")
         try:
             out[key.strip()] = yaml.safe_load(raw)
-        except (yaml.YAMLError, ValueError) as err:  # ValueError: an integer of more than 4300 digits
-            why = " ".join(str(err).split())
-            raise ConfigError(f"--set {key.strip()}: the value is not valid YAML: {why}") from err
+        except (yaml.YAMLError, ValueError, RecursionError) as err:  # ValueError: an integer of over 4300 digits
+            raise ConfigError(f"--set {key.strip()}: the value is not valid YAML: {unreadable(err)}") from err
     return out
 
 

@@ -111,7 +111,7 @@ def convert_run(run: Path) -> list[str]:
         raise ValueError(f"{run} is not a run directory (it has no config.yaml)")
     try:
         config = yaml.safe_load(saved.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
+    except (yaml.YAMLError, ValueError, RecursionError) as err:  # ValueError: not UTF-8, or a long int
         raise ValueError(f"{saved} is not a run's config ({type(err).__name__})") from None
     if not isinstance(config, dict):
         raise ValueError(f"{saved} is not a run's config (a mapping of keys)")

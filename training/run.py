@@ -144,7 +144,7 @@ def trainer_of(argv: list[str]) -> str:
     if path is not None and path.is_file():
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError, ValueError):  # ValueError: not UTF-8, or an int of over 4300 digits
+        except (OSError, yaml.YAMLError, ValueError, RecursionError):  # ValueError: not UTF-8, or a long int
             data = None  # the trainer's own loader reports it
         if isinstance(data, dict):
             name = data.get("trainer", "sb3")

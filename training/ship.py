@@ -418,7 +418,10 @@ def run_config(run: Path) -> Any:
     path = run / "config.yaml"
     if not path.is_file():
         raise OptionError(f"{path} does not exist: --run must name a training run's directory")
-    values = yaml.safe_load(path.read_text())
+    try:
+        values = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, ValueError, RecursionError):  # load_config_as below says what is wrong
+        values = None
     trainer = values.get("trainer", "sb3") if isinstance(values, dict) else "sb3"
     if trainer not in ("sb3", "ppo"):
         raise OptionError(f"{run} was trained by trainer {trainer!r}; ship.py ships the runs of trainers sb3 and ppo")

@@ -39,3 +39,11 @@ class ModelMismatchError(OptionError):
     The message names every difference (e.g. ``trained with include_history=True, loading for
     include_history=False``); see :mod:`whist_env.fingerprint`.
     """
+
+
+def unreadable(err: Exception) -> str:
+    """A parser's error in one line, for a message that names the file or value it read. A ``RecursionError`` (text
+    that nests lists or tables deeper than the parser follows: JSON, TOML and YAML parsers all recurse) is said so."""
+    if isinstance(err, RecursionError):
+        return "it nests values deeper than can be read"
+    return " ".join(str(err).split())

@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from whist_env.errors import ModelMismatchError, OptionError
+from whist_env.errors import ModelMismatchError, OptionError, unreadable
 from whist_env.registry import GameRef, game_id_of, spec_of
 
 if TYPE_CHECKING:
@@ -225,8 +225,8 @@ def read_metadata(path: str | Path) -> ModelMetadata | None:
         raise OptionError(f"{path} is not a saved model (a .zip written by model.save): {err}") from err
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelMismatchError(f"the metadata in {path} is damaged: {err}") from err
+    except (ValueError, RecursionError) as err:  # not UTF-8, not JSON, an int of over 4300 digits, nested too deeply
+        raise ModelMismatchError(f"the metadata in {path} is damaged: {unreadable(err)}") from err
     if not isinstance(data, dict):
         raise ModelMismatchError(f"the metadata in {path} is damaged: not a JSON object")
     return ModelMetadata.from_dict(data)

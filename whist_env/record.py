@@ -30,7 +30,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from whist_env.errors import IllegalActionError, OptionError, RecordError
+from whist_env.errors import IllegalActionError, OptionError, RecordError, unreadable
 from whist_env.rules.core import State, TrickGame, check_deck
 
 FORMAT = 1
@@ -133,8 +133,8 @@ class GameRecord:
         """
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise RecordError(f"a game record must be JSON: {err}") from None
+        except (ValueError, RecursionError) as err:  # not JSON, an int of over 4300 digits, or nested too deeply
+            raise RecordError(f"a game record must be JSON: {unreadable(err)}") from None
         return cls.from_dict(data)
 
     # ----------------------------------------------------------------- replay

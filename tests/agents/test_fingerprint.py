@@ -145,6 +145,12 @@ def test_missing_and_non_zip_models_are_option_errors(tmp_path: Path) -> None:
         zf.writestr(MEMBER, "{not json")
     with pytest.raises(ModelMismatchError, match="damaged"):
         check_model(broken, "humbug_v0")
+    # found by a hostile-input audit: these raised RecursionError and a bare ValueError
+    for text, says in (("[" * 100_000 + "]" * 100_000, "it nests values deeper"), ("9" * 5000, "Exceeds the limit")):
+        with zipfile.ZipFile(broken, "w") as zf:
+            zf.writestr(MEMBER, text)
+        with pytest.raises(ModelMismatchError, match=f"damaged: {says}"):
+            check_model(broken, "humbug_v0")
 
 
 def _first_view(game_id: str, **options: Any) -> Any:

@@ -59,7 +59,7 @@ def test_eval_with_a_model_of_another_game(tmp_path: Path, capsys: Any) -> None:
     assert "trained for humbug_v0, not german_whist_v0" in err
 
 
-@pytest.mark.parametrize("args", [["--seed", "-1"], ["--deals", "0"], ["--option", "noequals"]])
+@pytest.mark.parametrize("args", [["--seed", "-1"], ["--deals", "0"], ["--option", "noequals"], ["--option", "=3"]])
 def test_eval_with_a_bad_argument(args: list[str], capsys: Any) -> None:
     err = _fails(eval_main, ["humbug_v0", "--quiet", *args], capsys)
     assert err.startswith("whist-eval: error:") and "--help" in err
@@ -74,6 +74,12 @@ def test_eval_with_an_unknown_game_or_option(capsys: Any) -> None:
     assert "unknown game" in _fails(eval_main, ["no_such_game", "--deals", "1", "--quiet"], capsys)
     assert "(did you mean 'german_whist_v0'?)" in _fails(eval_main, ["german_wist", "--deals", "1", "--quiet"], capsys)
     assert "num_deals" in _fails(eval_main, ["humbug_v0", "--deals", "1", "--quiet", "--option", "num_deals=x"], capsys)
+    # found by a hostile-input audit: a value Python's parser cannot take (MemoryError, RecursionError) stopped
+    # whist-eval with "MemoryError:"; it is now a string, which the game's options refuse by name
+    for value in ("-" * 100_000 + "1", "~" * 5000 + "1"):
+        assert "num_deals=" in _fails(
+            eval_main, ["humbug_v0", "--deals", "1", "--quiet", "--option", f"num_deals={value}"], capsys
+        )
 
 
 def test_eval_checks_every_game_and_the_plot_before_it_plays(tmp_path: Path, capsys: Any) -> None:

@@ -249,6 +249,10 @@ def test_a_bot_toml_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
     (bot / "bot.toml").write_text('command = "python \'main.py"\n')
     with pytest.raises(OptionError, match="command .*No closing quotation"):
         bot_command(bot)
+    # found by a hostile-input audit: TOML nested a few hundred levels deep raised RecursionError, naming no file
+    (bot / "bot.toml").write_text('command = ["{python}", "main.py"]\nx = ' + "[" * 500 + "]" * 500 + "\n")
+    with pytest.raises(OptionError, match="bot.toml: it nests values deeper than can be read"):
+        bot_command(bot)
 
 
 @pytest.mark.parametrize("names", [("alice smith", "alice_smith"), ("Bob", "bob"), ("x" * 80 + "1", "x" * 80 + "2")])
@@ -278,6 +282,18 @@ def test_a_bar_in_a_name_stays_in_its_cell_of_the_markdown_leaderboard(tmp_path:
     assert any("a\\|b" in line for line in table) and any("vs rand\\|om" in line for line in table)
 
 
+def test_a_damaged_cache_entry_is_played_again(tmp_path: Path) -> None:
+    from whist_env.evaluation.tournament import _read_cache, _write_cache
+
+    entry = tmp_path / "match.json"
+    _write_cache(entry, {"deals": 2}, {"diffs": [1.0, -1.0]})
+    assert _read_cache(entry, {"deals": 2}) == {"diffs": [1.0, -1.0]}
+    assert _read_cache(entry, {"deals": 3}) is None
+    for damage in ("{not json", "[" * 100_000):  # the second raised RecursionError
+        entry.write_text(damage, encoding="utf-8")
+        assert _read_cache(entry, {"deals": 2}) is None
+
+
 def test_init_refuses_a_gate_named_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from whist_env.cli.arena import arena_main
 
@@ -285,6 +301,10 @@ def test_init_refuses_a_gate_named_twice(tmp_path: Path, capsys: pytest.CaptureF
     broken.write_text("game = \n")
     assert arena_main(["pin", str(broken)]) == 2  # named the error, not the file
     assert str(broken) in capsys.readouterr().err
+    broken.write_text("game = " + "[" * 500 + "]" * 500 + "\n")  # raised RecursionError, naming no file
+    for command in ("pin", "run"):
+        assert arena_main([command, str(broken)]) == 2
+        assert f"{broken}: it nests values deeper than can be read" in capsys.readouterr().err
     good = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random"})
     assert arena_main(["run", str(good), "--bot-prefix", "'unclosed", "--quiet"]) == 2
     assert "--bot-prefix" in capsys.readouterr().err

@@ -245,6 +245,7 @@ DAMAGE = {
     "checkpoint.json truncated": lambda c: _truncate(c / "checkpoint.json"),
     "checkpoint.json empty": lambda c: (c / "checkpoint.json").write_bytes(b""),
     "checkpoint.json garbage": lambda c: (c / "checkpoint.json").write_bytes(b"\x80\x05garbage" * 50),
+    "checkpoint.json nested too deeply": lambda c: (c / "checkpoint.json").write_text("[" * 100_000),
     "checkpoint.json missing": lambda c: (c / "checkpoint.json").unlink(),
     "its state is incomplete": lambda c: _rewrite(c / "checkpoint.json", state={"policy": {}}),
     "another trainer's": lambda c: _rewrite(c / "checkpoint.json", trainer="ppo"),
@@ -256,7 +257,7 @@ DAMAGE = {
 }
 """Each damage and a word its warning must hold."""
 SAID = {"another trainer's": "ppo trainer", "another step's": "step 128", "a newer format": "version 99",
-        "its state is incomplete": "incomplete",
+        "its state is incomplete": "incomplete", "checkpoint.json nested too deeply": "RecursionError",
         "arrays.npz without the arrays": "arrays that are not there"}  # fmt: skip
 
 

@@ -77,6 +77,7 @@ def test_unknown_key_names_the_allowed_keys(tmp_path: Path) -> None:
         ("game: humbug_v0\npretrain: {learning_rate: .inf}\n", "pretrain.learning_rate must be a finite number"),
         ("game: humbug_v0\nvf_coef: " + "9" * 400 + "\n", "vf_coef must be a finite number, got a 400-digit int"),
         ("game: humbug_v0\nn_envs: " + "9" * 5000 + "\n", "not valid YAML"),
+        ("game: humbug_v0\nn_envs: " + "[" * 5000 + "]" * 5000 + "\n", "not valid YAML: it nests values deeper"),
         # found by a hostile-input audit: a key given twice kept the last value, a device torch cannot see was found
         # only after the warm start
         ("game: humbug_v0\nn_envs: 8\ngame: classic_whist_v0\n", "the key 'game' is given twice"),
@@ -108,7 +109,8 @@ def test_parse_set_reads_yaml_values() -> None:
     }
     with pytest.raises(ConfigError, match="key=value"):
         parse_set(["n_envs"])
-    for bad in ("net_arch=[64", "game={", "seed=" + "9" * 5000):  # yaml's own errors were not ConfigErrors
+    # yaml's own errors were not ConfigErrors; the last raised RecursionError
+    for bad in ("net_arch=[64", "game={", "seed=" + "9" * 5000, "seed=" + "[" * 5000):
         with pytest.raises(ConfigError, match="--set .*not valid YAML"):
             parse_set([bad])
 

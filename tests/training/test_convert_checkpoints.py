@@ -78,6 +78,7 @@ def test_a_converted_run_resumes_bit_for_bit(tmp_path: Path, name: str, total: i
         ("sb3", lambda run: (run / "config.yaml").write_text("- a list\n"), "is not a run's config"),
         ("sb3", lambda run: _file(run, "model.zip").unlink(), "has no model.zip"),  # was: ...model.zip.zip
         ("sb3", lambda run: (run / "config.yaml").write_text("a: [\n"), "is not a run's config (ParserError)"),
+        ("sb3", lambda run: (run / "config.yaml").write_text("[" * 5000), "is not a run's config (RecursionError)"),
     ],
 )
 def test_a_damaged_old_run_is_named_and_left_as_it_was(

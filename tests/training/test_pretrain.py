@@ -150,6 +150,9 @@ def test_a_file_that_is_not_a_dataset_is_refused(tmp_path: Path) -> None:
     bad.write_bytes(b"not a zip")
     with pytest.raises(OptionError, match="not a whist_env dataset"):
         load_dataset(bad, GAME, {})
+    np.savez(bad, header=np.array("[" * 100_000 + "]" * 100_000))  # raised RecursionError
+    with pytest.raises(OptionError, match="not a whist_env dataset .*: it nests values deeper than can be read"):
+        load_dataset(bad, GAME, {})
     with pytest.raises(OptionError, match="there is no dataset at"):
         load_dataset(tmp_path / "missing.npz", GAME, {})
 

@@ -224,15 +224,10 @@ def init_tournament(folder: Path, game_id: str, deals: int, seed: int, gates: Se
 
 
 def _pin(file: Path) -> int:
-    import tomllib
-
-    from whist_env.evaluation.tournament import gate_digest
+    from whist_env.evaluation.tournament import gate_digest, read_toml
     from whist_env.registry import get_spec
 
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise OptionError(f"{file}: {err}") from None
+    data = read_toml(file)
     spec = get_spec(data.get("game", ""))
     for gate in data.get("gates", []):
         print(

@@ -105,13 +105,14 @@ def one_line_warnings(prog: str) -> Iterator[None]:
 
 
 def parse_option(text: str) -> tuple[str, Any]:
-    """``key=value`` with a Python literal value (``True``, ``7``, ``'deal'``) or a bare string."""
-    if "=" not in text:
-        raise argparse.ArgumentTypeError(f"options are key=value, got {text!r}")
-    key, raw = text.split("=", 1)
+    """``"num_players=5"`` → ``("num_players", 5)``: a game option of the command line, its value a Python literal
+    (``True``, ``7``, ``'deal'``) or else the bare string (which the game's options then check)."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"write options as key=value (e.g. num_players=5), got {text!r}")
     try:
         value = ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, RecursionError, MemoryError):  # the last two: nested or chained too deeply
         value = raw
     return key.strip(), value
 

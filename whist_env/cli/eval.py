@@ -29,26 +29,21 @@ in :mod:`whist_env.evaluation.arena`. The exit status is 2 when any agent played
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from whist_env.cli.demo import CliParser, at_least, one_line_warnings, report_error, report_interrupt, write_or_spare
+from whist_env.cli.demo import (
+    CliParser,
+    at_least,
+    one_line_warnings,
+    parse_option,
+    report_error,
+    report_interrupt,
+    write_or_spare,
+)
 from whist_env.errors import OptionError
-
-
-def parse_option(text: str) -> tuple[str, Any]:
-    """``"num_players=5"`` → ``("num_players", 5)``; values are Python literals, else strings."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"write options as key=value (e.g. num_players=5), got {text!r}")
-    try:
-        parsed: Any = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        parsed = value
-    return key.strip(), parsed
 
 
 def build_parser() -> argparse.ArgumentParser:

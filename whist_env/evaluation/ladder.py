@@ -465,7 +465,7 @@ def play_match(
     if path is not None and path.is_file():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             data = None  # a damaged entry is played again
         length = len(data.get("diffs", ())) if data is not None else -1
         if (

@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.agents.agent_spec import AgentSpec, format_agent_spec, parse_agent_spec
-from whist_env.errors import OptionError
+from whist_env.errors import OptionError, unreadable
 from whist_env.evaluation.arena import seat_assignments
 from whist_env.evaluation.ladder import BOOTSTRAP, Rating, fit_with_draws, plot_ratings
 from whist_env.evaluation.protocol import PROTOCOL
@@ -240,6 +240,19 @@ def _sha256_files(path: Path) -> str:
     return digest.hexdigest()
 
 
+def read_toml(file: Path) -> dict[str, Any]:
+    """The tables of the TOML file ``file`` (a tournament file or a bot's ``bot.toml``).
+
+    Raises:
+        OptionError: naming the file, for text that is not TOML, not UTF-8, or nested too deeply to read.
+        FileNotFoundError: for no file.
+    """
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as err:
+        raise OptionError(f"{file}: {unreadable(err)}") from None
+
+
 def bot_command(path: Path, name: str | None = None) -> BotCommand:
     """How to start the bot at ``path``: a ``.py`` file (the referee's Python), a ``.js`` file (``node``), another
     executable file, or a folder with a ``bot.toml`` naming its ``command`` (and optionally its ``name``).
@@ -257,10 +270,7 @@ def bot_command(path: Path, name: str | None = None) -> BotCommand:
         size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
         if size > MAX_BOT_MB << 20:
             raise OptionError(f"the bot folder {path} holds {size >> 20} MiB; the limit is {MAX_BOT_MB} MiB")
-        try:
-            data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-            raise OptionError(f"{manifest}: {err}") from None
+        data = read_toml(manifest)
         unknown = sorted(set(data) - {"command", "name"})
         if unknown:  # a misspelt key would be ignored without a word
             raise OptionError(f"{manifest}: unknown key(s) {unknown}; a bot.toml holds command and, optionally, name")
@@ -375,11 +385,9 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
     """
     file = Path(path)
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        data = read_toml(file)
     except FileNotFoundError:
         raise OptionError(f"no tournament file {file}; make one with whist-arena init DIR --game GAME") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise OptionError(f"{file}: {err}") from None
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
         raise OptionError(f"{file}: unknown key(s) {unknown}; known: {sorted(TOP_KEYS)}")
@@ -741,7 +749,7 @@ def _compact(result: dict[str, Any]) -> dict[str, Any]:
 def _read_cache(path: Path, key: Mapping[str, Any]) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None  # none yet, or damaged: the match is played again
     if not isinstance(data, dict) or data.get("key") != json.loads(json.dumps(key)):
         return None
