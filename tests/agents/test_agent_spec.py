@@ -9,6 +9,7 @@ import pytest
 from whist_env.agents import RandomAgent, make_agent
 from whist_env.agents.agent_spec import (
     AGENT_KINDS,
+    MAX_NESTING,
     AgentSpec,
     format_agent_spec,
     parse_agent_spec,
@@ -110,6 +111,20 @@ def test_a_built_tree_formats_and_parses_back() -> None:
 def test_mistakes_name_what_is_wrong_and_what_is_allowed(text: str, message: str) -> None:
     with pytest.raises(OptionError, match=message):
         parse_agent_spec(text)
+
+
+def test_specs_nest_at_most_max_nesting_deep() -> None:
+    """A spec nested a few hundred deep reached Python's recursion limit: whist-serve answered a browser's table with
+    such a seat by "the server failed on this request (a bug)"."""
+    assert MAX_NESTING == 10
+    for depth in (MAX_NESTING, MAX_NESTING + 1, 600, 20_000):
+        inner = depth - 1  # pimc agents around the random one
+        for text in ("pimc(fallback=" * inner + "random" + ")" * inner, "pimc:fallback=" * inner + "random"):
+            if depth <= MAX_NESTING:
+                assert format_agent_spec(parse_agent_spec(text)).count("pimc(") == inner
+                continue
+            with pytest.raises(OptionError, match=f"agents nest at most 10 deep .* at position {14 * MAX_NESTING}"):
+                parse_agent_spec(text)
 
 
 def test_a_directly_built_spec_is_checked_like_a_parsed_one() -> None:

@@ -179,6 +179,18 @@ def test_a_search_seat_over_the_servers_limits_is_refused(seat: str, named: str)
             assert made.status_code == 200, made.text
 
 
+def test_a_seat_nested_too_deeply_is_refused_not_a_server_failure() -> None:
+    """A seat of agents nested a few hundred deep reached Python's recursion limit: the answer was 500, "the server
+    failed on this request (a bug)"."""
+    app = create_app(ServerConfig(agent_delay=0.0))
+    with TestClient(app) as client:
+        for seat in ("pimc(fallback=" * 400 + "random" + ")" * 400, "pimc:fallback=" * 400 + "random"):
+            refused = client.post("/api/tables", json={"game": "humbug_v0", "seats": ["human", seat]})
+            assert refused.status_code == 400, refused.text
+            assert "seat 1: agents nest at most 10 deep" in refused.json()["error"]
+        assert app.state.lobby.tables == {}
+
+
 def test_the_search_samples_limit_is_an_option() -> None:
     app = create_app(ServerConfig(agent_delay=0.0, max_search_samples=500))
     with TestClient(app) as client:

@@ -9,10 +9,11 @@ A spec is an agent name, optionally followed by its parameters in brackets::
     pimc(samples=20, fallback=model(path=runs/x/model.zip))
     pimc(fallback=pretrained)
 
-A parameter whose value is an agent (PIMC's ``fallback``) takes a whole spec, so specs nest to any depth
-and the brackets say unambiguously where each one ends. That bracket form is the *canonical* form:
-:func:`format_agent_spec` writes it (parameters in the order of :data:`AGENT_KINDS`, ``", "`` between
-them) and ``parse_agent_spec(format_agent_spec(s)) == s`` for every spec.
+A parameter whose value is an agent (PIMC's ``fallback``) takes a whole spec, so specs nest (up to
+:data:`MAX_NESTING` agents deep) and the brackets say unambiguously where each one ends. That bracket form
+is the *canonical* form: :func:`format_agent_spec` writes it (parameters in the order of
+:data:`AGENT_KINDS`, ``", "`` between them) and ``parse_agent_spec(format_agent_spec(s)) == s`` for every
+spec.
 
 The colon form, the older spelling, is read too:
 
@@ -242,6 +243,10 @@ def _format_value(value: Value) -> str:
 
 # ----------------------------------------------------------------------------- parsing
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAX_NESTING = 10
+"""The most agents one spec holds inside each other (``pimc(fallback=pimc(fallback=heuristic))`` is 3 deep): more
+is refused, where text nested a few hundred deep reached Python's recursion limit (whist-serve parses the specs of
+its browser clients)."""
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=")
 
 
@@ -324,6 +329,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.depth = 0  # the specs being read, this one's included
 
     def at_end(self) -> bool:
         return self.pos >= len(self.text)
@@ -356,6 +362,9 @@ class _Parser:
         """``name``, ``name(args)`` or ``name:body``; a colon body ends at a ``stops`` character outside
         brackets and quotes, or at the end of the text."""
         start = self.pos
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.error(f"agents nest at most {MAX_NESTING} deep in one spec")
         name = self.name()
         kind = _kind(name, self.text)
         self.skip_space()
@@ -369,6 +378,7 @@ class _Parser:
             args = self.colon_args(kind, stops)
         else:
             args = {}
+        self.depth -= 1
         try:
             return AgentSpec(name, args)
         except OptionError as err:
