@@ -43,12 +43,13 @@ import random
 import shutil
 import sys
 import time
-import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from whist_env.errors import FILE_DAMAGE
 
 LATEST = "latest"
 
@@ -221,12 +222,12 @@ def read_state(folder: Path, trainer: str) -> dict[str, Any]:
             raise DamagedCheckpointError(f"{name} is missing")
     try:
         header = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as err:  # a JSON error is a ValueError, as is a UnicodeDecodeError
+    except FILE_DAMAGE as err:  # a JSON error is a ValueError, as is a UnicodeDecodeError
         raise DamagedCheckpointError(f"{STATE_FILE} does not load ({type(err).__name__}: {str(err)[:100]})") from err
     try:
         with np.load(folder / ARRAYS_FILE, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:  # an object array is a ValueError
+    except FILE_DAMAGE as err:  # an object array is a ValueError
         raise DamagedCheckpointError(f"{ARRAYS_FILE} does not load ({type(err).__name__}: {str(err)[:100]})") from err
     if not isinstance(header, dict) or header.get("format") != FORMAT or "state" not in header:
         raise DamagedCheckpointError(f"{STATE_FILE} is not a whist_env checkpoint")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import tokenize
+import zipfile
+import zlib
+
 
 class IllegalActionError(ValueError):
     """An action that the rules do not allow at this point (a revoke, a forbidden bid, ...).
@@ -39,6 +43,24 @@ class ModelMismatchError(OptionError):
     The message names every difference (e.g. ``trained with include_history=True, loading for
     include_history=False``); see :mod:`whist_env.fingerprint`.
     """
+
+
+FILE_DAMAGE: tuple[type[Exception], ...] = (
+    OSError,
+    ValueError,
+    EOFError,
+    RecursionError,
+    MemoryError,
+    NotImplementedError,
+    zipfile.BadZipFile,
+    zlib.error,
+    tokenize.TokenError,
+)
+"""What reading a damaged ``.npz``, ``.zip`` or JSON file can raise in the libraries that read it, besides our own
+checks: ``ValueError`` (not JSON, a bad number, an array numpy will not read without pickle), ``EOFError`` (cut
+short), ``MemoryError`` (an array's shape damaged into terabytes), ``NotImplementedError`` (a zip's compression
+field damaged), ``zlib.error`` (damaged compressed data), ``tokenize.TokenError`` (a damaged ``.npy`` header) and
+``RecursionError`` (text nested too deeply). A loader of such files catches them all and names the file."""
 
 
 def unreadable(err: Exception) -> str:

@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from whist_env.errors import ModelMismatchError, OptionError, unreadable
+from whist_env.errors import FILE_DAMAGE, ModelMismatchError, OptionError, unreadable
 from whist_env.registry import GameRef, game_id_of, spec_of
 
 if TYPE_CHECKING:
@@ -221,7 +221,7 @@ def read_metadata(path: str | Path) -> ModelMetadata | None:
             if MEMBER not in zf.namelist():
                 return None
             raw = zf.read(MEMBER)
-    except (zipfile.BadZipFile, OSError) as err:
+    except FILE_DAMAGE as err:
         raise OptionError(f"{path} is not a saved model (a .zip written by model.save): {err}") from err
     try:
         data = json.loads(raw.decode("utf-8"))

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from whist_env.encoding.canonical import CanonicalSuits
-from whist_env.errors import ModelMismatchError, OptionError
+from whist_env.errors import FILE_DAMAGE, ModelMismatchError, OptionError
 from whist_env.fingerprint import ModelMetadata, check_model, read_metadata, write_metadata
 from whist_env.registry import GameRef, game_ids, get_spec, spec_of
 from whist_env.view import PlayerView
@@ -199,7 +199,7 @@ class NumpyPolicy:
             raise OptionError(
                 f"{what} lacks the array {err}: it is not a policy written by whist_env's export_policy"
             ) from None
-        except (ValueError, TypeError, zipfile.BadZipFile) as err:  # no number, an array of objects, a bad member
+        except FILE_DAMAGE + (TypeError,) as err:  # no number, an array of objects, a damaged member
             raise OptionError(f"{what} is not a policy written by whist_env's export_policy ({err})") from None
         for array in [action[0], action[1], *(a for pair in hidden for a in pair)]:
             if array.dtype.kind not in "fiu" or not np.isfinite(array).all():

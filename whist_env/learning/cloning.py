@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from whist_env.errors import ModelMismatchError, OptionError, unreadable
+from whist_env.errors import FILE_DAMAGE, ModelMismatchError, OptionError, unreadable
 from whist_env.evaluation.workers import one_blas_thread, sigint_ignored
 from whist_env.fingerprint import ModelMetadata, check
 from whist_env.registry import GameRef, ensure_spec, spec_of
@@ -389,7 +389,7 @@ def load_dataset(
         with np.load(path, allow_pickle=False) as z:
             header = json.loads(str(z["header"]))
             arrays = {k: z[k] for k in ("obs", "mask", "action", "outcome", "seat")}
-    except (OSError, ValueError, KeyError, RecursionError) as err:
+    except FILE_DAMAGE + (KeyError,) as err:
         why = unreadable(err)
         raise OptionError(f"{path} is not a whist_env dataset (an .npz written by save_dataset): {why}") from err
     if not isinstance(header, dict) or "metadata" not in header:
