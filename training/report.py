@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from whist_env.errors import FILE_DAMAGE
+
 EVAL_COLUMNS = (
     "timesteps", "wall_s", "kind", "opponent", "mean", "ci95", "diff", "diff_ci95", "win_rate", "illegal_actions",
     "deals", "unit",
@@ -173,6 +175,22 @@ def _envs(config: dict[str, Any]) -> str:
     return f"{config['n_envs']} envs ({config.get('vec_env', 'stepped as one batch')})"
 
 
+def read_phases(path: Path) -> dict[str, float]:
+    """The seconds per phase in a run's ``phases.json``: none without the file, and none, with a warning, for a
+    damaged one (cut short by a kill while an older version wrote it, or edited by hand): a resume then loses the
+    earlier sessions' times, not the run."""
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except FILE_DAMAGE:
+        data = None
+    if isinstance(data, dict) and all(type(v) in (int, float) for v in data.values()):
+        return {str(k): float(v) for k, v in data.items()}
+    print(f"warning: {path} is damaged: the phases' times in it are lost", file=sys.stderr)
+    return {}
+
+
 class PhaseClock:
     """Wall time of each phase of a run, over all its sessions, kept in ``run_dir/phases.json``.
 
@@ -182,7 +200,7 @@ class PhaseClock:
 
     def __init__(self, path: Path, start: float) -> None:
         self.path = path
-        self.seconds: dict[str, float] = json.loads(path.read_text()) if path.exists() else {}
+        self.seconds = read_phases(path)
         self._t = start  # a ``time.perf_counter()`` reading: the next lap counts from it
 
     def lap(self, phase: str) -> None:
@@ -194,7 +212,9 @@ class PhaseClock:
         """Set ``phase``'s time (and restart the lap clock)."""
         self.seconds[phase] = seconds
         self._t = time.perf_counter()
-        self.path.write_text(json.dumps(self.seconds, indent=1))
+        spare = self.path.with_name(self.path.name + ".tmp")
+        spare.write_text(json.dumps(self.seconds, indent=1), encoding="utf-8")
+        spare.replace(self.path)  # whole or not at all: a run killed while writing keeps the last times
 
     def summary(self) -> str:
         """``set-up 0.2 min, warm start 2.6 min, ...; total 8.4 min``."""

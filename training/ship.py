@@ -128,10 +128,10 @@ def _cpu_model() -> str:
 def _time_line(run: Path, ppo_wall: float | None) -> str:
     """The run's wall time in words: every phase of ``phases.json`` (what each trainer's ``PhaseClock`` writes), or,
     for a run older than it, the warm start (``pretrain.json``) plus PPO and the final evaluation."""
-    from training.report import has_periodic_evaluations
+    from training.report import has_periodic_evaluations, read_phases
 
-    if (run / "phases.json").exists():
-        phases = json.loads((run / "phases.json").read_text())
+    phases = read_phases(run / "phases.json")
+    if phases:
         parts = ", ".join(f"{name} {seconds / 60:.1f} min" for name, seconds in phases.items())
         if has_periodic_evaluations(run):
             parts += " (PPO's includes its periodic evaluations)"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from training.report import write_command, write_report
+from training.report import PhaseClock, write_command, write_report
 
 
 def test_the_command_is_written_once_from_the_given_argv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,3 +59,31 @@ def test_the_wall_time_mentions_periodic_evaluations_only_when_there_were_some(t
         write_report(path, _config(trainer="ppo", n_envs=8), [], "cmd", "PPO 0.5 min", 512)
         assert ("(PPO's includes its periodic evaluations)" in path.read_text()) == said, rows
         assert "- wall time: PPO 0.5 min" in path.read_text()
+
+
+@pytest.mark.parametrize(
+    "damaged", ["", '{"set-up": 1', "[1, 2]", '{"PPO": "long"}', '{"PPO": true}', "[" * 5000, "\xff"]
+)
+def test_a_damaged_phases_file_loses_the_times_not_the_resume(
+    tmp_path: Path, damaged: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run killed while its phases.json was written (by a version that wrote it in place) could not resume: the
+    clock's read raised JSONDecodeError."""
+    path = tmp_path / "phases.json"
+    path.write_text(damaged, encoding="latin1")
+    clock = PhaseClock(path, start=0.0)
+    assert clock.seconds == {}
+    assert f"warning: {path} is damaged" in capsys.readouterr().err
+    clock.set("PPO", 12.5)
+    assert PhaseClock(path, start=0.0).seconds == {"PPO": 12.5}  # written whole, read back without a word
+    assert capsys.readouterr().err == "" and [p.name for p in tmp_path.iterdir()] == ["phases.json"]
+
+
+def test_the_phases_add_up_over_sessions(tmp_path: Path) -> None:
+    path = tmp_path / "phases.json"
+    first = PhaseClock(path, start=0.0)
+    first.set("set-up", 1.0)
+    first.set("warm start", 2.0)
+    second = PhaseClock(path, start=0.0)
+    second.set("set-up", second.seconds["set-up"] + 0.5)
+    assert PhaseClock(path, start=0.0).seconds == {"set-up": 1.5, "warm start": 2.0}
