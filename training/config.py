@@ -819,5 +819,9 @@ def parse_set(items: list[str]) -> dict[str, Any]:
 
 def save_config(config: Any, path: str | Path) -> None:
     """Write ``config`` (a :class:`TrainConfig` or another config dataclass) as YAML (loadable by
-    :func:`load_config` / :func:`load_config_as`)."""
-    Path(path).write_text(yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))
+    :func:`load_config` / :func:`load_config_as`), whole or not at all: every session of a run writes its
+    ``config.yaml`` again, and ``--resume`` reads it."""
+    path = Path(path)
+    spare = path.with_name(path.name + ".tmp")
+    spare.write_text(yaml.safe_dump(dataclasses.asdict(config), sort_keys=False), encoding="utf-8")
+    spare.replace(path)

@@ -122,6 +122,27 @@ def test_saved_config_round_trips(tmp_path: Path) -> None:
     save_config(config, tmp_path / "config.yaml")
     assert load_config(tmp_path / "config.yaml") == config
     assert from_dict(config.to_dict()) == config
+    assert [p.name for p in tmp_path.iterdir()] == ["config.yaml"]
+
+
+def test_a_config_write_cut_short_keeps_the_config_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every session of a run writes its config.yaml again, --resume included: a kill in the middle of that write
+    left half a config, which the next --resume refused."""
+    from training.config import save_config
+
+    config = load_config(REPO / "configs" / "classic_whist.yaml")
+    save_config(config, tmp_path / "config.yaml")
+
+    def cut_short(self: Path, text: str, *args: object, **kwargs: object) -> int:
+        with open(self, "w") as f:
+            f.write(text[: len(text) // 2])
+        raise KeyboardInterrupt  # stands for the kill
+
+    monkeypatch.setattr(Path, "write_text", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        save_config(config, tmp_path / "config.yaml")
+    monkeypatch.undo()
+    assert load_config(tmp_path / "config.yaml") == config
 
 
 def test_cli_reports_config_errors_with_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
