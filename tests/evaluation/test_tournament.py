@@ -238,7 +238,7 @@ def test_a_tournament_file_names_its_bad_value(tmp_path: Path, line: str, says: 
         load_tournament(file)
 
 
-def test_a_bot_toml_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
+def test_a_bad_bot_folder_is_refused_naming_what_is_wrong(tmp_path: Path) -> None:
     from whist_env.evaluation.tournament import bot_command
 
     bot = tmp_path / "mybot"
@@ -249,6 +249,12 @@ def test_a_bot_toml_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
     (bot / "bot.toml").write_text('command = "python \'main.py"\n')
     with pytest.raises(OptionError, match="command .*No closing quotation"):
         bot_command(bot)
+    # a named pipe in the folder: the copy made for each bot process failed in the middle of the tournament, which
+    # stopped with "error: [('…/pipe', …, '… is a named pipe')]"
+    os.mkfifo(bot / "pipe")
+    with pytest.raises(OptionError, match="holds pipe, which is not a file, a folder or a link"):
+        bot_command(bot)
+    (bot / "pipe").unlink()
     # found by a hostile-input audit: TOML nested a few hundred levels deep raised RecursionError, naming no file
     (bot / "bot.toml").write_text('command = ["{python}", "main.py"]\nx = ' + "[" * 500 + "]" * 500 + "\n")
     with pytest.raises(OptionError, match="bot.toml: it nests values deeper than can be read"):

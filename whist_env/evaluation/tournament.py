@@ -267,7 +267,14 @@ def bot_command(path: Path, name: str | None = None) -> BotCommand:
         manifest = path / BOT_FILE
         if not manifest.is_file():
             raise OptionError(f"the bot folder {path} has no {BOT_FILE} naming its command (command = [...])")
-        size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        entries = list(path.rglob("*"))
+        odd = next((p for p in entries if not (p.is_symlink() or p.is_dir() or p.is_file())), None)
+        if odd is not None:  # the copy made for each bot process would fail half-way through a tournament
+            raise OptionError(
+                f"the bot folder {path} holds {odd.relative_to(path)}, which is not a file, a folder or a link (a "
+                "named pipe, a socket or a device): remove it"
+            )
+        size = sum(p.stat().st_size for p in entries if p.is_file())
         if size > MAX_BOT_MB << 20:
             raise OptionError(f"the bot folder {path} holds {size >> 20} MiB; the limit is {MAX_BOT_MB} MiB")
         data = read_toml(manifest)
