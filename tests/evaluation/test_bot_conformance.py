@@ -74,6 +74,18 @@ def test_print_in_a_python_bot_goes_to_stderr(tmp_path: Path) -> None:
     assert report.problems == 0, report.text()
 
 
+def test_a_byte_order_mark_before_the_hello_answer_is_no_problem(tmp_path: Path) -> None:
+    """A .NET bot that sets Console.OutputEncoding to UTF-8 writes a byte order mark before its first line: the hello
+    answer was then malformed, and the bot could not play."""
+    bot = tmp_path / "marked.py"
+    bot.write_text(
+        "import sys\nsys.stdout.buffer.write(b'\\xef\\xbb\\xbf')\n"
+        "from whist_env.evaluation.bot import run_bot\nrun_bot(lambda view, rng: view.legal_actions()[0])\n"
+    )
+    report = check_bot((sys.executable, bot.name), ["german_whist_v0"], source=str(bot))
+    assert report.problems == 0, report.text()
+
+
 def test_the_javascript_starter_passes() -> None:
     report = check_bot(("node", "starter.js"), ["german_whist_v0", "oh_hell_v0"], source=str(STARTERS / "starter.js"))
     assert report.problems == 0, report.text()

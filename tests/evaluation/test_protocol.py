@@ -171,6 +171,39 @@ def test_a_hello_answer_nested_too_deeply_to_write_back_is_refused_by_name() -> 
         assert kinds == {"bare": "malformed", "type": "malformed", "version": "version"}
 
 
+def test_a_byte_order_mark_before_a_line_is_ignored_by_both_readings() -> None:
+    """RFC 8259 lets a reader ignore a UTF-8 byte order mark, and a .NET bot that sets Console.OutputEncoding to UTF-8
+    writes one before its hello answer: orjson refused that line, and the json module read it."""
+    hello = b'{"type": "hello", "protocol": 1}'
+    for fast in (True, False):
+        assert decode_line(b"\xef\xbb\xbf" + hello, fast=fast) == decode_line(hello, fast=fast)
+        assert decode_line("\ufeff" + hello.decode(), fast=fast) == decode_line(hello, fast=fast)
+        with pytest.raises(ValueError):
+            decode_line(b"\xef\xbb\xbf\xef\xbb\xbf" + hello, fast=fast)  # one mark, not two
+
+
+AGREED = [b"1", b"-0", b"1e-400", b"1.7976931348623157e308", b'"\\u00e9"', b'"\xc3\xa9"', b"[1, 2]",
+          b'{"a": 1, "a": 2}', b" 1 ", b"\r\n1", b"18446744073709551615", b"-9223372036854775808"]  # fmt: skip
+REFUSED = [b"NaN", b"Infinity", b"-Infinity", b"[NaN]", b'{"a": -Infinity}', b"1e400", b"2e308", b"-2e308",
+           b"\x001", b"1\x00", b'"\xed\xa0\x80"', b"\xff", b"\xc3", b"[1,]", b"01", b"1.", b".5", b"1 2", b"9" * 5000,
+           b'"\t"', b"\x0c1"]  # fmt: skip
+
+
+def test_the_json_modules_reading_takes_and_refuses_what_orjsons_does() -> None:
+    """The plain twin (``fast=False``, the json module) read UTF-16 and UTF-32, NaN, Infinity and 1e400 (as inf),
+    all of which orjson refuses; what still differs is said in ``decode_line``'s docstring, and held here."""
+    for line in AGREED:
+        assert decode_line(line) == decode_line(line, fast=False), line
+    for line in REFUSED:
+        for fast in (True, False):
+            with pytest.raises(ValueError):
+                decode_line(line, fast=fast)
+    assert decode_line(b"18446744073709551616") == 2.0**64 and decode_line(b"18446744073709551616", fast=False) == 2**64
+    with pytest.raises(ValueError):
+        decode_line(b'"\\ud800"')
+    assert decode_line(b'"\\ud800"', fast=False) == "\ud800"
+
+
 def test_a_hello_of_another_version_is_one_line_naming_both() -> None:
     answer = protocol.check_hello_answer({"type": "hello", "protocol": protocol.PROTOCOL})
     assert answer["protocol"] == protocol.PROTOCOL

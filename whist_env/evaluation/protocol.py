@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -79,20 +80,44 @@ def encode_line(message: Any, fast: bool = True) -> bytes:
 
 
 def decode_line(line: bytes | str, fast: bool = True) -> Any:
-    """The JSON value of one line (``fast``: with orjson where it is installed).
+    """The JSON value of one line (``fast``: with orjson where it is installed). A UTF-8 byte order mark before the
+    value is ignored, as RFC 8259 allows: a .NET program that sets ``Console.OutputEncoding`` to UTF-8 writes one.
+
+    The json module's reading (``fast=False``) refuses what orjson refuses: bytes that are not UTF-8 (the json module
+    would take UTF-16 and UTF-32), ``NaN`` and ``Infinity``, and numbers too large for a float. They still differ on
+    integers beyond 64 bits (orjson reads them as floats), escaped lone surrogates (``"\\ud800"``: the json module
+    reads them) and depth (orjson reads 1,024 levels, the json module as many as Python's recursion limit leaves).
 
     Raises:
         ValueError: for a line that is not JSON (invalid UTF-8, nested too deep, a number too large included).
     """
+    if line[:3] == _BOM or line[:1] == "\ufeff":
+        line = line[3:] if isinstance(line, bytes) else line[1:]
     if fast and orjson is not None:
         try:
             return orjson.loads(line)
         except orjson.JSONDecodeError as err:
             raise ValueError(str(err)) from None
     try:
-        return json.loads(line)
+        return json.loads(
+            line.decode() if isinstance(line, bytes) else line, parse_constant=_no_constant, parse_float=_finite
+        )
     except RecursionError:
         raise ValueError("nested too deeply") from None
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
 
 
 # ----------------------------------------------------------------------------------------------- the view as JSON
