@@ -258,8 +258,9 @@ def bot_command(path: Path, name: str | None = None) -> BotCommand:
     executable file, or a folder with a ``bot.toml`` naming its ``command`` (and optionally its ``name``).
 
     Raises:
-        OptionError: for a missing path, a folder without ``bot.toml``, a folder over :data:`MAX_BOT_MB`, or a file
-            the referee does not know how to run.
+        OptionError: for a missing path, a folder without ``bot.toml``, a folder over :data:`MAX_BOT_MB` or holding
+            what is not a file, a folder or a link (a named pipe, a socket, a device), a ``bot.toml`` that does not
+            read or names no command, or a file the referee does not know how to run.
     """
     if not path.exists():
         raise OptionError(f"no bot at {path}")
