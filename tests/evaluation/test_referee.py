@@ -228,6 +228,19 @@ def test_a_bot_that_cannot_start_is_a_start_fault(tmp_path: Path) -> None:
     assert os.path.exists(sys.executable)
 
 
+def test_a_bot_whose_files_cannot_be_copied_is_a_start_fault(tmp_path: Path) -> None:
+    """Found by a hostile-input audit: a bot's file gone when its process was started raised FileNotFoundError out
+    of the half (it is a start fault of that bot: the stand-in plays its seats)."""
+    spec = get_spec("german_whist_v0")
+    referee = Referee(spec, dict(spec.single_deal), Limits(), seed=1, workroot=tmp_path)
+    gone = BotCommand("gone", (sys.executable, "bot.py"), str(tmp_path / "bot.py"))
+    ledgers = {"gone": BotLedger("gone"), "random": BotLedger("random")}
+    result = referee.play_half(Seating((gone, library_bot("random")), (1, 2)), range(1), ledgers)
+    assert [f.kind for f in ledgers["gone"].faults] == ["start"]
+    assert "its files could not be copied into its working directory" in ledgers["gone"].faults[0].message
+    assert ledgers["gone"].forfeit is not None and len(result.returns) == 1 and list(tmp_path.iterdir()) == []
+
+
 SLOW_ONCE = """
 import sys, time
 from whist_env.evaluation.bot import run_bot

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -158,6 +159,39 @@ def test_a_bot_that_kills_its_referee_stops_the_tournament_naming_its_match(tmp_
     while processes_in(workroot) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert processes_in(workroot) == []
+
+
+def test_a_bot_changed_or_removed_while_the_tournament_runs_plays_every_match_as_it_was(tmp_path: Path) -> None:
+    """Found by a hostile-input audit: the referee copied a bot's files from its folder at every process start, so a
+    bot file removed while a tournament ran (a student's new submission, a course's sync) stopped the whole
+    tournament with FileNotFoundError, and one changed played its later matches with the new files under the old
+    files' sha256. Every process now starts from a copy made when the run starts: the same files all run long, the
+    cache keyed by their sha256, the copy removed at the end; a bot gone before the start is one clear error."""
+    workroot = tmp_path / "work"
+    workroot.mkdir()
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py"), "twin": str(BOTS / "good.py")},
+                            {"random": "random"})  # fmt: skip
+    file.write_text(file.read_text().replace("workers = 2", "workers = 1"))  # the matches one after the other
+    bots = tmp_path / "bots"
+    sha = hashlib.sha256(b"good.py\0" + (bots / "good.py").read_bytes()).hexdigest()
+    tournament = load_tournament(file, workroot=str(workroot))
+    seen = []
+
+    def change_the_bots(line: str) -> None:  # after the first match, while the second is played
+        seen.append(line)
+        if len(seen) == 1:
+            (bots / "good.py").write_text("raise SystemExit('a new submission that crashes')\n")
+            (bots / "twin.py").unlink()
+
+    report = run_tournament(tournament, tmp_path / "out", progress=change_the_bots)
+    assert len(seen) == 3 and len(report.matches) == 3
+    for name in ("good", "twin", "random"):
+        assert report.standing(name).faults == {} and report.standing(name).forfeits == 0, name
+    keys = [json.loads(entry.read_text())["key"] for entry in (tmp_path / "out" / "cache").glob("*.json")]
+    assert sorted(side[1] for key in keys for side in (key["a"], key["b"]) if side[0] == "good") == [sha, sha]
+    assert [p.name for p in workroot.iterdir()] == []  # the copies are gone
+    with pytest.raises(OptionError, match=r"twin: its files at .*twin.py could not be copied: .*No such file"):
+        run_tournament(tournament, tmp_path / "again")
 
 
 def test_a_python_and_a_javascript_bot_play_the_reference_bots(tmp_path: Path) -> None:

@@ -369,7 +369,8 @@ def _child_limits(limits: Limits) -> Callable[[], None] | None:
     return apply
 
 
-def _copy_source(source: str, workdir: Path) -> None:
+def copy_bot_files(source: str, workdir: Path) -> None:
+    """Copy a bot's file, or its folder's contents, into the folder ``workdir`` (links kept as links)."""
     path = Path(source)
     if path.is_dir():
         shutil.copytree(path, workdir, dirs_exist_ok=True, symlinks=True)
@@ -416,11 +417,15 @@ class BotProcess:
         """Start the process in a fresh working directory under ``root``.
 
         Raises:
-            _NoAnswerError: ``start`` when the command cannot be started.
+            _NoAnswerError: ``start`` when its files cannot be copied or the command cannot be started.
         """
         self.workdir = Path(tempfile.mkdtemp(prefix=f"{_safe(self.bot.name)[:40]}-seat{self.seat}-", dir=root))
         if self.bot.source:
-            _copy_source(self.bot.source, self.workdir)
+            try:
+                copy_bot_files(self.bot.source, self.workdir)
+            except OSError as err:  # gone or unreadable since it was loaded, or no room to copy it
+                self.ended = f"its files could not be copied into its working directory: {err}"
+                raise _NoAnswerError("start", self.ended) from None
         argv = [part.replace("{workdir}", str(self.workdir)) for part in prefix] + list(self.bot.argv)
         try:
             self.popen = subprocess.Popen(

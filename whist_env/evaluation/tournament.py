@@ -10,6 +10,8 @@ library's reference agents (``random``, ``heuristic``, ``pimc``, ``pretrained``,
 Python helper (:mod:`whist_env.evaluation.bot`), each pinned in the file by its spec and the sha256 of every file
 it plays with (the shipped network's weights): a whist_env that ships other weights refuses to play the gate
 rather than move a course's bar. ``whist-arena init`` copies the shipped network beside the file and pins it.
+A run copies every bot's files once, when it starts (:func:`snapshot_bots`), and plays every match from that copy:
+a submission changed or removed while the tournament runs changes nothing of it.
 
 **Matches.** Every pair of entrants plays the same ``deals`` duplicate deals (deal ``i`` as the arena draws it),
 once per seating (:func:`match_seatings`: two players swap seats, classic whist's partnerships are two copies of
@@ -43,6 +45,7 @@ each match's game records (``records/<a>--<b>.jsonl.gz``, one JSON line per tabl
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import glob
 import gzip
@@ -56,9 +59,10 @@ import shlex
 import shutil
 import signal
 import sys
+import tempfile
 import time
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
@@ -82,6 +86,7 @@ from whist_env.evaluation.referee import (
     Referee,
     Seating,
     become_subreaper,
+    copy_bot_files,
     die_with_parent,
     end_everything,
     seat_seed,
@@ -93,7 +98,7 @@ from whist_env.spec import GameSpec
 
 CACHE_FORMAT = 1
 BOT_FILE = "bot.toml"
-MAX_BOT_MB = 50  # the largest bot folder, in MiB (copied into a fresh working directory for every process)
+MAX_BOT_MB = 50  # the largest bot folder, in MiB (copied once per run, then into a fresh folder for every process)
 PLAYING = ".playing"  # the suffix of the marker a worker keeps beside a match's logs while it plays the match
 GATE_KIND, BOT_KIND = "gate", "bot"
 
@@ -655,13 +660,52 @@ def _safe(name: str) -> str:
 
 
 def run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], None] | None = None) -> TournamentReport:
-    """Play every match not in ``out``'s cache, then rate and write every output (see the module docstring).
+    """Play every match not in ``out``'s cache, then rate and write every output (see the module docstring). The
+    bots play from copies of their files made at the start (:func:`snapshot_bots`).
 
     Args:
         t: the tournament.
         out: the results folder (its ``cache/`` holds the finished matches: run again to resume).
         progress: called with a line per finished match.
+
+    Raises:
+        OptionError: for a bot whose files cannot be copied at the start.
     """
+    with snapshot_bots(t) as played:
+        return _run_tournament(played, out, progress)
+
+
+@contextlib.contextmanager
+def snapshot_bots(t: Tournament) -> Iterator[Tournament]:
+    """``t`` with every bot's files copied once, into a temporary folder (under ``workroot``) removed on leaving:
+    each bot process is started from this copy, and the cache key holds the copy's sha256. A bot folder changed or
+    removed while the tournament runs (a student's new submission, a course's sync) then changes nothing of it: a
+    bot plays every match of a run with the same files, and the next run plays the new ones.
+
+    Raises:
+        OptionError: naming the bot whose files cannot be copied (removed or unreadable since it was loaded).
+    """
+    root = Path(tempfile.mkdtemp(prefix="whist-bots-", dir=t.workroot))
+    try:
+        entrants = []
+        for number, e in enumerate(t.entrants):
+            if e.kind == BOT_KIND and e.command.source:
+                source, copy = Path(e.command.source), root / str(number)
+                copy.mkdir()
+                copied = copy if source.is_dir() else copy / source.name
+                try:
+                    copy_bot_files(str(source), copy)
+                    digest = _sha256_files(copied)
+                except OSError as err:
+                    raise OptionError(f"{e.name}: its files at {source} could not be copied: {err}") from None
+                e = replace(e, command=replace(e.command, source=str(copied), digest=digest))
+            entrants.append(e)
+        yield replace(t, entrants=tuple(entrants))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], None] | None) -> TournamentReport:
     folder = Path(out)
     cache = folder / "cache"
     cache.mkdir(parents=True, exist_ok=True)
