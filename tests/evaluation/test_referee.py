@@ -105,7 +105,7 @@ for line in sys.stdin:
     message = json.loads(line)
     if message["type"] == "hello":
         print(json.dumps({"type": "hello", "protocol": 1, "observation": True}), flush=True)
-        print(json.dumps(sorted(__import__("os").environ)), file=sys.stderr, flush=True)
+        print(json.dumps(dict(__import__("os").environ)), file=sys.stderr, flush=True)
         print(__import__("os").getcwd(), file=sys.stderr, flush=True)
     elif message["type"] == "act":
         out.write(json.dumps([message["observation"], message["mask"]]) + "\\n")
@@ -121,7 +121,9 @@ def test_a_bot_that_asks_gets_env_observe_bit_for_bit(
 ) -> None:
     """A bot whose hello asks for the observation gets, in every act, the observation and mask that the AEC env's
     ``observe()`` gives for that seat at that point (the record replayed through the env); it starts in a fresh
-    folder with a scrubbed environment: none of the referee's variables but PATH and LANG."""
+    folder with a scrubbed environment: none of the referee's variables but PATH and LANG, and a Java VM told its
+    memory limit (a JVM sizes its first heap as 1/64 of the machine's memory, above 1 GiB on a machine of 64 GiB or
+    more: by hand, a Java bot then failed to start under the default limit)."""
     monkeypatch.setenv("WHIST_TEST_SECRET", "do not pass me on")
     bot = tmp_path / "observer.py"
     bot.write_text(OBSERVER)
@@ -129,7 +131,7 @@ def test_a_bot_that_asks_gets_env_observe_bit_for_bit(
     spec = get_spec(game_id)
     options = dict(spec.single_deal)
     logs = tmp_path / "logs"
-    referee = Referee(spec, options, Limits(decision_s=10), seed=8, logs=logs, workroot=tmp_path)
+    referee = Referee(spec, options, Limits(decision_s=10, memory_mb=900), seed=8, logs=logs, workroot=tmp_path)
     n = referee.game.num_players
     observer = BotCommand("observer", (sys.executable, bot.name, str(seen)), str(bot))
     random = library_bot("random")
@@ -154,8 +156,9 @@ def test_a_bot_that_asks_gets_env_observe_bit_for_bit(
     log = (logs / "observer.stderr.log").read_text()
     names = json.loads(log.splitlines()[1])
     allowed = {"PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-               "PYTHONDONTWRITEBYTECODE", "LC_CTYPE"}  # fmt: skip
+               "PYTHONDONTWRITEBYTECODE", "LC_CTYPE", "JAVA_TOOL_OPTIONS"}  # fmt: skip
     assert "WHIST_TEST_SECRET" not in names and set(names) <= allowed
+    assert names["JAVA_TOOL_OPTIONS"] == "-XX:MaxRAM=900m"
     folder = log.splitlines()[2]
     assert folder.startswith(str(tmp_path)) and not Path(folder).exists()  # a fresh folder, removed afterwards
 
@@ -239,6 +242,25 @@ def test_a_bot_whose_files_cannot_be_copied_is_a_start_fault(tmp_path: Path) -> 
     assert [f.kind for f in ledgers["gone"].faults] == ["start"]
     assert "its files could not be copied into its working directory" in ledgers["gone"].faults[0].message
     assert ledgers["gone"].forfeit is not None and len(result.returns) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_a_bot_that_writes_a_report_and_ends_instead_of_the_hello_is_shown_whole(tmp_path: Path) -> None:
+    """Found by trying a Java bot: a JVM that cannot start writes its report on standard output ("#", then "# There
+    is insufficient memory for the Java Runtime Environment to continue.") and exits; the fault said only "its answer
+    to the hello is not JSON: b'#'". It now says what followed, how the process ended and the end of its stderr."""
+    bot = tmp_path / "report.py"
+    bot.write_text(
+        "import sys\nprint('#')\nprint('# There is insufficient memory for the runtime to continue.')\n"
+        "print('could not commit memory', file=sys.stderr)\nsys.exit(1)\n"
+    )
+    spec = get_spec("german_whist_v0")
+    referee = Referee(spec, dict(spec.single_deal), Limits(), seed=1, workroot=tmp_path)
+    ledgers = {"report": BotLedger("report"), "random": BotLedger("random")}
+    report = BotCommand("report", (sys.executable, bot.name), str(bot))
+    referee.play_half(Seating((report, library_bot("random")), (1, 2)), range(1), ledgers)
+    [fault] = ledgers["report"].faults
+    assert fault.kind == "start" and "insufficient memory for the runtime" in fault.message, fault.message
+    assert "exit status 1" in fault.message and "could not commit memory" in fault.message, fault.message
 
 
 SLOW_ONCE = """

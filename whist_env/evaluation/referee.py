@@ -5,7 +5,8 @@ standard input and output. The referee never imports a bot and never trusts one:
 
 * **A process per seat.** Every seat is played by its own process, started in a fresh, empty working directory
   (the bot's file or folder copied into it) with a scrubbed environment: ``PATH``, ``LANG``, ``HOME`` and ``TMPDIR``
-  (the working directory), one BLAS thread, and nothing else of the referee's (no tokens, keys or passwords).
+  (the working directory), one BLAS thread, a Java VM told the memory limit (:func:`bot_environment`), and nothing
+  else of the referee's (no tokens, keys or passwords).
   A bot's two partner copies in classic whist are two processes; each half of a duplicate match is played by fresh
   processes (:func:`play_half`), so no process sees both halves of a deal.
 * **Limits** (:class:`Limits`): a time per decision and a time budget per process (wall clock, from the request to
@@ -56,6 +57,7 @@ from whist_env.evaluation.protocol import (
     AnswerError,
     ViewCodec,
     check_hello_answer,
+    clip,
     decode_line,
     encode_line,
     hello,
@@ -330,9 +332,14 @@ def end_leftovers(keep: set[int]) -> dict[int, str]:
     return ended
 
 
-def bot_environment(workdir: Path) -> dict[str, str]:
+def bot_environment(workdir: Path, memory_mb: int = Limits.memory_mb) -> dict[str, str]:
     """The environment a bot starts with: :data:`KEPT_ENV` from the referee's, its working directory as ``HOME``
-    and ``TMPDIR``, one BLAS thread, and nothing else (no secret of the referee's environment reaches a bot)."""
+    and ``TMPDIR``, one BLAS thread, a Java VM sized for ``memory_mb``, and nothing else (no secret of the
+    referee's environment reaches a bot).
+
+    A JVM sizes its heap from the machine's memory (its first heap 1/64 of it) and knows nothing of ``RLIMIT_DATA``:
+    on a machine of 64 GiB or more it cannot start under the default 1024 MiB. ``JAVA_TOOL_OPTIONS`` tells it the
+    limit as its memory (``-XX:MaxRAM``); a ``-Xmx`` in the bot's command still overrides it."""
     env = {name: os.environ[name] for name in KEPT_ENV if name in os.environ}
     env.setdefault("LANG", "C.UTF-8")
     env.update(
@@ -342,6 +349,7 @@ def bot_environment(workdir: Path) -> dict[str, str]:
         OPENBLAS_NUM_THREADS="1",
         MKL_NUM_THREADS="1",
         PYTHONDONTWRITEBYTECODE="1",
+        JAVA_TOOL_OPTIONS=f"-XX:MaxRAM={memory_mb}m",
     )
     return env
 
@@ -431,7 +439,7 @@ class BotProcess:
             self.popen = subprocess.Popen(
                 argv,
                 cwd=self.workdir,
-                env=bot_environment(self.workdir),
+                env=bot_environment(self.workdir, self.limits.memory_mb),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -623,6 +631,25 @@ class BotProcess:
         tail = bytes(self.log[-600:]).decode("utf-8", "replace").strip()
         said = f"; the end of its stderr: {tail[-400:]!r}" if tail else ""
         return _NoAnswerError("exit" if self.poll() == 0 else "crash", f"the process ended ({self.ended}){said}")
+
+    def not_json_hello(self, line: bytes) -> str:
+        """What a first line that is not JSON says: the line, and when the process ends within a moment (a runtime
+        that could not start, such as a JVM short of memory, writes its report on standard output and exits) how it
+        ended, what followed the line and the end of its standard error."""
+        text = f"its answer to the hello is not JSON: {line[:120]!r}"
+        deadline = time.monotonic() + 0.5
+        while self.poll() is None and time.monotonic() < deadline:
+            pump(self.selector, 0.01)
+        if self.poll() is None or self.popen is None:
+            return text
+        self._drain(self.popen.stdout, "out")
+        self._drain(self.popen.stderr, "err")
+        said = b"\n".join([line, *self.lines, bytes(self.inbuf)]).decode("utf-8", "replace")
+        tail = bytes(self.log[-400:]).decode("utf-8", "replace").strip()
+        return (
+            f"instead of answering the hello it wrote {clip(said, 300)} on standard output and ended "
+            f"({self.exit_text()})" + (f"; the end of its stderr: {tail!r}" if tail else "")
+        )
 
     def read_line(self, deadline: float, owed: bool = True) -> bytes:
         """The next line it writes (a late answer to an earlier request dropped first), by ``deadline``.
@@ -827,7 +854,7 @@ class Referee:
             try:
                 answer = check_hello_answer(decode_line(line))
             except ValueError:
-                raise _NoAnswerError("start", f"its answer to the hello is not JSON: {line[:120]!r}") from None
+                raise _NoAnswerError("start", proc.not_json_hello(line)) from None
             except AnswerError as err:
                 raise _NoAnswerError("version" if err.kind == "version" else "start", str(err)) from None
         except _NoAnswerError as err:
