@@ -14,9 +14,11 @@ import pytest
 from whist_env.agents.factory import heuristic_for
 from whist_env.evaluation import protocol
 from whist_env.evaluation.protocol import AnswerError, ViewCodec, decode_line, encode_line
+from whist_env.evaluation.referee import Limits
 from whist_env.registry import BUILT_IN, game_ids, get_spec
 
 VALIDATOR = jsonschema.Draft202012Validator(protocol.schema())
+LONGEST_LINE_SENT = 16 * 1024  # docs/guide/protocol.md: the longest line a referee sends (about 7 KB today)
 GRID = [(game_id, options) for game_id in game_ids() for options in get_spec(game_id).option_grid]
 
 
@@ -42,10 +44,15 @@ def act_message(codec: ViewCodec, view: Any, decision: int) -> dict[str, Any]:
 @pytest.mark.parametrize(("game_id", "options"), GRID)
 def test_a_view_goes_to_json_and_back_exactly(game_id: str, options: dict[str, Any]) -> None:
     """Every view of random games, every seat, sent as a line and read back, is the view (extras' class and card sets
-    included); orjson's line is the json module's, byte for byte; the message fits the schema."""
-    codec = None
+    included); orjson's line is the json module's, byte for byte; the message fits the schema; every line, with the
+    observation too, is at most the 16 KiB that docs/guide/protocol.md promises a bot (a C bot may read into a
+    buffer of that size)."""
+    codec = encoder = None
     for n, (game, view) in enumerate(random_views(game_id, options, episodes=3, seed=11)):
-        codec = codec or ViewCodec(game)
+        if codec is None:
+            codec, encoder = ViewCodec(game), get_spec(game_id).make_encoder(game)
+            greeting = protocol.hello(game, options, 0, 1, Limits().for_bot(), protocol.layout_of(encoder), 10)
+            assert len(encode_line(greeting)) <= LONGEST_LINE_SENT
         message = act_message(codec, view, n) if view.legal else {"type": "deal_end", "deal": 0,
                                                                    "returns": [0.0] * view.num_players,
                                                                    "view": codec.to_json(view)}  # fmt: skip
@@ -59,6 +66,10 @@ def test_a_view_goes_to_json_and_back_exactly(game_id: str, options: dict[str, A
         assert type(back.extra) is type(view.extra) and back.extra.items() == view.extra.items()
         if n % 7 == 0:
             VALIDATOR.validate(read)
+        if view.legal:
+            observation, mask = encoder.encode_with_mask(view)  # type: ignore[union-attr]
+            message["observation"], message["mask"] = observation.tolist(), mask.tolist()
+        assert len(encode_line(message)) <= LONGEST_LINE_SENT
     assert codec is not None
 
 
