@@ -5,6 +5,7 @@ Every rejected call must name what was wrong (the environment indices included) 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -119,6 +120,28 @@ def test_illegal_actions_name_the_environments_and_change_nothing(any_venv: RawV
     assert err.value.legal == legal and err.value.seat == ts.current_player[2]
     assert "legal: " + " ".join(describe(c) for c in legal) in message
     assert not any(f" {c}" in message for c in ("TS", "AS", "2C"))  # never the short form
+
+
+def test_a_number_that_is_no_action_is_named_as_given(any_venv: RawVectorEnv) -> None:
+    """Found by a hostile-input audit: ``step_envs`` named a uint64 action of 2**63 by its wrapped int64 value, and in
+    Oh Hell any number above the bids was a bid ("cannot play bid 148" for 200). Both steps, and the learner env, now
+    say "action <n> (outside 0..<last>)" with the number as given (the rules' ``action_text``)."""
+    venv = any_venv
+    last = venv.num_actions - 1
+    learner = vector.make_learner_env(venv.game_id, num_envs=2, opponents="random", seed=0)
+    learner.reset(seed=0)
+    for value in (venv.num_actions + 148, 2**63, 2**64 - 1):
+        said = f"cannot play action {value} (outside 0..{last})"
+        steps = [
+            lambda: venv.step(np.full(B, value, np.uint64)),
+            lambda: venv.step_envs([3], np.array([value], np.uint64)),
+            lambda: learner.step(np.full(2, value, np.uint64)),
+        ]
+        for step in steps:
+            with pytest.raises(IllegalActionError, match=re.escape(said)) as err:
+                step()
+            assert err.value.action == value
+    assert venv.game.action_text(-1) == f"action -1 (outside 0..{last})"
 
 
 def test_decks_and_dealers_are_dealt_and_checked(any_venv: RawVectorEnv) -> None:

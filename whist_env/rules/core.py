@@ -414,8 +414,13 @@ class TrickGame(Generic[S]):
 
     def action_text(self, action: int) -> str:
         """An action as people read it, in errors as on the screens: a card as ``10♠`` (what :meth:`render` shows),
-        another action in words (``bid 3``, ``KEEP``). ``parse_card`` reads both ``10♠`` and ``TS``."""
-        return card_pretty(action) if 0 <= action < NUM_CARDS else self.describe_action(action)
+        another action in words (``bid 3``, ``KEEP``), a number that is no action as such (``action 200 (outside
+        0..65)``, not Oh Hell's "bid 148"). ``parse_card`` reads both ``10♠`` and ``TS``."""
+        if 0 <= action < NUM_CARDS:
+            return card_pretty(action)
+        if not 0 <= action < self.num_actions:
+            return f"action {action} (outside 0..{self.num_actions - 1})"
+        return self.describe_action(action)
 
     def illegal(self, state: S, action: int, reason: str) -> IllegalActionError:
         """An :class:`IllegalActionError` naming the seat, the action, why, and the legal actions (cards as the

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit
 
-from whist_env.cards import NUM_CARDS, bits_of, card_pretty
+from whist_env.cards import NUM_CARDS, bits_of
 from whist_env.encoding.layout import SUIT_LABELS, Layout
 from whist_env.encoding.trick import TrickEncoder
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
@@ -951,7 +951,7 @@ class RawVectorEnv:
             current, obs.view(np.uint64), mask.view(np.uint64), rewards, term,
         )  # fmt: skip
         if refused:
-            raise self._illegal(acts)
+            raise self._illegal(np.asarray(actions))  # as given: a uint64 beyond int64 is named as it was, not wrapped
         return TimeStep(current, *self._trim(obs, mask), rewards, term, np.zeros(self.num_envs, np.bool_))
 
     def observe(self, seats: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -998,13 +998,13 @@ class RawVectorEnv:
         if not self._started:
             raise CallOrderError(f"{self.game_id}: call reset() before step_envs(): no episode has started")
         rows = self._env_rows(envs)
-        acts = np.asarray(actions)
-        if acts.shape != rows.shape or not np.issubdtype(acts.dtype, np.integer):
+        given = np.asarray(actions)
+        if given.shape != rows.shape or not np.issubdtype(given.dtype, np.integer):
             raise ValueError(
                 f"{self.game_id}: actions must be an integer array of shape {rows.shape} (one per environment in "
-                f"envs), got shape {acts.shape} dtype {acts.dtype}"
+                f"envs), got shape {given.shape} dtype {given.dtype}"
             )
-        acts = np.ascontiguousarray(acts, np.int64)
+        acts = np.ascontiguousarray(given, np.int64)
         k = len(rows)
         state, rng, bad = self._state[rows], self._rng[rows], np.zeros(k, np.bool_)
         current, obs, mask, rewards = self._outputs(k)
@@ -1020,10 +1020,10 @@ class RawVectorEnv:
             describe = self.game.action_text
             raise IllegalActionError(
                 f"{self.game_id}: illegal action in environment(s) {env_list(rows[bad])}; no environment changed. "
-                f"Environment {rows[first]}: seat {seat} cannot play {describe(int(acts[first]))}; legal: "
+                f"Environment {rows[first]}: seat {seat} cannot play {describe(int(given[first]))}; legal: "
                 + " ".join(describe(a) for a in legal),
                 seat,
-                int(acts[first]),
+                int(given[first]),
                 legal,
             )
         self._state[rows] = state
@@ -1137,11 +1137,11 @@ class RawVectorEnv:
         st = self._state[first]
         legal = tuple(c for c in range(NUM_CARDS) if (int(legal_mask(st, self.free_tricks)) >> c) & 1)
         a = int(actions[first])
-        what = card_pretty(a) if 0 <= a < NUM_CARDS else f"action {a} (outside 0..{self.num_actions - 1})"
+        describe = self.game.action_text
         return IllegalActionError(
             f"{self.game_id}: illegal action in environment(s) {env_list(bad)}; no environment changed. "
-            f"Environment {first}: seat {int(st[TO_ACT])} cannot play {what}; legal: "
-            + " ".join(card_pretty(c) for c in legal),
+            f"Environment {first}: seat {int(st[TO_ACT])} cannot play {describe(a)}; legal: "
+            + " ".join(describe(c) for c in legal),
             int(st[TO_ACT]),
             a,
             legal,

@@ -598,11 +598,11 @@ class HumbugWhistVector(RawVectorEnv):
         legal = tuple(a for a in range(self.num_actions) if (int(legal_actions(st)) >> a) & 1)
         a = int(actions[first])
         describe = self.game.action_text
-        what = describe(a) if 0 <= a < self.num_actions else f"action {a} (outside 0..{self.num_actions - 1})"
         where = " in the exchange phase (RULES.md §1.4)" if st[PHASE] == PHASE_EXCHANGE else ""
         return IllegalActionError(
             f"{self.game_id}: illegal action in environment(s) {env_list(bad)}; no environment changed. "
-            f"Environment {first}: seat {seat} cannot play {what}{where}; legal: " + " ".join(map(describe, legal)),
+            f"Environment {first}: seat {seat} cannot play {describe(a)}{where}; legal: "
+            + " ".join(map(describe, legal)),
             seat,
             a,
             legal,

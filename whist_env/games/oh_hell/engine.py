@@ -535,11 +535,10 @@ class OhHellVector(RawVectorEnv):
         legal = self.legal_actions(first)
         a = int(actions[first])
         describe = self.game.action_text
-        what = describe(a) if 0 <= a < self.num_actions else f"action {a} (outside 0..{self.num_actions - 1})"
         phase = "bidding: bid with actions 52 + bid" if self._state[first, PHASE] == PHASE_BIDDING else "play"
         return IllegalActionError(
             f"{self.game_id}: illegal action in environment(s) {env_list(bad)}; no environment changed. "
-            f"Environment {first} ({phase}): seat {seat} cannot play {what}; legal: "
+            f"Environment {first} ({phase}): seat {seat} cannot play {describe(a)}; legal: "
             + " ".join(describe(c) for c in legal),
             seat,
             a,
