@@ -104,6 +104,31 @@ def test_a_function_and_an_object_play_and_hear_how_deals_end() -> None:
     assert answers[1:] == [_label(v.legal_actions()[0]) for v in views]
 
 
+def test_what_act_returns_is_sent_as_the_env_takes_an_action(capsys: pytest.CaptureFixture) -> None:
+    """Found by a hostile-input audit: the helper wrote ``b"%d" % action`` for an int, so an ``act`` that returned a
+    bool (a comparison, by mistake) played action 1 (3♣) or 0 (2♣) where it was legal, with no fault; and a
+    one-element integer array, which the AEC env takes, crashed the bot. An action is now what the env's
+    ``as_action`` takes (an int, a numpy integer, a one-element integer array); a string goes as a label; anything
+    else goes as JSON, which the referee counts as malformed, and a line on stderr says why."""
+    lines, views, _ = script("german_whist_v0", seed=9)
+    first = views[0].legal_actions()[0]
+    for returned, sent in [
+        (lambda v: np.int64(v.legal_actions()[0]), first),
+        (lambda v: np.array([v.legal_actions()[0]]), first),
+        (lambda v: True, True),
+        (lambda v: False, False),
+        (lambda v: float(v.legal_actions()[0]), float(first)),
+        (lambda v: None, None),
+        (lambda v: {v.legal_actions()[0]}, repr({first})),  # not JSON: its repr, which names no action either
+        (lambda v: 99, 99),  # an int outside the action space: an illegal answer, no note
+    ]:
+        answers = play(lambda view, rng, returned=returned: returned(view), lines[:3])
+        assert answers[1] == sent and type(answers[1]) is type(sent), (answers[1], sent)
+        err = capsys.readouterr().err
+        note = "an action must be an int in 0..51" in err and "act must return an action id" in err
+        assert note == (type(sent) is not int), err
+
+
 def _label(card: int) -> str:
     return "23456789TJQKA"[card % 13] + "CDHS"[card // 13]
 

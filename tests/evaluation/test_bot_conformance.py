@@ -100,6 +100,17 @@ def test_debugging_on_stdout_is_named(tmp_path: Path) -> None:
     assert "'thinking about 13 cards'" in text and "would forfeit the match" in text
 
 
+def test_a_python_bot_whose_act_returns_no_action_is_told_why(tmp_path: Path) -> None:
+    """An ``act`` that returns a bool (it played card 0 or 1 before), and the check shows the end of the bot's stderr
+    under its faults, where the helper says what ``act`` returned."""
+    bot = tmp_path / "boolean.py"
+    bot.write_text("from whist_env.evaluation.bot import run_bot\nrun_bot(lambda view, rng: view.legal > 0)\n")
+    report = check_bot((sys.executable, bot.name), ["german_whist_v0"], source=str(bot))
+    text = report.text()
+    assert "malformed" in text and "'true' names no action" in text, text
+    assert "the end of its stderr: " in text and "got True: act must return an action id" in text, text
+
+
 def test_answering_what_needs_no_answer_and_staying_after_goodbye_are_named(tmp_path: Path) -> None:
     bot = tmp_path / "eager.py"
     bot.write_text(EAGER)

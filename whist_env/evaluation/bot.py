@@ -28,6 +28,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from whist_env.envs.aec import as_action
 from whist_env.errors import OptionError
 from whist_env.evaluation.protocol import PROTOCOL, ViewCodec, decode_line, encode_line, version_error
 from whist_env.view import PlayerView
@@ -138,14 +139,32 @@ def run_bot(
         message = decode_line(line)
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "act":
-            action = act(from_json(message["view"]), rng)
-            # an action id (the usual answer), else a label such as "TS" as JSON
-            writer.write(b"%d\n" % action if isinstance(action, (int, np.integer)) else encode_line(action))
+            writer.write(answer_line(act(from_json(message["view"]), rng), game.num_actions, hello["game"]))
             writer.flush()
         elif kind == "goodbye":
             return
         elif kind in ("deal_end", "match_end") and callable(hook := getattr(agent, kind, None)):
             hook(message)
+
+
+def answer_line(action: Any, num_actions: int, game_id: str) -> bytes:
+    """The answer line for what ``act`` returned: an action as the AEC env takes one (an int, a numpy integer, a
+    one-element integer array) as its id, a string (a label such as ``"TS"``) as JSON. Anything else is no action (a
+    bool, which ``"%d"`` would have sent as action 0 or 1, a float, None, a list, a tensor): a line on stderr says so,
+    and it is sent as JSON (its ``repr`` where JSON cannot hold it), which the referee counts as malformed."""
+    if isinstance(action, str):
+        return encode_line(action)
+    try:
+        return b"%d\n" % as_action(action, num_actions, game_id)
+    except ValueError as err:
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            return b"%d\n" % action  # an int outside the action space: the referee counts it as illegal
+        print(f"whist-bot: {err}: act must return an action id of view.legal_actions() or a label such as 'TS'",
+              file=sys.stderr, flush=True)  # fmt: skip
+    try:
+        return encode_line(action)
+    except TypeError:  # not JSON (a tensor, a set)
+        return encode_line(repr(action))
 
 
 def _exit(message: str) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.evaluation.protocol import AnswerError, check_hello_answer, decode_line, encode_line, hello
+from whist_env.evaluation.protocol import AnswerError, check_hello_answer, clip, decode_line, encode_line, hello
 from whist_env.evaluation.referee import (
     FAULT_KINDS,
     BotCommand,
@@ -39,7 +39,8 @@ HINTS = {
     "version": "speak the referee's protocol version (the hello's \"protocol\")",
     "timeout": "answer each act within the time per decision (the hello's limits.decision_s)",
     "illegal": 'answer one of the act\'s legal actions (message["legal"], or view.legal_actions() in Python)',
-    "malformed": "write only answers on standard output, one JSON value per line; print debugging to stderr",
+    "malformed": "write only answers on standard output, one JSON value per line (in Python, act returns an action "
+    "id of view.legal_actions()); print debugging to stderr",
     "flood": "keep each answer to one short line, and read every message on standard input",
     "budget": "your answers together took longer than the match's time budget (limits.match_s)",
     "crash": "it ended with an error: its last words on stderr say why",
@@ -102,18 +103,21 @@ def _check_game(
     report: CheckReport, bot: BotCommand, game_id: str, limits: Limits, deals: int, prefix: tuple[str, ...]
 ) -> None:
     spec = get_spec(game_id)
-    referee = Referee(spec, dict(spec.single_deal), limits, seed=1, prefix=prefix, profile=True)
-    n = referee.game.num_players
     phases: set[str] = set()
     ledger = BotLedger(bot.name)
     stand = BotCommand(STAND_IN, ())
-    for seat, count in ((0, deals), (n - 1, 1)):
-        ledgers = {bot.name: ledger, STAND_IN: BotLedger(STAND_IN, forfeit="plays the other seats")}
-        seating = Seating(tuple(bot if s == seat else stand for s in range(n)), tuple(range(n)))
-        result = referee.play_half(seating, range(seat * 100, seat * 100 + count), ledgers)
-        phases |= _phases_of(referee, result.records, seat)
-        if ledger.forfeit is not None:
-            break
+    with tempfile.TemporaryDirectory(prefix="whist-check-logs-") as logs:
+        referee = Referee(spec, dict(spec.single_deal), limits, seed=1, prefix=prefix, profile=True, logs=Path(logs))
+        n = referee.game.num_players
+        for seat, count in ((0, deals), (n - 1, 1)):
+            ledgers = {bot.name: ledger, STAND_IN: BotLedger(STAND_IN, forfeit="plays the other seats")}
+            seating = Seating(tuple(bot if s == seat else stand for s in range(n)), tuple(range(n)))
+            result = referee.play_half(seating, range(seat * 100, seat * 100 + count), ledgers)
+            phases |= _phases_of(referee, result.records, seat)
+            if ledger.forfeit is not None:
+                break
+        log = Path(logs, f"{bot.name}.stderr.log")
+        stderr = log.read_bytes().decode("utf-8", "replace") if log.exists() else ""
     answers = referee.timing.get("pipe", [])
     timing = (
         f"answers in {1000 * statistics.median(answers):.1f} ms (median), {1000 * max(answers):.1f} ms (slowest)"
@@ -132,6 +136,9 @@ def _check_game(
         report.add(f"    -> {HINTS.get(fault.kind, FAULT_KINDS.get(fault.kind, ''))}")
     if len(ledger.faults) > 5:
         report.add(f"  ... and {len(ledger.faults) - 5} more")
+    said = [line for line in stderr.splitlines() if line.strip() and not line.startswith("--- ")]
+    if said and not {f.kind for f in ledger.faults[:5]} & {"crash", "exit"}:  # theirs quote their stderr already
+        report.add(f"  the end of its stderr: {clip(chr(10).join(said[-4:]), 600)}")
     if ledger.forfeit is not None:
         report.add(f"  in a tournament it would forfeit the match here ({ledger.forfeit})")
 
