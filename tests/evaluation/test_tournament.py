@@ -295,6 +295,43 @@ def test_a_bad_bot_folder_is_refused_naming_what_is_wrong(tmp_path: Path) -> Non
         bot_command(bot)
 
 
+def test_a_submission_that_does_not_load_forfeits_and_the_class_plays_on(tmp_path: Path) -> None:
+    """Found by a hostile-input audit: one student's bot folder without a bot.toml, or with a bot.toml that is not
+    TOML, stopped the whole class's tournament before its first match ("whist-arena: error: .../bot.toml: Illegal
+    character"). Such a bot is now entered under its folder's name and forfeits every match (a start fault that says
+    why, in its grade too); the other matches are played as without it."""
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random"}, deals=2)
+    (tmp_path / "bots" / "typo").mkdir()
+    (tmp_path / "bots" / "typo" / "bot.toml").write_text('command = "python good.py\n')  # a quote not closed
+    (tmp_path / "bots" / "nothing").mkdir()
+    with pytest.warns(UserWarning) as said:
+        tournament = load_tournament(file)
+    assert sorted(str(w.message).split(" forfeits")[0].rsplit("/", 1)[1] for w in said) == ["nothing", "typo"]
+    report = run_tournament(tournament, tmp_path / "out")
+    for name, why in [("typo", "bot.toml: Illegal character"), ("nothing", "has no bot.toml")]:
+        standing = report.standing(name)
+        assert standing.faults == {"start": 3} and standing.forfeits == 3, standing
+        grade = json.loads((tmp_path / "out" / "autograder" / f"{name}.json").read_text())
+        assert grade["score"] == 0 and "forfeit: start: it did not load: " in grade["output"], grade
+        assert why in grade["output"], grade
+    assert report.standing("good").faults == {} and report.verdict("good", "random").verdict != "forfeit"
+
+
+def test_a_name_a_bot_toml_gives_twice_or_refused_falls_back_to_the_folders(tmp_path: Path) -> None:
+    """Students who copy the tutorial's bot.toml all call their bots "mybot", and a bot.toml's name may be refused
+    (a spreadsheet formula): either stopped the class's tournament. Such a bot now plays under its folder's name,
+    with a warning; a name given once is kept."""
+    file = write_tournament(tmp_path, {}, {"random": "random"})
+    for folder, name in [("ann", "mybot"), ("ben", "mybot"), ("cat", "=HYPERLINK(1)"), ("dan", "dan's bot")]:
+        (tmp_path / "bots" / folder).mkdir()
+        shutil.copy(BOTS / "good.py", tmp_path / "bots" / folder)
+        (tmp_path / "bots" / folder / "bot.toml").write_text(f'name = "{name}"\ncommand = ["{{python}}", "good.py"]\n')
+    with pytest.warns(UserWarning) as said:
+        tournament = load_tournament(file)
+    assert sorted(e.name for e in tournament.entrants) == ["ann", "ben", "cat", "dan's bot", "random"]
+    assert len(said) == 3 and all("plays as" in str(w.message) for w in said)
+
+
 @pytest.mark.parametrize("names", [("alice smith", "alice_smith"), ("Bob", "bob"), ("x" * 80 + "1", "x" * 80 + "2")])
 def test_entrants_whose_files_would_share_a_name_are_refused(tmp_path: Path, names: tuple[str, str]) -> None:
     """Records, logs and autograder files are named after the entrants, in letters, digits, '-', '_' and '.': two

@@ -168,12 +168,15 @@ class BotCommand:
         source: a file or a folder copied into each working directory before the start (None: nothing).
         digest: the sha256 of what the bot is (its files, or its command for a library agent): a changed bot is
             a new bot for the tournament's cache.
+        refused: why the bot cannot be started (its file or folder did not load): each process the referee would
+            start for it is a ``start`` fault instead.
     """
 
     name: str
     argv: tuple[str, ...]
     source: str | None = None
     digest: str = ""
+    refused: str = ""
 
 
 @dataclass
@@ -425,8 +428,12 @@ class BotProcess:
         """Start the process in a fresh working directory under ``root``.
 
         Raises:
-            _NoAnswerError: ``start`` when its files cannot be copied or the command cannot be started.
+            _NoAnswerError: ``start`` for a bot that did not load, or when its files cannot be copied or the command
+                cannot be started.
         """
+        if self.bot.refused:
+            self.ended = f"it did not load: {self.bot.refused}"
+            raise _NoAnswerError("start", self.ended)
         self.workdir = Path(tempfile.mkdtemp(prefix=f"{_safe(self.bot.name)[:40]}-seat{self.seat}-", dir=root))
         if self.bot.source:
             try:

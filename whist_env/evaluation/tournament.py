@@ -11,7 +11,9 @@ Python helper (:mod:`whist_env.evaluation.bot`), each pinned in the file by its 
 it plays with (the shipped network's weights): a whist_env that ships other weights refuses to play the gate
 rather than move a course's bar. ``whist-arena init`` copies the shipped network beside the file and pins it.
 A run copies every bot's files once, when it starts (:func:`snapshot_bots`), and plays every match from that copy:
-a submission changed or removed while the tournament runs changes nothing of it.
+a submission changed or removed while the tournament runs changes nothing of it. A submission is never the
+tournament's error: one that does not load forfeits every match, saying why (:func:`refused_bot`), and one whose
+``bot.toml`` gives a refused name, or another bot's, plays under its folder's name (each with a warning).
 
 **Matches.** Every pair of entrants plays the same ``deals`` duplicate deals (deal ``i`` as the arena draws it),
 once per seating (:func:`match_seatings`: two players swap seats, classic whist's partnerships are two copies of
@@ -45,6 +47,7 @@ each match's game records (``records/<a>--<b>.jsonl.gz``, one JSON line per tabl
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import csv
 import glob
@@ -62,6 +65,7 @@ import sys
 import tempfile
 import time
 import tomllib
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -176,11 +180,10 @@ class Tournament:
             raise OptionError(f"every entrant needs its own name; given twice: {', '.join(twice)}")
         files: dict[str, str] = {}  # two names must not share the files named after them (records, logs, grades)
         for name in names:
-            if not name.isprintable() or name.startswith(("=", "+", "-", "@")):
+            if name_problem(name):
                 raise OptionError(
-                    f"the entrant name {name!r} is refused: a name holds no control characters (it is a line of the "
-                    "leaderboard) and does not begin with =, +, - or @ (a spreadsheet would run leaderboard.csv's "
-                    "cell as a formula); rename it (its file or folder, or name = ... in its bot.toml)"
+                    f"the entrant name {name!r} is refused: {name_problem(name)}; rename it (its file or folder, or "
+                    "name = ... in its bot.toml)"
                 )
             other = files.setdefault(_safe(name).lower(), name)
             if other != name:
@@ -232,6 +235,16 @@ class Tournament:
         """Every match, its two entrants in name order (so that results do not depend on the file's order)."""
         ordered = sorted(self.entrants, key=lambda e: e.name)
         return [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :]]
+
+
+def name_problem(name: str) -> str:
+    """Why an entrant may not be called ``name`` (empty: it may)."""
+    if not name.isprintable() or name.startswith(("=", "+", "-", "@")):
+        return (
+            "a name holds no control characters (it is a line of the leaderboard) and does not begin with =, +, - or "
+            "@ (a spreadsheet would run leaderboard.csv's cell as a formula)"
+        )
+    return ""
 
 
 # --------------------------------------------------------------------------------------------- the file
@@ -415,7 +428,8 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
         limits = Limits(**(data.get("limits") or {}))
     except TypeError as err:
         raise OptionError(f"{file}: [limits]: {err}; known: {sorted(asdict(Limits()))}") from None
-    entrants = [*_gates(data.get("gates") or [], spec, base, file), *_bots(data.get("bots") or [], base)]
+    gates = _gates(data.get("gates") or [], spec, base, file)
+    entrants = [*gates, *_bots(data.get("bots") or [], base, [g.name for g in gates])]
     prefix = data.get("bot_prefix") or ()
     fields = {
         "spec": spec,
@@ -475,8 +489,12 @@ def _gates(items: Sequence[Any], spec: GameSpec[Any, Any], base: Path, file: Pat
     return out
 
 
-def _bots(patterns: Sequence[Any], base: Path) -> list[Entrant]:
-    out = []
+def _bots(patterns: Sequence[Any], base: Path, gates: Sequence[str]) -> list[Entrant]:
+    """The bots of the file's patterns. A submission is never the tournament's error: one that does not load is
+    entered under its file's or folder's name and forfeits every match (:func:`refused_bot`), and one whose
+    ``bot.toml`` names it as no entrant may be called, or as another entrant is, plays under its folder's name; a
+    warning says so for each."""
+    found: list[tuple[Path, BotCommand]] = []
     for pattern in [patterns] if isinstance(patterns, str) else patterns:
         matches = sorted(glob.glob(str(base / str(pattern))))
         if not matches and not any(ch in str(pattern) for ch in "*?["):
@@ -485,9 +503,30 @@ def _bots(patterns: Sequence[Any], base: Path) -> list[Entrant]:
             path = Path(match)
             if path.name.startswith((".", "_")) or path.name == BOT_FILE:
                 continue
-            command = bot_command(path)
-            out.append(Entrant(command.name, BOT_KIND, command))
+            try:
+                found.append((path, bot_command(path)))
+            except OptionError as err:
+                warnings.warn(f"the bot {path} forfeits every match: {err}", stacklevel=2)
+                found.append((path, refused_bot(path, str(err))))
+    own = [path.stem if path.is_file() else path.name for path, _ in found]
+    keys = collections.Counter(_safe(name).lower() for name in [*gates, *(command.name for _, command in found)])
+    out = []
+    for (path, command), name in zip(found, own, strict=True):
+        if command.name != name and (name_problem(command.name) or keys[_safe(command.name).lower()] > 1):
+            why = name_problem(command.name) or "another entrant has it too"
+            warnings.warn(f"the bot {path} plays as {name!r}: its bot.toml names it {command.name!r} ({why})",
+                          stacklevel=2)  # fmt: skip
+            command = replace(command, name=name)
+        out.append(Entrant(command.name, BOT_KIND, command))
     return out
+
+
+def refused_bot(path: Path, why: str) -> BotCommand:
+    """A bot whose file or folder does not load (``why``): entered under its file's or folder's name, every match it
+    is in starts with a ``start`` fault and forfeits, and its grade says why; so a broken submission neither stops
+    the class's tournament nor goes unnoticed. Its sha256 is of ``why``: the fixed bot is a new bot for the cache."""
+    name = path.stem if path.is_file() else path.name
+    return BotCommand(name, (), None, hashlib.sha256(why.encode()).hexdigest(), refused=why)
 
 
 # --------------------------------------------------------------------------------------------- playing
