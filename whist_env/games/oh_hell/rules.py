@@ -274,7 +274,7 @@ class OhHell(TrickGame[OhHellState]):
 
     def apply_bid(self, state: OhHellState, action: int) -> list[float] | None:
         """RULES.md §4.4: record the bid; after the last one the player left of the dealer leads."""
-        if not (self.legal_bids(state) >> action) & 1:
+        if action < 0 or not (self.legal_bids(state) >> action) & 1:  # a negative shift would raise ValueError
             k = state.deal_tricks
             if action < BID_BASE:
                 reason = f"this is the bidding phase; bid with actions {BID_BASE}..{BID_BASE + k} (bid 0..{k})"
