@@ -133,9 +133,9 @@ def test_a_number_that_is_no_action_is_named_as_given(any_venv: RawVectorEnv) ->
     for value in (venv.num_actions + 148, 2**63, 2**64 - 1):
         said = f"cannot play action {value} (outside 0..{last})"
         steps = [
-            lambda: venv.step(np.full(B, value, np.uint64)),
-            lambda: venv.step_envs([3], np.array([value], np.uint64)),
-            lambda: learner.step(np.full(2, value, np.uint64)),
+            lambda value=value: venv.step(np.full(B, value, np.uint64)),
+            lambda value=value: venv.step_envs([3], np.array([value], np.uint64)),
+            lambda value=value: learner.step(np.full(2, value, np.uint64)),
         ]
         for step in steps:
             with pytest.raises(IllegalActionError, match=re.escape(said)) as err:
