@@ -256,6 +256,7 @@ def test_a_gate_pinned_to_other_weights_is_refused(tmp_path: Path) -> None:
         ('alpha = "x"', "alpha must be a number between 0 and 1"),
         ('bot_prefix = "/no/such/sandbox --"', "there is no program '/no/such/sandbox'"),
         ("bot_prefix = 5", "bot_prefix must be a command"),
+        ('workroot = "no/such/folder"', "workroot .*no/such/folder: there is no such folder"),  # was: an OSError
     ],
 )
 def test_a_tournament_file_names_its_bad_value(tmp_path: Path, line: str, says: str) -> None:

@@ -212,6 +212,8 @@ class Tournament:
             raise OptionError(f"alpha must be a number between 0 and 1, got {self.alpha!r}")
         if not isinstance(self.prefix, tuple) or not all(isinstance(word, str) for word in self.prefix):
             raise OptionError(f"bot_prefix must be a command (a string), got {self.prefix!r}")
+        if self.workroot is not None and not Path(self.workroot).is_dir():
+            raise OptionError(f"workroot {self.workroot}: there is no such folder (the bots' folders are made in it)")
         if self.prefix and shutil.which(self.prefix[0]) is None:
             raise OptionError(f"bot_prefix {shlex.join(self.prefix)!r}: there is no program {self.prefix[0]!r}")
         self.stop_rule()  # a bad alpha or look_every fails here
