@@ -231,6 +231,22 @@ def test_a_bot_that_cannot_start_is_a_start_fault(tmp_path: Path) -> None:
     assert os.path.exists(sys.executable)
 
 
+def test_a_script_without_its_interpreter_line_is_told_what_it_lacks(tmp_path: Path) -> None:
+    """An executable script without a ``#!`` line cannot be started ("Exec format error"): the fault says what the
+    script lacks."""
+    script = tmp_path / "bot.sh"
+    script.write_text("echo hello\n")
+    script.chmod(0o755)
+    spec = get_spec("german_whist_v0")
+    referee = Referee(spec, dict(spec.single_deal), Limits(), seed=1, workroot=tmp_path)
+    bot = BotCommand("script", ("./bot.sh",), str(script))
+    ledgers = {"script": BotLedger("script"), "random": BotLedger("random")}
+    referee.play_half(Seating((bot, library_bot("random")), (1, 2)), range(1), ledgers)
+    [fault] = ledgers["script"].faults
+    assert fault.kind == "start" and "Exec format error" in fault.message, fault.message
+    assert "a script needs a first line naming its interpreter, such as #!/bin/sh" in fault.message
+
+
 def test_a_bot_whose_files_cannot_be_copied_is_a_start_fault(tmp_path: Path) -> None:
     """Found by a hostile-input audit: a bot's file gone when its process was started raised FileNotFoundError out
     of the half (it is a start fault of that bot: the stand-in plays its seats)."""

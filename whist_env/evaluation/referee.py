@@ -35,6 +35,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import ctypes
+import errno
 import hashlib
 import os
 import selectors
@@ -455,7 +456,8 @@ class BotProcess:
                 close_fds=True,
             )
         except OSError as err:
-            self.ended = f"could not start {argv[0]!r}: {err}"
+            script = " (a script needs a first line naming its interpreter, such as #!/bin/sh)"
+            self.ended = f"could not start {argv[0]!r}: {err}" + (script if err.errno == errno.ENOEXEC else "")
             raise _NoAnswerError("start", self.ended) from None
         _LIVE[self.popen.pid] = self
         self.stdin_fd = self.popen.stdin.fileno()  # type: ignore[union-attr]
