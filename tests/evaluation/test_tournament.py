@@ -290,6 +290,9 @@ def test_a_bad_bot_folder_is_refused_naming_what_is_wrong(tmp_path: Path) -> Non
     with pytest.raises(OptionError, match="holds pipe, which is not a file, a folder or a link"):
         bot_command(bot)
     (bot / "pipe").unlink()
+    # a byte order mark, which Windows PowerShell 5's Set-Content -Encoding UTF8 writes, was "Invalid statement"
+    (bot / "bot.toml").write_bytes(b'\xef\xbb\xbfcommand = ["{python}", "main.py"]\n')
+    assert bot_command(bot).argv == (sys.executable, "main.py")
     # found by a hostile-input audit: TOML nested a few hundred levels deep raised RecursionError, naming no file
     (bot / "bot.toml").write_text('command = ["{python}", "main.py"]\nx = ' + "[" * 500 + "]" * 500 + "\n")
     with pytest.raises(OptionError, match="bot.toml: it nests values deeper than can be read"):

@@ -261,14 +261,16 @@ def _sha256_files(path: Path) -> str:
 
 
 def read_toml(file: Path) -> dict[str, Any]:
-    """The tables of the TOML file ``file`` (a tournament file or a bot's ``bot.toml``).
+    """The tables of the TOML file ``file`` (a tournament file or a bot's ``bot.toml``). A UTF-8 byte order mark
+    before the text is read past (Windows PowerShell 5's ``Set-Content -Encoding UTF8`` writes one; TOML itself has
+    none).
 
     Raises:
         OptionError: naming the file, for text that is not TOML, not UTF-8, or nested too deeply to read.
         FileNotFoundError: for no file.
     """
     try:
-        return tomllib.loads(file.read_text(encoding="utf-8"))
+        return tomllib.loads(file.read_text(encoding="utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as err:
         raise OptionError(f"{file}: {unreadable(err)}") from None
 
