@@ -381,6 +381,15 @@ def _child_limits(limits: Limits) -> Callable[[], None] | None:
     return apply
 
 
+def _start_hint(err: OSError, program: str) -> str:
+    """What a student can do about a command that did not start (empty: nothing to say)."""
+    if err.errno == errno.ENOEXEC:
+        return " (a script needs a first line naming its interpreter, such as #!/bin/sh)"
+    if err.errno == errno.ENOENT and Path(program).name.startswith(("python", "py")):
+        return " (in a bot.toml, {python} names the referee's own Python)"
+    return ""
+
+
 def copy_bot_files(source: str, workdir: Path) -> None:
     """Copy a bot's file, or its folder's contents, into the folder ``workdir`` (links kept as links)."""
     path = Path(source)
@@ -456,8 +465,7 @@ class BotProcess:
                 close_fds=True,
             )
         except OSError as err:
-            script = " (a script needs a first line naming its interpreter, such as #!/bin/sh)"
-            self.ended = f"could not start {argv[0]!r}: {err}" + (script if err.errno == errno.ENOEXEC else "")
+            self.ended = f"could not start {argv[0]!r}: {err}{_start_hint(err, argv[0])}"
             raise _NoAnswerError("start", self.ended) from None
         _LIVE[self.popen.pid] = self
         self.stdin_fd = self.popen.stdin.fileno()  # type: ignore[union-attr]
