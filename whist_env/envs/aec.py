@@ -23,7 +23,7 @@ from whist_env.encoding.trick import TrickEncoder
 from whist_env.errors import CallOrderError, IllegalActionError, OptionError
 from whist_env.options import finite_number, reset_options
 from whist_env.record import GameRecord, Recorder, given_options
-from whist_env.rules.core import PHASE_OVER, State, TrickGame
+from whist_env.rules.core import PHASE_OVER, State, TrickGame, as_action
 from whist_env.spec import GameSpec
 from whist_env.view import PlayerView
 
@@ -93,23 +93,6 @@ class InfoArrays:
             self._arrays.clear()
         array = self._arrays[value] = np.array(value)
         return array
-
-
-def as_action(action: Any, num_actions: int, game_id: str) -> int:
-    """``action`` as an int in ``0..num_actions - 1``: an int, a numpy integer, or a one-element integer array.
-
-    Raises:
-        ValueError: when ``action`` is not an integer (a bool, a float, a string, None, ...) or is outside
-            the action space.
-    """
-    if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(action.dtype, np.integer):
-        action = action.reshape(()).item()
-    if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-        raise ValueError(f"{game_id}: an action must be an int in 0..{num_actions - 1}, got {action!r}")
-    a = int(action)
-    if not 0 <= a < num_actions:
-        raise ValueError(f"{game_id}: action {a} is outside the action space 0..{num_actions - 1}")
-    return a
 
 
 def make_rng(seed: Any, game_id: str) -> np.random.Generator:

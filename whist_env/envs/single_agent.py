@@ -40,11 +40,11 @@ import numpy as np
 from gymnasium import spaces
 
 from whist_env.agents.base import Agent, RandomAgent
-from whist_env.envs.aec import RENDER_FPS, RESET_OPTIONS, as_action, info_arrays, make_rng
+from whist_env.envs.aec import RENDER_FPS, RESET_OPTIONS, info_arrays, make_rng
 from whist_env.errors import CallOrderError, OptionError
 from whist_env.options import finite_number, reset_options
 from whist_env.registry import get_spec, partnership_games
-from whist_env.rules.core import State
+from whist_env.rules.core import State, as_action
 from whist_env.rules.core import _all_slots as all_slots
 
 SELF = "self"

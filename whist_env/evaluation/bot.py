@@ -28,9 +28,9 @@ from typing import IO, Any
 
 import numpy as np
 
-from whist_env.envs.aec import as_action
 from whist_env.errors import OptionError
 from whist_env.evaluation.protocol import PROTOCOL, ViewCodec, decode_line, encode_line, version_error
+from whist_env.rules.core import as_action
 from whist_env.view import PlayerView
 
 ActFunction = Callable[[PlayerView, np.random.Generator], int]

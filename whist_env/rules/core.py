@@ -134,6 +134,23 @@ class State:
 S = TypeVar("S", bound=State)
 
 
+def as_action(action: Any, num_actions: int, game_id: str) -> int:
+    """``action`` as an int in ``0..num_actions - 1``: an int, a numpy integer, or a one-element integer array.
+
+    Raises:
+        ValueError: when ``action`` is not an integer (a bool, a float, a string, None, ...) or is outside
+            the action space.
+    """
+    if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(action.dtype, np.integer):
+        action = action.reshape(()).item()
+    if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+        raise ValueError(f"{game_id}: an action must be an int in 0..{num_actions - 1}, got {action!r}")
+    a = int(action)
+    if not 0 <= a < num_actions:
+        raise ValueError(f"{game_id}: action {a} is outside the action space 0..{num_actions - 1}")
+    return a
+
+
 def check_deck(deck: Any, game_id: str) -> list[int]:
     """Validate a deck given in ``reset(options={"deck": ...})``: an ordered sequence of 52 distinct cards.
 
