@@ -25,7 +25,8 @@ standard input and output. The referee never imports a bot and never trusts one:
   with its referee (``PR_SET_PDEATHSIG``).
 
 What the referee does **not** guard against: a bot reading or writing files outside its working directory, using
-the network, or two bots colluding through files or sockets. Run each bot in a real sandbox for that:
+the network, two bots colluding through files or sockets, or a bot taking many processes, much disk (many files) or
+shared memory (which ``RLIMIT_DATA`` does not count) while it plays. Run each bot in a real sandbox for that:
 ``--bot-prefix 'bwrap ...'`` or ``'docker run ...'`` wraps every bot command (``{workdir}`` in it is the bot's
 working directory). :func:`platform_limits` says which limits this platform enforces (Linux: all of them).
 """
