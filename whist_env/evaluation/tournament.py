@@ -146,7 +146,8 @@ class Tournament:
         undecided_score: the share of a gate's points an undecided verdict earns.
         records: keep every match's game records.
         bootstrap: resamples of the deals for the intervals.
-        workroot: where the bots' working directories are made (None: the system's temporary folder).
+        workroot: where the bots' working directories are made, and the run's copy of every bot (None: the system's
+            temporary folder; it holds every bot's files for the whole run, up to ``MAX_BOT_MB`` each).
         source: the file it was read from.
         stop_when_decided: each match stops when its anytime-valid interval excludes 0 (``deals`` is the cap).
         alpha: with ``stop_when_decided``, the error rate of each match.
