@@ -311,8 +311,9 @@ def bot_command(path: Path, name: str | None = None) -> BotCommand:
         if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
             raise OptionError(f'{manifest}: command must be a list of strings such as ["node", "main.js"]')
         argv = tuple(sys.executable if c == "{python}" else c for c in command)
-        return BotCommand(str(data.get("name") or name or path.name), argv, str(path.resolve()), _sha256_files(path))
-    return BotCommand(name or path.stem, _file_command(path), str(path.resolve()), _sha256_files(path))
+        return BotCommand(str(data.get("name") or name or _own_name(path)), argv, str(path.resolve()),
+                          _sha256_files(path))  # fmt: skip
+    return BotCommand(name or _own_name(path), _file_command(path), str(path.resolve()), _sha256_files(path))
 
 
 def _file_command(path: Path) -> tuple[str, ...]:
@@ -513,7 +514,7 @@ def _bots(patterns: Sequence[Any], base: Path, gates: Sequence[str]) -> list[Ent
             except OptionError as err:
                 warnings.warn(f"the bot {path} forfeits every match: {err}", stacklevel=2)
                 found.append((path, refused_bot(path, str(err))))
-    own = [path.stem if path.is_file() else path.name for path, _ in found]
+    own = [_own_name(path) for path, _ in found]
     keys = collections.Counter(_safe(name).lower() for name in [*gates, *(command.name for _, command in found)])
     out = []
     for (path, command), name in zip(found, own, strict=True):
@@ -530,8 +531,12 @@ def refused_bot(path: Path, why: str) -> BotCommand:
     """A bot whose file or folder does not load (``why``): entered under its file's or folder's name, every match it
     is in starts with a ``start`` fault and forfeits, and its grade says why; so a broken submission neither stops
     the class's tournament nor goes unnoticed. Its sha256 is of ``why``: the fixed bot is a new bot for the cache."""
-    name = path.stem if path.is_file() else path.name
-    return BotCommand(name, (), None, hashlib.sha256(why.encode()).hexdigest(), refused=why)
+    return BotCommand(_own_name(path), (), None, hashlib.sha256(why.encode()).hexdigest(), refused=why)
+
+
+def _own_name(path: Path) -> str:
+    """A bot's name when its ``bot.toml`` gives none: its folder's name, or its file's without the extension."""
+    return path.name if path.is_dir() else path.stem
 
 
 # --------------------------------------------------------------------------------------------- playing
