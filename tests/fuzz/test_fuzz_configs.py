@@ -190,8 +190,8 @@ def fuzz(trainer: Trainer, example: tuple[str, list[str], str | None, Any], fold
         argv = ["--resume", "--run-name", "r", "--runs-dir", str(folder / "runs")]
         argv = argv if trainer.name != "ppo_vec" else ["--config", str(path), *argv]  # ppo_vec always needs it
         items = []
-    for item in items:
-        argv += ["--set", item]
+    for item in items:  # "--set=<item>": an item that begins with "-" would be read by argparse as an option (it
+        argv.append(f"--set={item}")  # then exits 2 with its usage line, before the config sees the item)
     try:
         trainer.resolve(argv)
     except ConfigError as err:
