@@ -194,6 +194,31 @@ def test_a_bot_changed_or_removed_while_the_tournament_runs_plays_every_match_as
         run_tournament(tournament, tmp_path / "again")
 
 
+def test_a_second_run_on_a_results_folder_in_use_is_refused_and_the_first_finishes(tmp_path: Path) -> None:
+    """Found by running a class the way a timer does: a second run on the results folder of one still playing (a
+    course's hourly job firing again) deleted the first's match markers, so one of the two failed with
+    FileNotFoundError, and both played the same matches. The folder is held for the run: the second is refused,
+    naming the first's process, and the first finishes every match without a fault."""
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random", "heuristic": "heuristic"})
+    file.write_text(file.read_text().replace("workers = 2", "workers = 1"))
+    tournament = load_tournament(file)
+    refused: list[str] = []
+
+    def second_run(line: str) -> None:  # after the first match, while the second is played
+        if not refused:
+            with pytest.raises(OptionError) as err:
+                run_tournament(tournament, tmp_path / "out")
+            refused.append(str(err.value))
+
+    report = run_tournament(tournament, tmp_path / "out", progress=second_run)
+    assert refused == [f"{tmp_path / 'out'} is in use by another tournament run (pid {os.getpid()}, since "
+                       + refused[0].split("since ")[1]]  # fmt: skip
+    assert refused[0].endswith("): wait for it to end, or give another --out")
+    assert len(report.matches) == 3 and all(s.faults == {} and s.forfeits == 0 for s in report.standings)
+    again = run_tournament(tournament, tmp_path / "out")  # the folder is free again, every match in its cache
+    assert again.played == 0 and again.standings == report.standings
+
+
 def test_a_python_and_a_javascript_bot_play_the_reference_bots(tmp_path: Path) -> None:
     """The starters (Python behind the helper, JavaScript under node) against random, heuristic and pretrained: no
     fault, each verdict written, the outputs all there and readable."""

@@ -42,7 +42,8 @@ weighted fit of unequal matches, and the leaderboard says how many deals were pl
 
 **Outputs** (in ``--out``): ``leaderboard.md``, ``.json``, ``.csv`` and ``index.html`` (with the plot), ``ratings.png``,
 each match's game records (``records/<a>--<b>.jsonl.gz``, one JSON line per table), each bot's standard error
-(``logs/``), and an autograder file per bot (``autograder/<bot>.json``, Gradescope's ``results.json`` format).
+(``logs/``), and an autograder file per bot (``autograder/<bot>.json``, Gradescope's ``results.json`` format). One run
+at a time writes the folder (:func:`results_lock`).
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ CACHE_FORMAT = 1
 BOT_FILE = "bot.toml"
 MAX_BOT_MB = 50  # the largest bot folder, in MiB (copied once per run, then into a fresh folder for every process)
 PLAYING = ".playing"  # the suffix of the marker a worker keeps beside a match's logs while it plays the match
+LOCK_FILE = ".lock"  # held by the run that writes a results folder (:func:`results_lock`)
 GATE_KIND, BOT_KIND = "gate", "bot"
 
 
@@ -718,10 +720,41 @@ def run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], Non
         progress: called with a line per finished match.
 
     Raises:
-        OptionError: for a bot whose files cannot be copied at the start.
+        OptionError: for a bot whose files cannot be copied at the start, or an ``out`` another run is writing.
     """
-    with snapshot_bots(t) as played:
+    with results_lock(Path(out)), snapshot_bots(t) as played:
         return _run_tournament(played, out, progress)
+
+
+@contextlib.contextmanager
+def results_lock(folder: Path) -> Iterator[None]:
+    """Hold ``folder`` (made if missing) for one run: a second run on it meanwhile (a course's timer firing while the
+    last run still plays) is refused, where it would play the same matches again and delete the first's markers,
+    which failed the first run. An exclusive ``flock`` on ``folder/.lock``, which the kernel lets go when the run
+    ends, however it ends; the file names the run's process. Without ``fcntl`` (Windows) nothing is held.
+
+    Raises:
+        OptionError: naming the process that holds the folder.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK_FILE, "a+", encoding="utf-8") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            raise OptionError(
+                f"{folder} is in use by another tournament run ({holder}): wait for it to end, or give another --out"
+            ) from None
+        lock.truncate(0)
+        lock.write(f"pid {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S %z')}")
+        lock.flush()
+        yield
 
 
 @contextlib.contextmanager
