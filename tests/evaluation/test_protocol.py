@@ -229,6 +229,20 @@ def test_a_hello_of_another_version_is_one_line_naming_both() -> None:
     assert "\n" not in line and "9" in line and str(protocol.PROTOCOL) in line
 
 
+def test_the_referee_takes_a_hello_answer_exactly_when_the_schema_does() -> None:
+    """``"protocol": true`` was taken as version 1 (``True == 1`` in Python), which the schema refuses."""
+    schema = jsonschema.Draft202012Validator({**protocol.schema(), "$ref": "#/$defs/hello_answer"})
+    for version in (1, 1.0, True, False, 0, 2, "1", None, [1]):
+        answer = json.loads(json.dumps({"type": "hello", "protocol": version}))
+        try:
+            protocol.check_hello_answer(answer)
+            taken = True
+        except AnswerError as err:
+            assert err.kind == "version"
+            taken = False
+        assert taken == schema.is_valid(answer), version
+
+
 # Option sets of one deal whose seats see different things (as tests/serve's twins)
 TWINS = [(g, dict(get_spec(g).single_deal)) for g in BUILT_IN] + [
     ("oh_hell_v0", {"episode": "deal", "num_players": 4, "hand_size": 6, "trump_mode": "drawn_card"}),

@@ -383,7 +383,7 @@ def check_hello_answer(message: Any) -> dict[str, Any]:
             f'answer the hello with {{"type": "hello", "protocol": {PROTOCOL}}}, got {_shown(message)}',
         )
     version = message.get("protocol")
-    if version != PROTOCOL:
+    if version != PROTOCOL or isinstance(version, bool):  # true == 1 in Python, not in JSON (nor in the schema)
         theirs = _shown(version) if isinstance(version, (list, dict)) else repr(version)
         raise AnswerError("version", f"the bot speaks protocol {theirs}, whist_env here protocol {PROTOCOL}")
     return message
