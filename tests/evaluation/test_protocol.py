@@ -134,7 +134,8 @@ def test_answers_are_read_as_documented() -> None:
     first = bids[0]
     label = game.describe_action(first)
     for line in (f"{first}", f"{first}\n", json.dumps(label), json.dumps(label.upper()), json.dumps({"action": first}),
-                 json.dumps({"action": label}), f" {first} "):  # fmt: skip
+                 json.dumps({"action": label}), f" {first} ", f"{first}.0", f"{first}e0",
+                 json.dumps({"action": float(first)})):  # fmt: skip
         assert codec.read_answer(line.encode(), legal) == first
     with pytest.raises(AnswerError) as err:
         codec.read_answer(b"bid please", legal)
@@ -159,6 +160,23 @@ def test_answers_are_read_as_documented() -> None:
 # JSON that orjson (up to 1,024 levels) and json (up to about 1,000) read, but that Python cannot write back: an
 # answer's message quoted it with json.dumps, whose RecursionError stopped the referee (and `whist-bot check`)
 DEEP = [b"[" * depth + b"]" * depth for depth in (999, 1010, 1023)]
+
+
+def test_a_number_answer_is_an_action_exactly_when_the_schema_calls_it_an_integer() -> None:
+    """``47.0`` (Lua 5.3 writes an integral float so) is an integer to JSON Schema but was a malformed answer."""
+    answers = jsonschema.Draft202012Validator({**protocol.schema(), "$ref": "#/$defs/answer"})
+    codec = ViewCodec(get_spec("german_whist_v0").make_rules())
+    kinds = {}
+    for line in ("47", "47.0", "4.7e1", "470e-1", '{"action": 47.0}', "47.5", "1e-3", '{"action": 0.5}'):
+        try:
+            kinds[line] = codec.read_answer(line.encode(), 1 << 47)
+        except AnswerError as err:
+            kinds[line] = err.kind
+        assert (kinds[line] == 47) == answers.is_valid(decode_line(line.encode())), line
+    assert list(kinds.values()) == [47] * 5 + ["malformed"] * 3
+    with pytest.raises(AnswerError) as err:
+        codec.read_answer(b"-1.0", 1 << 47)
+    assert err.value.kind == "illegal" and err.value.action == -1
 
 
 def test_an_answer_nested_too_deeply_to_write_back_is_malformed_and_stops_nothing() -> None:

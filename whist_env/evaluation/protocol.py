@@ -277,8 +277,8 @@ class ViewCodec:
     def read_answer(self, line: bytes | str, legal: int) -> int:
         """The action a bot's answer line names, checked against the legal actions (mask ``legal``).
 
-        An answer is one JSON value: an action id (``47``), a legal action's label or a card's name (``"TS"``,
-        ``"10♠"``, ``"bid 3"``, case ignored), or an object ``{"action": <either>}``.
+        An answer is one JSON value: an action id (``47``, or ``47.0``), a legal action's label or a card's name
+        (``"TS"``, ``"10♠"``, ``"bid 3"``, case ignored), or an object ``{"action": <either>}``.
 
         Raises:
             AnswerError: ``malformed`` for a line that names no action, ``illegal`` for an action not legal now.
@@ -304,6 +304,8 @@ class ViewCodec:
     def _action_of(self, value: Any) -> int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:  # 47.0: an integer to JSON
+            return int(value)  # Schema (Lua 5.3 writes it so); past 2**53 a float no longer says which int was meant
         if isinstance(value, str):
             found = self._label_ids.get(value.strip().upper())
             if found is not None:
