@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -282,6 +283,13 @@ def test_a_gate_pinned_to_other_weights_is_refused(tmp_path: Path) -> None:
         ('bot_prefix = "/no/such/sandbox --"', "there is no program '/no/such/sandbox'"),
         ("bot_prefix = 5", "bot_prefix must be a command"),
         ('workroot = "no/such/folder"', "workroot .*no/such/folder: there is no such folder"),  # was: an OSError
+        # each of these was a TypeError or ValueError of Python's (found by filling the file's keys with junk)
+        ("workroot = 1.5", "workroot must be a folder's path, got 1.5"),
+        ("options = 1", "options must be a table of the game's options"),
+        ('options = ["a"]', "options must be a table"),
+        ("game = []", r"game must be a game id \(a string\), got \[\]"),
+        ("bots = true", "bots must be a pattern of bot paths or a list of them"),
+        ("lineup = 2", "lineup must be"),
     ],
 )
 def test_a_tournament_file_names_its_bad_value(tmp_path: Path, line: str, says: str) -> None:
@@ -295,6 +303,15 @@ def test_a_tournament_file_names_its_bad_value(tmp_path: Path, line: str, says: 
         load_tournament(file)
     file.write_text(text.replace('agent = "random"', 'agent = "random"\npoints = -5'))
     with pytest.raises(OptionError, match="random: points must be a number >= 0"):
+        load_tournament(file)
+
+
+@pytest.mark.parametrize("line", ["gates = 1", "limits = 3"])
+def test_a_section_given_as_a_value_is_named(tmp_path: Path, line: str) -> None:
+    """``gates = 1`` (where ``[[gates]]`` sections belong) was a TypeError of Python's."""
+    file = tmp_path / "tournament.toml"
+    file.write_text(f'game = "german_whist_v0"\n{line}\n')
+    with pytest.raises(OptionError, match=f"{line.split()[0]} must be"):
         load_tournament(file)
 
 
@@ -362,21 +379,46 @@ def test_a_name_a_bot_toml_gives_twice_or_refused_falls_back_to_the_folders(tmp_
 
 
 @pytest.mark.parametrize("names", [("alice smith", "alice_smith"), ("Bob", "bob"), ("x" * 80 + "1", "x" * 80 + "2")])
-def test_entrants_whose_files_would_share_a_name_are_refused(tmp_path: Path, names: tuple[str, str]) -> None:
+def test_gates_whose_files_would_share_a_name_are_refused(tmp_path: Path, names: tuple[str, str]) -> None:
     """Records, logs and autograder files are named after the entrants, in letters, digits, '-', '_' and '.': two
-    names that give the same file name (on a file system that ignores case too) would overwrite each other's."""
-    file = write_tournament(tmp_path, {name: str(BOTS / "good.py") for name in names}, {"random": "random"})
+    names that give the same file name (on a file system that ignores case too) would overwrite each other's. The
+    gates' names are the course's own: a clash stops the run, naming both."""
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, dict.fromkeys(names, "random"))
     with pytest.raises(OptionError, match="would write to the same files") as err:
         load_tournament(file)
     assert all(repr(name) in str(err.value) for name in names)
 
 
-@pytest.mark.parametrize("name", ["=HYPERLINK(1)", "+1", "-x", "@sum", "two\nlines", "tab\there"])
-def test_a_name_a_spreadsheet_would_run_or_that_breaks_a_line_is_refused(tmp_path: Path, name: str) -> None:
-    file = write_tournament(tmp_path, {name: str(BOTS / "good.py")}, {"random": "random"})
+@pytest.mark.parametrize("name", ["=HYPERLINK(1)", "+1", "-x", "@sum", "two\nlines", "tab\there", " ", "pad "])
+def test_a_gate_name_a_spreadsheet_would_run_or_the_leaderboard_not_show_is_refused(tmp_path: Path, name: str) -> None:
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {})
+    file.write_text(file.read_text() + f'[[gates]]\nname = {json.dumps(name)}\nagent = "random"\n')
     with pytest.raises(OptionError, match="is refused") as err:
         load_tournament(file)
     assert repr(name) in str(err.value)
+
+
+def test_no_name_a_submission_brings_stops_the_tournament(tmp_path: Path) -> None:
+    """Found by a class folder: a student's random.py beside the random gate stopped the whole tournament (an entrant
+    named twice), as did Bob.py beside bob.py, a file named -x.py, and a bot.toml name that is not a string was shown
+    as Python wrote it ("{'a': 1}"). Each bot now plays under a name of its own, with a warning; and random.py, which
+    hid the standard library's random module from the bot's own imports (a start fault), plays."""
+    good = str(BOTS / "good.py")
+    file = write_tournament(tmp_path, {"random": good, "Bob": good, "bob": good, "-x": good, "tab\tbed": good},
+                            {"random": "random"}, deals=1)  # fmt: skip
+    for folder, given in [("ann", "5"), ("cy", "{a = 1}"), ("di", '" "')]:
+        (tmp_path / "bots" / folder).mkdir()
+        shutil.copy(BOTS / "good.py", tmp_path / "bots" / folder)
+        (tmp_path / "bots" / folder / "bot.toml").write_text(f'name = {given}\ncommand = ["{{python}}", "good.py"]\n')
+    file.write_text(file.read_text().replace('bots = ["bots/*"]', 'bots = ["bots/*", "bots/ann"]'))
+    with pytest.warns(UserWarning) as said:
+        tournament = load_tournament(file)
+    names = sorted(e.name for e in tournament.entrants)
+    assert names == ["Bob", "_-x", "_tab_bed", "ann", "bob-2", "cy", "di", "random", "random-2"], names
+    assert len(said) == 7, [str(w.message) for w in said]
+    pair = tuple(e for e in tournament.entrants if e.name in ("random", "random-2"))
+    report = run_tournament(replace(tournament, entrants=pair), tmp_path / "out")
+    assert report.standing("random-2").faults == {} and report.standing("random-2").forfeits == 0
 
 
 def test_a_bar_in_a_name_stays_in_its_cell_of_the_markdown_leaderboard(tmp_path: Path) -> None:

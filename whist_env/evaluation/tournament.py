@@ -56,6 +56,7 @@ import gzip
 import hashlib
 import html
 import io
+import itertools
 import json
 import math
 import os
@@ -249,6 +250,8 @@ def name_problem(name: str) -> str:
             "a name holds no control characters (it is a line of the leaderboard) and does not begin with =, +, - or "
             "@ (a spreadsheet would run leaderboard.csv's cell as a formula)"
         )
+    if not name or name != name.strip():
+        return "a name is not blank and neither begins nor ends with a space (the leaderboard would not show it)"
     return ""
 
 
@@ -313,15 +316,21 @@ def bot_command(path: Path, name: str | None = None) -> BotCommand:
         if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
             raise OptionError(f'{manifest}: command must be a list of strings such as ["node", "main.js"]')
         argv = tuple(sys.executable if c == "{python}" else c for c in command)
-        return BotCommand(str(data.get("name") or name or _own_name(path)), argv, str(path.resolve()),
-                          _sha256_files(path))  # fmt: skip
+        given = data.get("name")
+        if not isinstance(given, str | None):  # 42, true, [...]: no name to show; the folder's stands in
+            warnings.warn(f"{manifest}: name must be a string, got {given!r}; the bot plays under its folder's",
+                          stacklevel=2)  # fmt: skip
+            given = None
+        return BotCommand(given or name or _own_name(path), argv, str(path.resolve()), _sha256_files(path))
     return BotCommand(name or _own_name(path), _file_command(path), str(path.resolve()), _sha256_files(path))
 
 
 def _file_command(path: Path) -> tuple[str, ...]:
-    """How a one-file bot is run, from its name."""
+    """How a one-file bot is run, from its name. A ``.py`` file runs with ``-P``: its folder is not put first on
+    ``sys.path`` (it holds nothing else), so that ``random.py`` or ``json.py`` does not hide the standard library's
+    module from the bot itself, numpy and the helper."""
     if path.suffix == ".py":
-        return (sys.executable, path.name)
+        return (sys.executable, "-P", path.name)
     if path.suffix in (".js", ".mjs"):
         return ("node", path.name)
     if os.access(path, os.X_OK):
@@ -405,6 +414,15 @@ TOP_KEYS = {"game", "options", "deals", "seed", "workers", "lineup", "bots", "ga
             "records", "bootstrap", "bot_prefix", "workroot", "stop_when_decided", "alpha", "look_every",
             "bonferroni"}  # fmt: skip
 GATE_KEYS = {"name", "agent", "points", "sha256"}
+KEY_KINDS: dict[str, tuple[tuple[type, ...], str]] = {  # the keys whose values are read before any other check
+    "game": ((str,), "a game id (a string)"),
+    "options": ((dict,), "a table of the game's options (an [options] section of key = value lines)"),
+    "limits": ((dict,), "a table (a [limits] section of key = value lines)"),
+    "bots": ((str, list), 'a pattern of bot paths or a list of them, such as ["bots/*"]'),
+    "gates": ((list,), "[[gates]] sections"),
+    "lineup": ((str,), '"alternate" or "one_vs_rest"'),
+    "workroot": ((str,), "a folder's path"),
+}
 
 
 def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
@@ -425,6 +443,9 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
         raise OptionError(f"{file}: unknown key(s) {unknown}; known: {sorted(TOP_KEYS)}")
+    for key, (kinds, words) in KEY_KINDS.items():
+        if key in data and not isinstance(data[key], kinds):
+            raise OptionError(f"{file}: {key} must be {words}, got {data[key]!r}")
     base = file.resolve().parent
     spec = get_spec(data.get("game", ""))
     options = dict(data.get("options") or {})
@@ -498,34 +519,50 @@ def _gates(items: Sequence[Any], spec: GameSpec[Any, Any], base: Path, file: Pat
 
 
 def _bots(patterns: Sequence[Any], base: Path, gates: Sequence[str]) -> list[Entrant]:
-    """The bots of the file's patterns. A submission is never the tournament's error: one that does not load is
-    entered under its file's or folder's name and forfeits every match (:func:`refused_bot`), and one whose
-    ``bot.toml`` names it as no entrant may be called, or as another entrant is, plays under its folder's name; a
-    warning says so for each."""
+    """The bots of the file's patterns (a bot two patterns match, once). A submission is never the tournament's
+    error: one that does not load is entered under its file's or folder's name and forfeits every match
+    (:func:`refused_bot`); one whose ``bot.toml`` names it as no entrant may be called, or as another entrant is,
+    plays under its folder's name; a file or folder whose own name is refused plays as that name made printable
+    behind a ``_`` (a name no other bot's file has: those are skipped); and a bot called as a gate or an earlier bot
+    is (``random.py`` beside the random gate, ``Bob`` and ``bob``) plays with ``-2`` (``-3``, ...) added. A warning
+    says so for each."""
     found: list[tuple[Path, BotCommand]] = []
+    seen: set[Path] = set()
     for pattern in [patterns] if isinstance(patterns, str) else patterns:
         matches = sorted(glob.glob(str(base / str(pattern))))
         if not matches and not any(ch in str(pattern) for ch in "*?["):
             raise OptionError(f"no bot at {base / str(pattern)}")
         for match in matches:
             path = Path(match)
-            if path.name.startswith((".", "_")) or path.name == BOT_FILE:
+            if path.name.startswith((".", "_")) or path.name == BOT_FILE or path.resolve() in seen:
                 continue
+            seen.add(path.resolve())
             try:
                 found.append((path, bot_command(path)))
             except OptionError as err:
                 warnings.warn(f"the bot {path} forfeits every match: {err}", stacklevel=2)
                 found.append((path, refused_bot(path, str(err))))
-    own = [_own_name(path) for path, _ in found]
     keys = collections.Counter(_safe(name).lower() for name in [*gates, *(command.name for _, command in found)])
+    taken = {_safe(name).lower() for name in gates}
     out = []
-    for (path, command), name in zip(found, own, strict=True):
-        if command.name != name and (name_problem(command.name) or keys[_safe(command.name).lower()] > 1):
-            why = name_problem(command.name) or "another entrant has it too"
-            warnings.warn(f"the bot {path} plays as {name!r}: its bot.toml names it {command.name!r} ({why})",
-                          stacklevel=2)  # fmt: skip
-            command = replace(command, name=name)
-        out.append(Entrant(command.name, BOT_KIND, command))
+    for path, command in found:
+        name, own, why = command.name, _own_name(path), ""
+        if name != own and (name_problem(name) or keys[_safe(name).lower()] > 1):
+            why = f"its bot.toml names it {name!r} ({name_problem(name) or 'another entrant has it too'})"
+            name = own
+        if name_problem(name):  # its file's or folder's own name
+            why = f"{name!r} is refused: {name_problem(name)}"
+            name = "_" + "".join(ch if ch.isprintable() else "_" for ch in name).strip()
+        free = name
+        for number in itertools.count(2):
+            if _safe(free).lower() not in taken:
+                break
+            why = why or f"another entrant is called {name!r} (or a name of the same files)"
+            free = f"{name[:72]}-{number}"
+        taken.add(_safe(free).lower())
+        if free != command.name:
+            warnings.warn(f"the bot {path} plays as {free!r}: {why}", stacklevel=2)
+        out.append(Entrant(free, BOT_KIND, replace(command, name=free)))
     return out
 
 
