@@ -236,6 +236,7 @@ def test_a_bot_that_cannot_start_is_a_start_fault(tmp_path: Path) -> None:
     [
         (("./bot.sh",), "Exec format error: './bot.sh' (a script needs a first line naming its interpreter, such"),
         (("python2.9", "bot.sh"), "No such file or directory: 'python2.9' (in a bot.toml, {python} names the"),
+        (("sh", "bot.sh\0"), "could not start 'sh': embedded null byte"),  # was a ValueError that ended the referee
     ],
 )
 def test_a_command_that_cannot_start_is_told_what_to_do(argv: tuple[str, ...], says: str, tmp_path: Path) -> None:

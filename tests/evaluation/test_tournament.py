@@ -282,6 +282,7 @@ def test_a_gate_pinned_to_other_weights_is_refused(tmp_path: Path) -> None:
         ('alpha = "x"', "alpha must be a number between 0 and 1"),
         ('bot_prefix = "/no/such/sandbox --"', "there is no program '/no/such/sandbox'"),
         ("bot_prefix = 5", "bot_prefix must be a command"),
+        ('bot_prefix = "sandbox --arg\\u0000"', "bot_prefix must be a command"),  # a start fault for every bot
         ('workroot = "no/such/folder"', "workroot .*no/such/folder: there is no such folder"),  # was: an OSError
         # each of these was a TypeError or ValueError of Python's (found by filling the file's keys with junk)
         ("workroot = 1.5", "workroot must be a folder's path, got 1.5"),
@@ -350,13 +351,16 @@ def test_a_submission_that_does_not_load_forfeits_and_the_class_plays_on(tmp_pat
     (tmp_path / "bots" / "typo").mkdir()
     (tmp_path / "bots" / "typo" / "bot.toml").write_text('command = "python good.py\n')  # a quote not closed
     (tmp_path / "bots" / "nothing").mkdir()
+    (tmp_path / "bots" / "nul").mkdir()  # a NUL in its command stopped the run with "ValueError: embedded null byte"
+    (tmp_path / "bots" / "nul" / "bot.toml").write_text('command = ["{python}", "good.py\\u0000"]\n')
     with pytest.warns(UserWarning) as said:
         tournament = load_tournament(file)
-    assert sorted(str(w.message).split(" forfeits")[0].rsplit("/", 1)[1] for w in said) == ["nothing", "typo"]
+    assert sorted(str(w.message).split(" forfeits")[0].rsplit("/", 1)[1] for w in said) == ["nothing", "nul", "typo"]
     report = run_tournament(tournament, tmp_path / "out")
-    for name, why in [("typo", "bot.toml: Illegal character"), ("nothing", "has no bot.toml")]:
+    for name, why in [("typo", "bot.toml: Illegal character"), ("nothing", "has no bot.toml"),
+                      ("nul", "command holds a NUL character")]:  # fmt: skip
         standing = report.standing(name)
-        assert standing.faults == {"start": 3} and standing.forfeits == 3, standing
+        assert standing.faults == {"start": 4} and standing.forfeits == 4, standing
         grade = json.loads((tmp_path / "out" / "autograder" / f"{name}.json").read_text())
         assert grade["score"] == 0 and "forfeit: start: it did not load: " in grade["output"], grade
         assert why in grade["output"], grade

@@ -465,8 +465,9 @@ class BotProcess:
                 preexec_fn=_child_limits(self.limits),  # the referee is single-threaded: safe between fork and exec
                 close_fds=True,
             )
-        except OSError as err:
-            self.ended = f"could not start {argv[0]!r}: {err}{_start_hint(err, argv[0])}"
+        except (OSError, ValueError) as err:  # ValueError: a NUL in the command (bot_command refuses one)
+            hint = _start_hint(err, argv[0]) if isinstance(err, OSError) else ""
+            self.ended = f"could not start {argv[0]!r}: {err}{hint}"
             raise _NoAnswerError("start", self.ended) from None
         _LIVE[self.popen.pid] = self
         self.stdin_fd = self.popen.stdin.fileno()  # type: ignore[union-attr]

@@ -214,7 +214,8 @@ class Tournament:
                 raise OptionError(f"{e.name}: points must be a number >= 0, got {e.points!r}")
         if not _number_within(self.alpha, 0.0, 1.0) or self.alpha in (0, 1):
             raise OptionError(f"alpha must be a number between 0 and 1, got {self.alpha!r}")
-        if not isinstance(self.prefix, tuple) or not all(isinstance(word, str) for word in self.prefix):
+        words = isinstance(self.prefix, tuple) and all(isinstance(w, str) and "\0" not in w for w in self.prefix)
+        if not words:
             raise OptionError(f"bot_prefix must be a command (a string), got {self.prefix!r}")
         if self.workroot is not None and not Path(self.workroot).is_dir():
             raise OptionError(f"workroot {self.workroot}: there is no such folder (the bots' folders are made in it)")
@@ -313,8 +314,10 @@ def bot_command(path: Path, name: str | None = None) -> BotCommand:
         command = data.get("command")
         if isinstance(command, str):
             command = split_command(command, f"{manifest}: command")
-        if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
+        if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command) and command[0]):
             raise OptionError(f'{manifest}: command must be a list of strings such as ["node", "main.js"]')
+        if any("\0" in c for c in command):  # no program can be given one: it stopped the tournament (ValueError)
+            raise OptionError(f"{manifest}: command holds a NUL character (\\u0000), which no program can be given")
         argv = tuple(sys.executable if c == "{python}" else c for c in command)
         given = data.get("name")
         if not isinstance(given, str | None):  # 42, true, [...]: no name to show; the folder's stands in
