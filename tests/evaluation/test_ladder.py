@@ -181,3 +181,16 @@ def test_whist_eval_ladder_prints_writes_and_plots(tmp_path: Path, capsys: pytes
     assert "--no-plot apply to --ladder only" in capsys.readouterr().err
     assert main([*argv, "--batched", "--no-plot", "--no-cache"]) == 2
     assert "drop --batched" in capsys.readouterr().err
+
+
+def test_the_plot_draws_an_interval_that_misses_its_rating_as_it_is(tmp_path: Path) -> None:
+    """With one deal per match a rating's percentile interval is the rating give or take a rounding (2.000000000000001
+    in [2.0, 2.0]), and the plot's error bar below 0 stopped a class's tournament at its very end."""
+    from matplotlib.image import imread
+
+    from whist_env.evaluation.ladder import Rating, plot_ratings
+
+    ratings = [Rating("a", 2.000000000000001, 2.0, 2.0), Rating("b", 0.5, 0.7, 1.1), Rating("anchor", 0.0, 0.0, 0.0),
+               Rating("c", -1.0, float("nan"), float("nan"))]  # fmt: skip
+    image = imread(plot_ratings(ratings, tmp_path / "r.png", "t", "x"))
+    assert image.shape[0] > 100 and image.std() > 0

@@ -380,8 +380,14 @@ def plot_ratings(ratings: Sequence[Rating], path: str | Path, title: str, xlabel
     y = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.6))
     values = np.array([r.rating for r in rows])
-    spread = np.array([[r.rating - r.low, r.high - r.rating] for r in rows]).T
-    ax.errorbar(values, y, xerr=np.nan_to_num(spread), fmt="o", capsize=4, color="tab:blue")
+    lows, highs = np.array([r.low for r in rows]), np.array([r.high for r in rows])
+    # Each interval drawn as it is, around its middle: a percentile interval need not hold the fitted rating (with
+    # one deal per match it is that rating give or take a rounding, and matplotlib refused the negative error bar).
+    known = np.isfinite(lows) & np.isfinite(highs)
+    middles = np.where(known, (lows + highs) / 2, values)
+    ax.errorbar(middles, y, xerr=np.where(known, np.maximum(highs - lows, 0.0) / 2, 0.0), fmt="none", capsize=4,
+                color="tab:blue")  # fmt: skip
+    ax.plot(values, y, "o", color="tab:blue")
     ax.axvline(0.0, color="grey", linewidth=0.8)
     ax.set_yticks(y, [r.name for r in rows])
     ax.set_xlabel(xlabel, wrap=True)
