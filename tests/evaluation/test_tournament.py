@@ -282,6 +282,10 @@ def test_a_gate_pinned_to_other_weights_is_refused(tmp_path: Path) -> None:
         ('alpha = "x"', "alpha must be a number between 0 and 1"),
         ('bot_prefix = "/no/such/sandbox --"', "there is no program '/no/such/sandbox'"),
         ("bot_prefix = 5", "bot_prefix must be a command"),
+        ("bootstrap = 0", "bootstrap must be an int >= 100"),  # intervals of no width: every gate passed or failed
+        ('bootstrap = "x"', "bootstrap must be an int >= 100"),  # failed writing the report, every match played
+        ("bootstrap = 2.5", "bootstrap must be an int >= 100"),
+        ('lineup = "x"', "unknown lineup 'x'; known: alternate, one_vs_rest"),  # was told once the matches began
         ('bot_prefix = "sandbox --arg\\u0000"', "bot_prefix must be a command"),  # a start fault for every bot
         ('workroot = "no/such/folder"', "workroot .*no/such/folder: there is no such folder"),  # was: an OSError
         # each of these was a TypeError or ValueError of Python's (found by filling the file's keys with junk)

@@ -106,6 +106,7 @@ CACHE_FORMAT = 1
 BOT_FILE = "bot.toml"
 MAX_BOT_MB = 50  # the largest bot folder, in MiB (copied once per run, then into a fresh folder for every process)
 PLAYING = ".playing"  # the suffix of the marker a worker keeps beside a match's logs while it plays the match
+MIN_BOOTSTRAP = 100  # the fewest resamples a tournament's 95% intervals are taken from (2.5% of them: 2 or more)
 LOCK_FILE = ".lock"  # held by the run that writes a results folder (:func:`results_lock`)
 GATE_KIND, BOT_KIND = "gate", "bot"
 
@@ -148,7 +149,7 @@ class Tournament:
         prefix: a command that wraps every bot command (a sandbox; ``{workdir}`` is the bot's working directory).
         undecided_score: the share of a gate's points an undecided verdict earns.
         records: keep every match's game records.
-        bootstrap: resamples of the deals for the intervals.
+        bootstrap: resamples of the deals for the intervals (at least :data:`MIN_BOOTSTRAP`).
         workroot: where the bots' working directories are made, and the run's copy of every bot (None: the system's
             temporary folder; it holds every bot's files for the whole run, up to ``MAX_BOT_MB`` each).
         source: the file it was read from.
@@ -212,6 +213,11 @@ class Tournament:
         for e in self.entrants:
             if not _number_within(e.points, 0.0, sys.float_info.max):
                 raise OptionError(f"{e.name}: points must be a number >= 0, got {e.points!r}")
+        if isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int) or self.bootstrap < MIN_BOOTSTRAP:
+            raise OptionError(
+                f"bootstrap must be an int >= {MIN_BOOTSTRAP} (resamples of the deals for the 95% intervals the gates "
+                f"are graded by; {BOOTSTRAP} by default), got {self.bootstrap!r}"
+            )
         if not _number_within(self.alpha, 0.0, 1.0) or self.alpha in (0, 1):
             raise OptionError(f"alpha must be a number between 0 and 1, got {self.alpha!r}")
         words = isinstance(self.prefix, tuple) and all(isinstance(w, str) and "\0" not in w for w in self.prefix)
@@ -222,6 +228,7 @@ class Tournament:
         if self.prefix and shutil.which(self.prefix[0]) is None:
             raise OptionError(f"bot_prefix {shlex.join(self.prefix)!r}: there is no program {self.prefix[0]!r}")
         self.stop_rule()  # a bad alpha or look_every fails here
+        seat_assignments(self.spec.make_rules(**self.options).num_players, 2, self.lineup)  # and a bad lineup here
 
     def stop_rule(self) -> StopRule | None:
         """The rule each match stops by (None: every match plays ``deals``)."""
