@@ -483,11 +483,42 @@ def test_init_pins_the_gates_and_require_beat_sets_the_exit_status(tmp_path: Pat
     tournament = load_tournament(folder / "tournament.toml")
     assert {e.name for e in tournament.entrants} == {"random", "pretrained", "python_starter", "js_starter"}
     (folder / "bots" / "js_starter.js").unlink()
-    common = ["run", str(folder / "tournament.toml"), "--quiet", "--workers", "2"]
+    common = ["run", str(folder), "--quiet", "--workers", "2"]  # the folder stands for its tournament.toml
     assert arena_main([*common, "--require-beat", "random"]) == 0
+    assert (folder / "results" / "leaderboard.md").is_file()  # beside the file, not beside the folder
     assert arena_main([*common, "--require-beat", "pretrained"]) == 1  # the heuristic starter does not beat the network
     assert arena_main([*common, "--require-beat", "nobody"]) == 2
     assert arena_main(["init", str(folder), "--game", "german_whist_v0"]) == 2  # the file exists
+    assert arena_main(["pin", str(folder)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("", 'names no game; add game = "<game id>"'),  # was: unknown game ''
+        ('game = "german_whist_v0"\n[[gates]]\nname = "x"\n', "each \\[\\[gates\\]\\] needs an agent"),  # a KeyError
+        ("game = 5\n", "game must be a game id"),  # a TypeError
+    ],
+)
+def test_run_and_pin_name_what_a_tournament_file_lacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, says: str
+) -> None:
+    from whist_env.cli.arena import arena_main
+
+    (tmp_path / "tournament.toml").write_text(text)
+    for command in ("run", "pin"):
+        assert arena_main([command, str(tmp_path)]) == 2
+        assert re.search(says, capsys.readouterr().err), command
+
+
+def test_whist_bot_check_names_a_bot_path_that_is_not_there(capsys: pytest.CaptureFixture[str]) -> None:
+    """It was taken as a command: a start fault at every step, '6 problems found' and exit 1."""
+    from whist_env.cli.arena import bot_main
+
+    assert bot_main(["check", "no/such/bot.py"]) == 2
+    assert (
+        "no bot at no/such/bot.py: no such file or folder here, nor a program of that name" in capsys.readouterr().err
+    )
 
 
 def test_a_tournament_killed_half_way_resumes_to_the_same_results(tmp_path: Path) -> None:

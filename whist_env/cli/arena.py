@@ -51,7 +51,7 @@ def arena_parser() -> argparse.ArgumentParser:
     init.add_argument("--seed", type=at_least(0), default=0, help="the deals' seed (default 0; keep it from bots)")
     init.add_argument("--gates", default=",".join(GATES), help=f"the reference agents (default {','.join(GATES)})")
     run = sub.add_parser("run", help="play (or resume) a tournament and write its results")
-    run.add_argument("file", help="the tournament file (tournament.toml)")
+    run.add_argument("file", help="the tournament file (tournament.toml), or the folder holding it")
     run.add_argument("--out", help="the results folder (default: results/ beside the file)")
     run.add_argument("--workers", type=at_least(1), help="matches at once (default: the file's, else 1)")
     run.add_argument("--deals", type=at_least(1), help="duplicate deals per match (default: the file's)")
@@ -76,7 +76,7 @@ def arena_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no line per match")
     run.add_argument("--debug", action="store_true", help="show tracebacks")
     pin = sub.add_parser("pin", help="print the sha256 each gate of a tournament file plays with")
-    pin.add_argument("file", help="the tournament file")
+    pin.add_argument("file", help="the tournament file, or the folder holding it")
     limits = run.add_argument_group("limits (each replaces the file's [limits] value; docs/guide/protocol.md)")
     for name, value in asdict(Limits()).items():
         if name != "cpu_s":
@@ -151,7 +151,7 @@ def _arena(args: argparse.Namespace) -> int:
             "included: fine for a trial, not for a graded class (docs/guide/protocol.md)",
             file=sys.stderr,
         )
-    out = Path(args.out) if args.out else Path(args.file).resolve().parent / "results"
+    out = Path(args.out) if args.out else Path(tournament.source).resolve().parent / "results"
     _say_missing_limits("whist-arena")
     report = run_tournament(tournament, out, None if args.quiet else lambda line: print(line, file=sys.stderr))
     print(report.to_markdown())
@@ -223,12 +223,12 @@ def init_tournament(folder: Path, game_id: str, deals: int, seed: int, gates: Se
     return file
 
 
-def _pin(file: Path) -> int:
-    from whist_env.evaluation.tournament import gate_digest, read_toml
+def _pin(path: Path) -> int:
+    from whist_env.evaluation.tournament import gate_digest, read_tournament_file
     from whist_env.registry import get_spec
 
-    data = read_toml(file)
-    spec = get_spec(data.get("game", ""))
+    file, data = read_tournament_file(path)
+    spec = get_spec(data["game"])
     for gate in data.get("gates", []):
         print(
             f'{gate.get("name", gate["agent"])}: sha256 = "{gate_digest(gate["agent"], spec, file.resolve().parent)}"'
@@ -306,6 +306,8 @@ def _check(args: argparse.Namespace) -> int:
         argv, source = command.argv, command.source
     else:  # a command: the files it names here are named by their full path (it runs in a fresh folder)
         words = split_command(args.bot, "the bot's command")
+        if len(words) == 1 and shutil.which(words[0]) is None:  # a bot's path mistyped, most likely
+            raise OptionError(f"no bot at {words[0]}: no such file or folder here, nor a program of that name")
         argv = tuple(str(Path(part).resolve()) if Path(part).is_file() else part for part in words)
         source = None
     if not argv:

@@ -439,23 +439,13 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
     """Read a tournament file (TOML; see the module docstring and ``whist-arena init``).
 
     Args:
-        path: the file; relative paths in it are relative to its folder.
+        path: the file (or a folder holding ``tournament.toml``); relative paths in it are relative to its folder.
         **overrides: fields of :class:`Tournament` to set instead (``workers``, ``deals``, ``prefix``, ...).
 
     Raises:
         OptionError: for an unknown key, a bad value, a missing bot, or a gate that is not what it is pinned to.
     """
-    file = Path(path)
-    try:
-        data = read_toml(file)
-    except FileNotFoundError:
-        raise OptionError(f"no tournament file {file}; make one with whist-arena init DIR --game GAME") from None
-    unknown = sorted(set(data) - TOP_KEYS)
-    if unknown:
-        raise OptionError(f"{file}: unknown key(s) {unknown}; known: {sorted(TOP_KEYS)}")
-    for key, (kinds, words) in KEY_KINDS.items():
-        if key in data and not isinstance(data[key], kinds):
-            raise OptionError(f"{file}: {key} must be {words}, got {data[key]!r}")
+    file, data = read_tournament_file(Path(path))
     base = file.resolve().parent
     spec = get_spec(data.get("game", ""))
     options = dict(data.get("options") or {})
@@ -494,6 +484,32 @@ def load_tournament(path: str | Path, **overrides: Any) -> Tournament:
     return Tournament(**fields)
 
 
+def read_tournament_file(path: Path) -> tuple[Path, dict[str, Any]]:
+    """The tournament file at ``path`` (or in the folder ``path``: its ``tournament.toml``) and its tables, its keys
+    known and of the right kinds (:data:`KEY_KINDS`), a game named, each gate a table naming its agent.
+
+    Raises:
+        OptionError: naming the file and what is wrong.
+    """
+    file = path / "tournament.toml" if path.is_dir() else path
+    try:
+        data = read_toml(file)
+    except FileNotFoundError:
+        raise OptionError(f"no tournament file {file}; make one with whist-arena init DIR --game GAME") from None
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise OptionError(f"{file}: unknown key(s) {unknown}; known: {sorted(TOP_KEYS)}")
+    for key, (kinds, words) in KEY_KINDS.items():
+        if key in data and not isinstance(data[key], kinds):
+            raise OptionError(f"{file}: {key} must be {words}, got {data[key]!r}")
+    if "game" not in data:
+        raise OptionError(f'{file}: names no game; add game = "<game id>" (whist-arena init writes a whole file)')
+    for item in data.get("gates", []):
+        if not isinstance(item, dict) or "agent" not in item:
+            raise OptionError(f'{file}: each [[gates]] needs an agent (agent = "heuristic"), got {item!r}')
+    return file, data
+
+
 def split_command(command: str, what: str) -> tuple[str, ...]:
     """``command`` split as a shell would (``shlex``), or an error naming ``what``."""
     try:
@@ -514,9 +530,7 @@ def _number_within(value: Any, low: float, high: float) -> bool:
 
 def _gates(items: Sequence[Any], spec: GameSpec[Any, Any], base: Path, file: Path) -> list[Entrant]:
     out = []
-    for item in items:
-        if not isinstance(item, dict) or "agent" not in item:
-            raise OptionError(f'{file}: each [[gates]] needs an agent (agent = "heuristic"), got {item!r}')
+    for item in items:  # each a table naming its agent (read_tournament_file)
         unknown = sorted(set(item) - GATE_KEYS)
         if unknown:
             raise OptionError(
