@@ -490,6 +490,7 @@ def test_init_pins_the_gates_and_require_beat_sets_the_exit_status(tmp_path: Pat
     assert arena_main([*common, "--require-beat", "nobody"]) == 2
     assert arena_main(["init", str(folder), "--game", "german_whist_v0"]) == 2  # the file exists
     assert arena_main(["pin", str(folder)]) == 0
+    assert arena_main(["init", str(folder / "tournament.toml"), "--game", "german_whist_v0"]) == 2  # a file
 
 
 @pytest.mark.parametrize(

@@ -171,13 +171,16 @@ def init_tournament(folder: Path, game_id: str, deals: int, seed: int, gates: Se
     ``folder/gates/``) and the starter bots into ``folder/bots/``; returns the file's path.
 
     Raises:
-        OptionError: for an unknown game or gate, or a folder that already holds a tournament file.
+        OptionError: for an unknown game or gate, a ``folder`` that is a file, or one that already holds a tournament
+            file.
     """
     from whist_env.evaluation.tournament import gate_digest
     from whist_env.registry import get_spec
 
     spec = get_spec(game_id)
     file = folder / "tournament.toml"
+    if folder.exists() and not folder.is_dir():
+        raise OptionError(f"{folder} is a file: init makes a folder (or fills one)")
     if file.exists():
         raise OptionError(f"{file} exists already: edit it, or init another folder")
     unknown = sorted(set(gates) - set(GATES))
