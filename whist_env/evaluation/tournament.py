@@ -180,23 +180,7 @@ class Tournament:
 
     def __post_init__(self) -> None:
         names = [e.name for e in self.entrants]
-        if len(set(names)) != len(names):
-            twice = sorted({n for n in names if names.count(n) > 1})
-            raise OptionError(f"every entrant needs its own name; given twice: {', '.join(twice)}")
-        files: dict[str, str] = {}  # two names must not share the files named after them (records, logs, grades)
-        for name in names:
-            if name_problem(name):
-                raise OptionError(
-                    f"the entrant name {name!r} is refused: {name_problem(name)}; rename it (its file or folder, or "
-                    "name = ... in its bot.toml)"
-                )
-            other = files.setdefault(_safe(name).lower(), name)
-            if other != name:
-                raise OptionError(
-                    f"the entrants {other!r} and {name!r} would write to the same files ({_safe(name)}.json, ...): "
-                    "file names keep letters, digits, '-', '_' and '.' (the rest become '_') and may ignore case; "
-                    "rename one (its file or folder, or name = ... in its bot.toml)"
-                )
+        _check_names(names)
         if len(names) < 2:
             raise OptionError(f"a tournament needs two entrants or more, got {names}")
         if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
@@ -249,6 +233,27 @@ class Tournament:
         """Every match, its two entrants in name order (so that results do not depend on the file's order)."""
         ordered = sorted(self.entrants, key=lambda e: e.name)
         return [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :]]
+
+
+def _check_names(names: Sequence[str]) -> None:
+    """Every entrant's name its own, allowed (:func:`name_problem`), and its files its own (:func:`_safe`)."""
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise OptionError(f"every entrant needs its own name; given twice: {', '.join(twice)}")
+    files: dict[str, str] = {}  # two names must not share the files named after them (records, logs, grades)
+    for name in names:
+        if name_problem(name):
+            raise OptionError(
+                f"the entrant name {name!r} is refused: {name_problem(name)}; rename it (its file or folder, or "
+                "name = ... in its bot.toml)"
+            )
+        other = files.setdefault(_safe(name).lower(), name)
+        if other != name:
+            raise OptionError(
+                f"the entrants {other!r} and {name!r} would write to the same files ({_safe(name)}.json, ...): "
+                "file names keep letters, digits, '-', '_' and '.' (the rest become '_') and may ignore case; "
+                "rename one (its file or folder, or name = ... in its bot.toml)"
+            )
 
 
 def name_problem(name: str) -> str:
