@@ -220,6 +220,24 @@ def test_a_second_run_on_a_results_folder_in_use_is_refused_and_the_first_finish
     assert again.played == 0 and again.standings == report.standings
 
 
+def test_more_workers_than_cores_is_warned_about(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot waiting for a core has its wall-clock limits running: timeouts for the machine's sake, not its own."""
+    import warnings
+
+    from whist_env.evaluation import tournament as module
+
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random", "heuristic": "heuristic"})
+    t = load_tournament(file)  # 3 matches, workers = 2
+    assert 1 <= module.usable_cores() <= (os.cpu_count() or 1)
+    monkeypatch.setattr(module, "usable_cores", lambda: 1)
+    with pytest.warns(UserWarning, match="workers = 2, but this process may use 1 core.*use at most 1"):
+        module.warn_oversubscribed(t)
+    for quiet in (replace(t, workers=1), replace(t, entrants=t.entrants[:2])):  # one at a time; a single match
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            module.warn_oversubscribed(quiet)
+
+
 def test_a_python_and_a_javascript_bot_play_the_reference_bots(tmp_path: Path) -> None:
     """The starters (Python behind the helper, JavaScript under node) against random, heuristic and pretrained: no
     fault, each verdict written, the outputs all there and readable."""

@@ -788,8 +788,26 @@ def run_tournament(t: Tournament, out: str | Path, progress: Callable[[str], Non
     Raises:
         OptionError: for a bot whose files cannot be copied at the start, or an ``out`` another run is writing.
     """
+    warn_oversubscribed(t)
     with results_lock(Path(out)), snapshot_bots(t) as played:
         return _run_tournament(played, out, progress)
+
+
+def warn_oversubscribed(t: Tournament) -> None:
+    """A warning when ``t`` would play more matches at once than this process has cores: a bot then waits for a core
+    while its wall-clock limits run, and may time out for the machine's sake, not its own."""
+    cores = usable_cores()
+    if min(t.workers, len(t.pairs())) > cores:
+        warnings.warn(f"workers = {t.workers}, but this process may use {cores} core(s): a bot then waits for one, "
+                      f"and its decision_s and match_s (wall clock) run meanwhile, so it may time out; use at most "
+                      f"{cores}", stacklevel=3)  # fmt: skip
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity where the platform says, else the machine's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 @contextlib.contextmanager
