@@ -355,7 +355,12 @@ def test_a_bot_that_answers_one_act_wrongly_again_and_again_is_closed() -> None:
 
 
 @pytest.mark.parametrize(
-    ("answer", "theirs"), [({"type": "hello", "protocol": 2}, "protocol 2"), ({"type": "hello"}, "protocol None")]
+    ("answer", "theirs"),
+    [
+        ({"type": "hello", "protocol": 2}, "protocol 2"),
+        ({"type": "hello"}, "protocol none"),
+        ({"type": "hello", "protocol": True}, "protocol true"),
+    ],
 )
 def test_another_protocol_version_gets_one_line_naming_both_and_a_close(answer: dict[str, Any], theirs: str) -> None:
     with _client() as client:

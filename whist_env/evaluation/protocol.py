@@ -323,6 +323,11 @@ class ViewCodec:
         )
 
 
+def _is_number(value: Any) -> bool:
+    """A JSON number or ``true``/``false``, short enough to name whole (64 bits at most)."""
+    return isinstance(value, bool | float) or (isinstance(value, int) and abs(value) < 2**64)
+
+
 def _shown(value: Any) -> str:
     """A JSON value a bot sent, written back for a message (clipped). A value nested deeper than Python's recursion
     limit, which orjson (up to 1,024 levels) and json (up to about 1,000) both read, cannot be written back: it is
@@ -386,7 +391,7 @@ def check_hello_answer(message: Any) -> dict[str, Any]:
         )
     version = message.get("protocol")
     if version != PROTOCOL or isinstance(version, bool):  # true == 1 in Python, not in JSON (nor in the schema)
-        theirs = _shown(version) if isinstance(version, (list, dict)) else repr(version)
+        theirs = "none" if version is None else json.dumps(version) if _is_number(version) else _shown(version)
         raise AnswerError("version", f"the bot speaks protocol {theirs}, whist_env here protocol {PROTOCOL}")
     return message
 
