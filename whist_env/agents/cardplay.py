@@ -88,10 +88,6 @@ class Table:
         self.outside = outside
 
     # ------------------------------------------------------------------ questions about seats
-    def opponents_after(self) -> list[int]:
-        """Seats still to play to this trick that are not my partner."""
-        return list(self.rivals)
-
     def may_be_void(self, seat: int, suit: int) -> bool:
         """Whether ``seat`` is (or is likely to be) out of ``suit``.
 
