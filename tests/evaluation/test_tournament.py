@@ -219,6 +219,8 @@ def test_a_second_run_on_a_results_folder_in_use_is_refused_and_the_first_finish
     assert len(report.matches) == 3 and all(s.faults == {} and s.forfeits == 0 for s in report.standings)
     again = run_tournament(tournament, tmp_path / "out")  # the folder is free again, every match in its cache
     assert again.played == 0 and again.standings == report.standings
+    with pytest.raises(OptionError, match="tournament.toml is a file: the results go in a folder"):
+        run_tournament(tournament, file)  # was "[Errno 17] File exists"
 
 
 def test_more_workers_than_cores_is_warned_about(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -818,13 +818,15 @@ def results_lock(folder: Path) -> Iterator[None]:
     ends, however it ends; the file names the run's process. Without ``fcntl`` (Windows) nothing is held.
 
     Raises:
-        OptionError: naming the process that holds the folder.
+        OptionError: naming the process that holds the folder, or for a ``folder`` that is a file.
     """
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
         yield
         return
+    if folder.exists() and not folder.is_dir():
+        raise OptionError(f"{folder} is a file: the results go in a folder (--out)")
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / LOCK_FILE, "a+", encoding="utf-8") as lock:
         try:
