@@ -233,9 +233,8 @@ def _pin(path: Path) -> int:
     file, data = read_tournament_file(path)
     spec = get_spec(data["game"])
     for gate in data.get("gates", []):
-        print(
-            f'{gate.get("name", gate["agent"])}: sha256 = "{gate_digest(gate["agent"], spec, file.resolve().parent)}"'
-        )
+        agent = str(gate["agent"])
+        print(f'{gate.get("name", agent)}: sha256 = "{gate_digest(agent, spec, file.resolve().parent)}"')
     return 0
 
 

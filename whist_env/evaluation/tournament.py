@@ -820,14 +820,14 @@ def results_lock(folder: Path) -> Iterator[None]:
     Raises:
         OptionError: naming the process that holds the folder, or for a ``folder`` that is a file.
     """
+    if folder.exists() and not folder.is_dir():
+        raise OptionError(f"{folder} is a file: the results go in a folder (--out)")
+    folder.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
         yield
         return
-    if folder.exists() and not folder.is_dir():
-        raise OptionError(f"{folder} is a file: the results go in a folder (--out)")
-    folder.mkdir(parents=True, exist_ok=True)
     with open(folder / LOCK_FILE, "a+", encoding="utf-8") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
