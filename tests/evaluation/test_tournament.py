@@ -392,6 +392,23 @@ def test_a_submission_that_does_not_load_forfeits_and_the_class_plays_on(tmp_pat
     assert report.standing("good").faults == {} and report.verdict("good", "random").verdict != "forfeit"
 
 
+def test_a_readme_or_an_exports_list_beside_the_bots_is_skipped_not_entered(tmp_path: Path) -> None:
+    """A README.md, or Gradescope's submission_metadata.yml, in bots/ was entered as a bot that forfeits every match
+    (on the leaderboard, with a grade, in a match against every entrant). Such a file is skipped with a warning; an
+    executable one is still a bot."""
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random"})
+    for name in ("README.md", "submission_metadata.yml", "NOTES.TXT", "all.zip"):
+        (tmp_path / "bots" / name).write_text("not a bot\n")
+    script = tmp_path / "bots" / "run.txt"
+    script.write_text("#!/bin/sh\nexec python3 good.py\n")
+    script.chmod(0o755)
+    with pytest.warns(UserWarning) as said:
+        tournament = load_tournament(file)
+    assert sorted(e.name for e in tournament.entrants) == ["good", "random", "run"]
+    assert sorted(str(w.message).split(" is skipped")[0].rsplit("/", 1)[1] for w in said) == [
+        "NOTES.TXT", "README.md", "all.zip", "submission_metadata.yml"]  # fmt: skip
+
+
 def test_a_name_a_bot_toml_gives_twice_or_refused_falls_back_to_the_folders(tmp_path: Path) -> None:
     """Students who copy the tutorial's bot.toml all call their bots "mybot", and a bot.toml's name may be refused
     (a spreadsheet formula): either stopped the class's tournament. Such a bot now plays under its folder's name,

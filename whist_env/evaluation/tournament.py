@@ -107,6 +107,9 @@ BOT_FILE = "bot.toml"
 MAX_BOT_MB = 50  # the largest bot folder, in MiB (copied once per run, then into a fresh folder for every process)
 PLAYING = ".playing"  # the suffix of the marker a worker keeps beside a match's logs while it plays the match
 MIN_BOOTSTRAP = 100  # the fewest resamples a tournament's 95% intervals are taken from (2.5% of them: 2 or more)
+NOT_BOTS = {".md", ".txt", ".rst", ".pdf", ".csv", ".json", ".yml", ".yaml", ".html", ".log", ".zip", ".gz", ".tar"}
+"""Extensions of the files a course keeps beside the bots (a README, Gradescope's submission_metadata.yml, an
+archive): such a file, unless executable, is skipped with a warning rather than entered as a bot that forfeits."""
 LOCK_FILE = ".lock"  # held by the run that writes a results folder (:func:`results_lock`)
 GATE_KIND, BOT_KIND = "gate", "bot"
 
@@ -548,13 +551,13 @@ def _gates(items: Sequence[Any], spec: GameSpec[Any, Any], base: Path, file: Pat
 
 
 def _bots(patterns: Sequence[Any], base: Path, gates: Sequence[str]) -> list[Entrant]:
-    """The bots of the file's patterns (a bot two patterns match, once). A submission is never the tournament's
-    error: one that does not load is entered under its file's or folder's name and forfeits every match
-    (:func:`refused_bot`); one whose ``bot.toml`` names it as no entrant may be called, or as another entrant is,
-    plays under its folder's name; a file or folder whose own name is refused plays as that name made printable
-    behind a ``_`` (a name no other bot's file has: those are skipped); and a bot called as a gate or an earlier bot
-    is (``random.py`` beside the random gate, ``Bob`` and ``bob``) plays with ``-2`` (``-3``, ...) added. A warning
-    says so for each."""
+    """The bots of the file's patterns (a bot two patterns match, once; a document or an archive, :data:`NOT_BOTS`,
+    skipped with a warning). A submission is never the tournament's error: one that does not load is entered under
+    its file's or folder's name and forfeits every match (:func:`refused_bot`); one whose ``bot.toml`` names it as
+    no entrant may be called, or as another entrant is, plays under its folder's name; a file or folder whose own
+    name is refused plays as that name made printable behind a ``_`` (a name no other bot's file has: those are
+    skipped); and a bot called as a gate or an earlier bot is (``random.py`` beside the random gate, ``Bob`` and
+    ``bob``) plays with ``-2`` (``-3``, ...) added. A warning says so for each."""
     found: list[tuple[Path, BotCommand]] = []
     seen: set[Path] = set()
     for pattern in [patterns] if isinstance(patterns, str) else patterns:
@@ -566,6 +569,10 @@ def _bots(patterns: Sequence[Any], base: Path, gates: Sequence[str]) -> list[Ent
             if path.name.startswith((".", "_")) or path.name == BOT_FILE or path.resolve() in seen:
                 continue
             seen.add(path.resolve())
+            if path.suffix.lower() in NOT_BOTS and path.is_file() and not os.access(path, os.X_OK):
+                warnings.warn(f"{path} is skipped: a {path.suffix} file is no bot (a README, an export's list)",
+                              stacklevel=2)  # fmt: skip
+                continue
             try:
                 found.append((path, bot_command(path)))
             except OptionError as err:
