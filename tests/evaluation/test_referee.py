@@ -316,3 +316,41 @@ def test_a_slow_decision_costs_a_timeout_per_limit_it_runs_over(think: float, ti
     referee.play_half(Seating((slow, library_bot("random")), (1, 2)), range(2), ledgers)
     assert [f.kind for f in ledgers["slow"].faults] == ["timeout"] * timeouts and ledgers["slow"].forfeit is None
     assert ledgers["slow"].decisions == 52
+
+
+CLOSES_STDOUT = """
+import os, sys, time
+from whist_env.evaluation.bot import run_bot
+count = 0
+
+def act(view, rng):
+    global count
+    count += 1
+    if count == 3:
+        print("closing my standard output", file=sys.stderr, flush=True)
+        os.close(1)  # then runs on, or ends: the referee waits for no answer, ends it, and says which happened
+        if sys.argv[1] == "exit":
+            os._exit(3)
+        time.sleep(60)
+    return view.legal_actions()[0]
+
+run_bot(act)
+"""
+
+
+@pytest.mark.parametrize(("then", "says"), [("run", "standard output and ran on"), ("exit", "exit status 3")])
+def test_a_bot_that_closes_its_standard_output_is_told_whether_it_ran_on(then: str, says: str, tmp_path: Path) -> None:
+    """Found by an audit: a bot that closed its standard output and ran on was reported as "the process ended (it
+    closed its standard output)", though it had not ended. The fault now says that it ran on (and the referee ends
+    it), or how it ended where it did, with the end of its stderr either way; no process is left."""
+    bot = tmp_path / "closes.py"
+    bot.write_text(CLOSES_STDOUT)
+    spec = get_spec("german_whist_v0")
+    referee = Referee(spec, dict(spec.single_deal), Limits(decision_s=2.0), seed=3)
+    closes = BotCommand("closes", (sys.executable, bot.name, then), str(bot))
+    ledgers = {"closes": BotLedger("closes"), "random": BotLedger("random")}
+    referee.play_half(Seating((closes, library_bot("random")), (1, 2)), range(1), ledgers)
+    fault = ledgers["closes"].faults[0]
+    assert fault.kind == "crash" and says in fault.message, fault.message
+    assert "closing my standard output" in fault.message, fault.message
+    assert ledgers["closes"].forfeit is not None and not children()

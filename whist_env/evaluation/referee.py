@@ -71,6 +71,8 @@ from whist_env.spec import GameSpec
 from whist_env.view import PlayerView
 
 LINUX = sys.platform.startswith("linux")
+# how a process that closed its standard output but did not exit within a moment is described
+RAN_ON = "closed its standard output and ran on"
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 1, 36, 37  # <linux/prctl.h>
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 """The referee's environment variables a bot gets (where set); nothing else of the referee's reaches a bot."""
@@ -643,12 +645,15 @@ class BotProcess:
         deadline = time.monotonic() + 0.2
         while self.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)
-        self.ended = self.exit_text() if self.poll() is not None else "it closed its standard output"
+        self.ended = self.exit_text() if self.poll() is not None else RAN_ON
 
     def ended_fault(self) -> _NoAnswerError:
-        """The fault of a process that has ended: ``exit`` (status 0) or ``crash``, with its last words."""
+        """The fault of a process that has ended, or closed its standard output and ran on: ``exit`` (status 0) or
+        ``crash``, with its last words."""
         tail = bytes(self.log[-600:]).decode("utf-8", "replace").strip()
         said = f"; the end of its stderr: {tail[-400:]!r}" if tail else ""
+        if self.ended == RAN_ON:
+            return _NoAnswerError("crash", f"the process {RAN_ON} (the referee ends it){said}")
         return _NoAnswerError("exit" if self.poll() == 0 else "crash", f"the process ended ({self.ended}){said}")
 
     def not_json_hello(self, line: bytes) -> str:
