@@ -120,6 +120,38 @@ def test_answering_what_needs_no_answer_and_staying_after_goodbye_are_named(tmp_
     assert "goodbye: it did not exit" in text and report.problems == 2, text
 
 
+NAIVE = """
+import json, sys
+import jsonschema
+from whist_env.evaluation.protocol import schema
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] != "notice":  # the one the check makes up: every other is one the protocol has
+        jsonschema.validate(message, schema())
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "protocol": 1}), flush=True)
+    elif message["type"] == "goodbye":
+        break
+    elif message["type"] == "act":
+        print(message["legal"][0]["id"], flush=True)
+    elif message["type"] == "deal_end":
+        print(0, flush=True)  # answers the news of a deal's end: its next act reads this line as its answer
+"""
+
+
+def test_a_bot_that_answers_deal_end_is_told_so(tmp_path: Path) -> None:
+    """Found by writing the loop a student writes first (answer every line): its games show illegal answers in the
+    second deal, and the hint said only to answer legal actions. The edge cases now send a deal_end and name the
+    answer to it; a message of a type it does not know, which it ignores, passes."""
+    bot = tmp_path / "naive.py"
+    bot.write_text(NAIVE)
+    report = check_bot((sys.executable, bot.name), ["german_whist_v0"], source=str(bot))
+    text = report.text()
+    assert "a deal_end: it answered b'0'" in text and "deal_end, match_end and goodbye are news" in text, text
+    assert "a message of a type it does not know: ignored: ok" in text, text
+    assert "one legal action: answered 7D: ok" in text and "goodbye: it exited" in text, text
+
+
 @pytest.mark.parametrize(
     ("spec", "says"),
     [

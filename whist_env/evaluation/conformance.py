@@ -3,8 +3,9 @@
 For every game it names, the bot plays a couple of deals at two seats (the referee's stand-in plays the others),
 through every phase the game has (bidding, the exchange, both stages of German Whist, card play), under the limits a
 tournament applies. Then the cases a bot must get right besides: a message of a type it does not know and fields it
-does not know (ignored: a later protocol may add them), a decision with one legal action, and the goodbye (it must
-exit). The verdict is a line per part, ``ok`` or what went wrong and what to do about it.
+does not know (ignored: a later protocol may add them), a ``deal_end`` (news: not answered), a decision with one
+legal action, and the goodbye (it must exit). The verdict is a line per part, ``ok`` or what went wrong and what to
+do about it.
 """
 
 from __future__ import annotations
@@ -156,7 +157,8 @@ def _phases_of(referee: Referee, records: Sequence[dict[str, Any]], seat: int) -
 
 
 def _check_edges(report: CheckReport, bot: BotCommand, game_id: str, limits: Limits, prefix: tuple[str, ...]) -> None:
-    """Unknown messages and fields, a decision with one legal action, and the goodbye."""
+    """Unknown messages and fields, a deal_end (news, not answered), a decision with one legal action, and the
+    goodbye."""
     spec = get_spec(game_id)
     referee = Referee(spec, dict(spec.single_deal), limits)
     game = referee.game
@@ -166,6 +168,15 @@ def _check_edges(report: CheckReport, bot: BotCommand, game_id: str, limits: Lim
         game.step(state, stand_in(view), np.random.default_rng(0))
     seat = state.to_act
     view = game.view(state, seat)
+    end = game.new_episode(np.random.default_rng(6))  # a deal played out, for a deal_end as a match sends it
+    while not end.done:
+        game.step(end, stand_in(game.view(end, end.to_act)), np.random.default_rng(0))
+    deal_end = {
+        "type": "deal_end",
+        "deal": 0,
+        "returns": [float(r) for r in end.returns],
+        "view": referee.codec.to_json(game.view(end, seat)),
+    }
     selector = selectors.DefaultSelector()
     proc = BotProcess(bot, seat, limits, selector)
     with tempfile.TemporaryDirectory(prefix="whist-check-") as root:
@@ -176,17 +187,24 @@ def _check_edges(report: CheckReport, bot: BotCommand, game_id: str, limits: Lim
             report.add(f"the edge cases: not checked, the bot did not start ({err})", problem=True)
             proc.stop(None)
             return
-        proc.send(encode_line({"type": "notice", "text": "a message of a type this bot does not know"}))
-        try:
-            stray = proc.read_line(time.monotonic() + min(0.5, limits.decision_s), owed=False)
-        except Exception:  # noqa: BLE001 - no line: as it should be (an ended process shows below)
-            report.add("a message of a type it does not know: ignored: ok")
-        else:
-            report.add(
-                f"a message of a type it does not know: it answered {stray[:80]!r}; answer act messages only, and "
+        news = {
+            "a message of a type it does not know": (
+                {"type": "notice", "text": "a message of a type this bot does not know"},
                 "ignore a type you do not know (a later protocol may add one)",
-                problem=True,
-            )
+            ),
+            "a deal_end": (
+                deal_end,
+                "deal_end, match_end and goodbye are news (an answer to one is read as the next act's)",
+            ),
+        }
+        for what, (message, hint) in news.items():
+            proc.send(encode_line(message))
+            try:
+                stray = proc.read_line(time.monotonic() + min(0.5, limits.decision_s), owed=False)
+            except Exception:  # noqa: BLE001 - no line: as it should be (an ended process shows below)
+                report.add(f"{what}: ignored: ok")
+            else:
+                report.add(f"{what}: it answered {stray[:80]!r}; answer act messages only: {hint}", problem=True)
         message = {
             "type": "act",
             "deal": 0,
