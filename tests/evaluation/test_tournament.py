@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 
 from whist_env.errors import OptionError
-from whist_env.evaluation.referee import FAULT_KINDS
-from whist_env.evaluation.tournament import TournamentReport, load_tournament, match_key, run_tournament
+from whist_env.evaluation.referee import FAULT_KINDS, BotLedger
+from whist_env.evaluation.tournament import TournamentReport, load_tournament, match_key, rate, run_tournament
 from whist_env.record import GameRecord
 
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -641,3 +641,53 @@ def test_matches_that_stop_when_decided_end_a_lopsided_pairing_early(tmp_path: P
     assert match_key(stopping, a, b)["stop"]["look_every"] == 40 and "stop" not in match_key(fixed, a, b)
     again = run(file, tmp_path / "out")  # the same rule: every match from the cache
     assert again.played == 0 and len(match(again, "heuristic", "random")["diffs"]) == len(lopsided["diffs"])
+
+
+@pytest.mark.parametrize("deals", [5, 10])
+def test_two_equal_entrants_get_a_verdict_about_one_time_in_twenty(deals: int, tmp_path: Path) -> None:
+    """Found by simulating a course's short matches: the gates' verdicts came from the 2.5 and 97.5 percentiles of the
+    bootstrap, which are too narrow for a mean of few deals, so a bot as strong as a gate passed or failed it in 9-16%
+    of tournaments at 5 and 10 deals a match (the tutorial plays 10). With Student's t on the bootstrap's standard
+    error (``interval_scale``) it is about the 5% a 95% interval allows, in a round robin of a bot and two gates."""
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random", "heuristic": "heuristic"},
+                            deals=deals, bootstrap=200)  # fmt: skip
+    t = load_tournament(file)
+    rng = np.random.default_rng(deals)
+    names = [e.name for e in t.entrants]
+    ledgers = {name: BotLedger(name).as_dict() for name in names}
+    decided = 0
+    trials = 300
+    for trial in range(trials):
+        results = [
+            {"a": a.name, "b": b.name, "ledgers": {a.name: ledgers[a.name], b.name: ledgers[b.name]},
+             "diffs": list(rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], deals, p=[0.15, 0.2, 0.3, 0.2, 0.15])),
+             "records": {"file": None, "bytes": 0}}
+            for a, b in t.pairs()
+        ]  # fmt: skip
+        report = rate(replace(t, seed=trial), results, 0.0, len(results))
+        decided += sum(v.verdict != "undecided" for v in report.standing("good").gates)
+    share = decided / (2 * trials)
+    assert share < 0.075, share  # the percentiles: 0.102 at 10 deals, 0.158 at 5
+
+
+def test_the_outputs_are_strict_json_and_one_deal_decides_nothing(tmp_path: Path) -> None:
+    """Found by reading leaderboard.json with JavaScript's JSON.parse: a bot that never started has no start time,
+    which Python's json wrote as NaN, and JSON.parse refuses the whole file. Such numbers are now null. Matches of
+    one deal give no interval (they gave one of zero width, so a single deal passed or failed a gate): every verdict
+    is undecided, and the leaderboard says there is no interval."""
+    file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random"}, deals=1)
+    (tmp_path / "bots" / "broken").mkdir()  # no bot.toml: refused, it never starts
+    with pytest.warns(UserWarning, match="broken"):
+        report = run(file, tmp_path / "out")
+    assert np.isnan(report.standing("broken").start_s)
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"not JSON: {constant}")
+
+    board = json.loads((tmp_path / "out" / "leaderboard.json").read_text(), parse_constant=refuse)
+    assert {s["name"]: s["start_s"] for s in board["standings"]}["broken"] is None
+    for bot in ("good", "broken"):
+        grade = json.loads((tmp_path / "out" / "autograder" / f"{bot}.json").read_text(), parse_constant=refuse)
+        assert [t["output"].split(":")[0] for t in grade["tests"]] == ["forfeit" if bot == "broken" else "undecided"]
+    assert report.verdict("good", "random").verdict == "undecided"
+    assert "[none: one deal a match]" in (tmp_path / "out" / "leaderboard.md").read_text()

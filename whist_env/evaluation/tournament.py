@@ -25,12 +25,14 @@ so a tournament stopped half-way resumes from its finished matches and ends with
 gives.
 
 **Ratings and gates.** The ratings are the ladder's (:func:`~whist_env.evaluation.ladder.fit_with_draws`: least
-squares of every match's mean per-deal difference, in the game's unit per deal, the ``random`` gate at 0, 95%
-intervals from a bootstrap over the deals). A bot *passes* a gate when the 95% interval of its rating minus the
-gate's lies above 0, *fails* it when the interval lies below 0, and is *undecided* otherwise; a bot that forfeited
-its match against the gate gets the verdict *forfeit* (the referee's stand-in played for it). Its score is the sum
-over the gates of their ``points``: all of them for a pass, ``undecided_score`` (0.5) of them for an undecided
-verdict, none for a fail or a forfeit. A forfeited match still counts in the ratings, with the stand-in's results.
+squares of every match's mean per-deal difference, in the game's unit per deal, the ``random`` gate at 0), with 95%
+intervals of Student's t on the bootstrap's standard error (:func:`interval_scale`; a bootstrap over the deals, the
+fit redone on each resample): for one match, the arena's paired interval. A bot *passes* a gate when the 95%
+interval of its rating minus the gate's lies above 0, *fails* it when the interval lies below 0, and is *undecided*
+otherwise; a bot that forfeited its match against the gate gets the verdict *forfeit* (the referee's stand-in played
+for it). Its score is the sum over the gates of their ``points``: all of them for a pass, ``undecided_score`` (0.5)
+of them for an undecided verdict, none for a fail or a forfeit. A forfeited match still counts in the ratings, with
+the stand-in's results.
 
 **Matches that stop when decided** (``stop_when_decided = true`` in the file, or ``whist-arena run
 --stop-when-decided``): ``deals`` becomes each match's cap; a match plays chunks of ``look_every`` deals (every
@@ -98,6 +100,7 @@ from whist_env.evaluation.referee import (
     seat_seed,
 )
 from whist_env.evaluation.sequential import ALPHA, LOOK_EVERY, StopRule, deal_bound, pair_alpha
+from whist_env.evaluation.stats import t_quantile_975
 from whist_env.evaluation.workers import one_blas_thread, sigint_ignored
 from whist_env.registry import ensure_spec, get_spec
 from whist_env.spec import GameSpec
@@ -1094,8 +1097,9 @@ class TournamentReport:
             "anchor": self.anchor,
             "method": (
                 "round robin of duplicate matches on the same deals; ratings: least squares of every match's mean "
-                f"per-deal difference, {self.anchor} = 0; 95% percentile intervals from {self.bootstrap} bootstrap "
-                "resamples of the deals; a gate is passed when the interval of the rating difference lies above 0, "
+                f"per-deal difference, {self.anchor} = 0; 95% intervals: the rating ± Student's t (deals per match - 1 "
+                f"degrees of freedom) times its standard error from {self.bootstrap} bootstrap resamples of the deals; "
+                "a gate is passed when the interval of the rating difference lies above 0, "
                 f"failed below 0, undecided otherwise ({self.undecided_score:g} of its points), forfeit (no points) "
                 "where the bot forfeited its match against the gate"
             ),
@@ -1114,7 +1118,8 @@ class TournamentReport:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items()) or "defaults"
         lines = [
             f"**{self.game}** ({opts}): {self.deals} duplicate deals per match, seed {self.seed}; unit: {self.unit}. "
-            f"Rating: mean gain per deal over {self.anchor} (= 0), 95% bootstrap interval. Gates: ✓ passed "
+            f"Rating: mean gain per deal over {self.anchor} (= 0), 95% interval (Student's t on the bootstrap's "
+            "standard error). Gates: ✓ passed "
             f"(interval above the gate), ✗ failed (below), ? undecided ({self.undecided_score:g} of the points), "
             "F forfeited (the match against the gate).",
             "",
@@ -1124,7 +1129,7 @@ class TournamentReport:
             "|---" * (8 + len(gates)) + "|",
         ]
         for rank, s in enumerate(self.standings, 1):
-            interval = "anchor" if s.name == self.anchor else f"[{s.low:+.3f}, {s.high:+.3f}]"
+            interval = "anchor" if s.name == self.anchor else _bounds(s.low, s.high)
             marks = {v.gate: MARKS[v.verdict] for v in s.gates}
             cells = [marks.get(g, "—") for g in gates]
             faults = ", ".join(f"{k} {v}" for k, v in sorted(s.faults.items())) or "0"
@@ -1180,7 +1185,7 @@ class TournamentReport:
             score = f"{s.score:g}/{s.max_score:g}" if s.kind == BOT_KIND else "gate"
             rows.append(
                 f'<tr class="{s.kind}"><td>{rank}</td><td>{esc(s.name)}</td><td>{s.rating:+.3f} '
-                f"[{s.low:+.3f}, {s.high:+.3f}]</td>{cells}<td>{score}</td><td>{esc(faults)}</td>"
+                f"{_bounds(s.low, s.high)}</td>{cells}<td>{score}</td><td>{esc(faults)}</td>"
                 f"<td>{s.forfeits}/{s.matches}</td><td>{s.ms_per_decision:.2f}</td><td>{s.cpu_s:.1f}</td></tr>"
             )
         links = "".join(
@@ -1209,7 +1214,7 @@ seed {self.seed}.</p>
         """Write every output into ``folder`` (the plot only where matplotlib is installed)."""
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "leaderboard.md").write_text(self.to_markdown() + "\n", encoding="utf-8")
-        (folder / "leaderboard.json").write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        (folder / "leaderboard.json").write_text(strict_json(self.to_dict()) + "\n", encoding="utf-8")
         (folder / "leaderboard.csv").write_text(self.to_csv(), encoding="utf-8")
         plot = None
         try:
@@ -1224,16 +1229,36 @@ seed {self.seed}.</p>
         graded.mkdir(exist_ok=True)
         for s in self.standings:
             if s.kind == BOT_KIND:
-                (graded / f"{_safe(s.name)}.json").write_text(
-                    json.dumps(autograder(s, self), indent=1), encoding="utf-8"
-                )
+                (graded / f"{_safe(s.name)}.json").write_text(strict_json(autograder(s, self)), encoding="utf-8")
 
 
 MARKS = {"pass": "✓", "fail": "✗", "undecided": "?", "forfeit": "F"}
 
 
+def strict_json(data: Any) -> str:
+    """``data`` as JSON that every parser reads: a number that is not finite (the start time of a bot that never
+    started, the interval of one-deal matches) as ``null``, where Python's ``json`` writes ``NaN`` or ``Infinity``,
+    which JavaScript's ``JSON.parse`` and strict parsers refuse."""
+
+    def finite(value: Any) -> Any:
+        if isinstance(value, float):
+            return value if math.isfinite(value) else None
+        if isinstance(value, dict):
+            return {k: finite(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [finite(v) for v in value]
+        return value
+
+    return json.dumps(finite(data), indent=1, allow_nan=False)
+
+
+def _bounds(low: float, high: float) -> str:
+    """``[low, high]``, or that there is none (matches of one deal)."""
+    return f"[{low:+.3f}, {high:+.3f}]" if math.isfinite(low) and math.isfinite(high) else "[none: one deal a match]"
+
+
 def _interval(v: GateVerdict) -> str:
-    return f"{v.diff:+.3f} [{v.low:+.3f}, {v.high:+.3f}]"
+    return f"{v.diff:+.3f} {_bounds(v.low, v.high)}"
 
 
 def autograder(s: Standing, report: TournamentReport) -> dict[str, Any]:
@@ -1245,7 +1270,7 @@ def autograder(s: Standing, report: TournamentReport) -> dict[str, Any]:
             "score": v.score,
             "max_score": v.points,
             "status": "passed" if v.verdict == "pass" else "failed",
-            "output": f"{v.verdict}: rating difference {v.diff:+.3f}, 95% interval [{v.low:+.3f}, {v.high:+.3f}] "
+            "output": f"{v.verdict}: rating difference {v.diff:+.3f}, 95% interval {_bounds(v.low, v.high)} "
             f"({report.unit} per deal, {report.deals} duplicate deals per match)",
         }
         for v in s.gates
@@ -1255,11 +1280,26 @@ def autograder(s: Standing, report: TournamentReport) -> dict[str, Any]:
     return {
         "score": s.score,
         "max_score": s.max_score,
-        "output": f"{s.name}: rating {s.rating:+.3f} [{s.low:+.3f}, {s.high:+.3f}] over {report.anchor}; faults: "
+        "output": f"{s.name}: rating {s.rating:+.3f} {_bounds(s.low, s.high)} over {report.anchor}; faults: "
         f"{faults}; forfeited {s.forfeits} of {s.matches} matches{why}",
         "tests": tests,
         "leaderboard": [{"name": "rating", "value": round(s.rating, 4)}],
     }
+
+
+def interval_scale(deals: int) -> float:
+    """How many bootstrap standard errors a 95% interval spans either side of a rating (or of a difference of two)
+    when the matches have ``deals`` deals (the shortest match's, where they differ): Student's ``t(0.975, n - 1)``
+    times ``sqrt(n / (n - 1))``, the factor by which the bootstrap's spread of a mean of ``n`` deals falls short of
+    its standard error. For one match this is the paired Student-t interval of the arena; NaN below two deals (no
+    interval: every verdict undecided).
+
+    A course's matches are short (the tutorial plays 10 deals), and there the bootstrap's 2.5 and 97.5 percentiles
+    are too narrow: two equal agents got a verdict 7-16% of the time at 5-10 deals a match, where a 95% interval
+    allows 5% (simulated in ``tests/evaluation/test_tournament.py``)."""
+    if deals < 2:
+        return math.nan
+    return t_quantile_975(deals - 1) * math.sqrt(deals / (deals - 1))
 
 
 def rate(t: Tournament, results: Sequence[dict[str, Any]], wall_s: float, played: int) -> TournamentReport:
@@ -1273,7 +1313,9 @@ def rate(t: Tournament, results: Sequence[dict[str, Any]], wall_s: float, played
                                     t.bootstrap, t.seed)  # fmt: skip
     if draws is None:
         draws = np.repeat(ratings[None, :], 2, axis=0)
-    low, high = np.percentile(draws, [2.5, 97.5], axis=0)
+    scale = interval_scale(min(len(r["diffs"]) for r in results))
+    spread = scale * draws.std(axis=0, ddof=1)
+    low, high = ratings - spread, ratings + spread
     standings = []
     for name in names:
         entrant, j = t.entrant(name), index[name]
@@ -1283,14 +1325,14 @@ def rate(t: Tournament, results: Sequence[dict[str, Any]], wall_s: float, played
             forfeited = {next(n for n in r["ledgers"] if n != name) for r in results
                          if name in r["ledgers"] and r["ledgers"][name]["forfeit"]}  # fmt: skip
             for gate in gates:
-                d = draws[:, j] - draws[:, index[gate.name]]
-                lo, hi = (float(x) for x in np.percentile(d, [2.5, 97.5]))
+                diff = float(ratings[j] - ratings[index[gate.name]])
+                half = scale * float((draws[:, j] - draws[:, index[gate.name]]).std(ddof=1))
+                lo, hi = diff - half, diff + half
                 verdict = "pass" if lo > 0 else "fail" if hi < 0 else "undecided"
                 if gate.name in forfeited:  # the stand-in played that match, not the bot: no credit for it
                     verdict = "forfeit"
                 share = {"pass": 1.0, "fail": 0.0, "undecided": t.undecided_score, "forfeit": 0.0}[verdict]
-                verdicts.append(GateVerdict(gate.name, verdict, float(ratings[j] - ratings[index[gate.name]]), lo, hi,
-                                            share * gate.points, gate.points))  # fmt: skip
+                verdicts.append(GateVerdict(gate.name, verdict, diff, lo, hi, share * gate.points, gate.points))
         faults: dict[str, int] = {}
         for ledger in ledgers:
             for fault in ledger.faults:
