@@ -89,3 +89,37 @@ def test_the_ladder_reports_the_mass_and_no_cycle_for_a_transitive_set() -> None
     assert report.cycles is not None and report.cycles.cycles == ()
     assert report.cycles.mass[report.cycles.names.index("heuristic")] > 0.9
     assert "α-Rank" in report.to_markdown() and report.to_dict()["cycles"]["alpha"] == report.cycles.alpha
+
+
+# Found by a mutation audit (small bugs planted one at a time; these are the ones no test caught).
+PAIRS3 = [(0, 1), (0, 2), (1, 2)]
+
+
+def test_an_interval_that_touches_zero_is_no_edge_of_a_cycle() -> None:
+    means = np.array([-1.0, 1.0, -1.0])  # rock-paper-scissors
+    lows, highs = means - 0.3, means + 0.3
+    assert analyse(["r", "p", "s"], PAIRS3, means, lows, highs).cycles != ()
+    lows[1] = 0.0
+    assert analyse(["r", "p", "s"], PAIRS3, means, lows, highs).cycles == ()
+
+
+def test_the_masses_do_not_depend_on_the_games_unit() -> None:
+    """The table is scaled by its largest mean before α-Rank: the same agents in a unit ten times larger get the same
+    masses."""
+    means = np.array([0.4, 0.8, 0.4])
+    one = analyse(list("abc"), PAIRS3, means, means - 0.1, means + 0.1)
+    ten = analyse(list("abc"), PAIRS3, 10 * means, 10 * means - 1, 10 * means + 1)
+    assert one.scale == 0.8 and ten.scale == 8.0
+    np.testing.assert_allclose(one.mass, ten.mass)
+
+
+def test_the_mass_intervals_are_the_bootstraps_95_percent_ones() -> None:
+    means = np.array([0.4, 0.8, 0.4])
+    draws = means + np.random.default_rng(0).normal(0, 0.3, (400, 3))
+    report = analyse(list("abc"), PAIRS3, means, means - 1, means + 1, draws)
+    tables = np.zeros((400, 3, 3))
+    rows, cols = np.array([0, 0, 1]), np.array([1, 2, 2])
+    tables[:, rows, cols], tables[:, cols, rows] = draws, -draws
+    masses = alpha_rank(tables, scale=0.8)
+    np.testing.assert_allclose(report.low, np.percentile(masses, 2.5, axis=0))
+    np.testing.assert_allclose(report.high, np.percentile(masses, 97.5, axis=0))

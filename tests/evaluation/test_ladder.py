@@ -194,3 +194,33 @@ def test_the_plot_draws_an_interval_that_misses_its_rating_as_it_is(tmp_path: Pa
                Rating("c", -1.0, float("nan"), float("nan"))]  # fmt: skip
     image = imread(plot_ratings(ratings, tmp_path / "r.png", "t", "x"))
     assert image.shape[0] > 100 and image.std() > 0
+
+
+# Found by a mutation audit (small bugs planted one at a time; these are the ones no test caught).
+def test_two_agents_are_fitted_exactly_so_their_residual_is_zero() -> None:
+    report = ladder("german_whist_v0", ["random", "heuristic"], 10, bootstrap=0, engine="aec")
+    assert report.matches[0].residual == pytest.approx(0.0, abs=1e-12)
+
+
+def test_bonferroni_divides_alpha_by_the_pairs_not_the_agents() -> None:
+    report = ladder("german_whist_v0", ["random", "heuristic"], 20, bootstrap=0, engine="aec",
+                    stop_when_decided=True, look_every=10, bonferroni=True, alpha=0.05)  # fmt: skip
+    assert report.stop is not None and report.stop["alpha"] == pytest.approx(0.05)  # one pair
+
+
+def test_look_every_is_in_the_cache_key(tmp_path: Path) -> None:
+    """A stopping match looked at every 25 deals is another match than one looked at every 50: it is played again."""
+    options = {"bootstrap": 0, "engine": "aec", "stop_when_decided": True, "cache_dir": tmp_path}
+    ladder("german_whist_v0", ["random", "heuristic"], 100, look_every=25, **options)
+    again = ladder("german_whist_v0", ["random", "heuristic"], 100, look_every=50, **options)
+    assert not any(m.cached for m in again.matches)
+
+
+def test_a_cached_match_cut_short_is_played_again(tmp_path: Path) -> None:
+    ladder("german_whist_v0", ["random", "heuristic"], 20, bootstrap=0, engine="aec", cache_dir=tmp_path)
+    [entry] = (tmp_path / "german_whist_v0").glob("*.json")
+    data = json.loads(entry.read_text())
+    data["diffs"] = data["diffs"][:5]
+    entry.write_text(json.dumps(data))
+    again = ladder("german_whist_v0", ["random", "heuristic"], 20, bootstrap=0, engine="aec", cache_dir=tmp_path)
+    assert not again.matches[0].cached and len(again.matches[0].diffs) == 20

@@ -25,6 +25,7 @@ from whist_env.evaluation.referee import (
     children,
     is_subreaper,
     platform_limits,
+    stand_in,
     subreaper,
 )
 from whist_env.record import GameRecord
@@ -355,3 +356,54 @@ def test_a_bot_that_closes_its_standard_output_is_told_whether_it_ran_on(then: s
     assert fault.kind == "crash" and says in fault.message, fault.message
     assert "closing my standard output" in fault.message, fault.message
     assert ledgers["closes"].forfeit is not None and not children() - before
+
+
+# Found by a mutation audit (small bugs planted one at a time; these are the ones no test caught).
+def test_faults_forfeit_at_max_faults_leftovers_aside_and_the_first_reason_stays() -> None:
+    """Leftover processes count but forfeit nothing; the third fault that is not one forfeits; the forfeit's reason
+    is the first one's, and counts the faults that forfeit (it counted the leftovers too: "5 faults" at a limit of
+    3); a spent budget forfeits at once."""
+    limits = Limits(max_faults=3)
+    ledger = BotLedger("b")
+    for kind in ("leftover", "leftover", "timeout", "illegal"):
+        ledger.fault(kind, 0, 0, "x", limits)
+    assert ledger.forfeit is None
+    ledger.fault("timeout", 0, 3, "x", limits)
+    assert ledger.forfeit == "3 faults (last: timeout)"
+    ledger.fault("crash", 1, 0, "boom", limits)
+    assert ledger.forfeit == "3 faults (last: timeout)" and len(ledger.faults) == 6
+    spent = BotLedger("c")
+    spent.fault("budget", 0, 0, "spent", limits)
+    assert spent.forfeit == "budget: spent"
+
+
+def test_the_stand_in_plays_the_lowest_legal_action() -> None:
+    class View:
+        legal = 0b10110
+
+    assert stand_in(View()) == 1  # type: ignore[arg-type]
+
+
+SLOW_EVERY_TIME = """
+import time
+from whist_env.evaluation.bot import run_bot
+
+def act(view, rng):
+    time.sleep(0.15)
+    return view.legal_actions()[0]
+
+run_bot(act)
+"""
+
+
+def test_a_bot_that_spends_the_match_budget_forfeits(tmp_path: Path) -> None:
+    """0.15 s a decision, each within the second it may take, spends a budget of 0.5 s in four decisions."""
+    bot = tmp_path / "slow.py"
+    bot.write_text(SLOW_EVERY_TIME)
+    spec = get_spec("german_whist_v0")
+    referee = Referee(spec, dict(spec.single_deal), Limits(decision_s=1.0, match_s=0.5), seed=1)
+    slow = BotCommand("slow", (sys.executable, bot.name), str(bot))
+    ledgers = {"slow": BotLedger("slow"), "random": BotLedger("random")}
+    referee.play_half(Seating((slow, library_bot("random")), (1, 2)), range(1), ledgers)
+    assert [f.kind for f in ledgers["slow"].faults] == ["budget"], ledgers["slow"].faults
+    assert ledgers["slow"].forfeit is not None and ledgers["slow"].forfeit.startswith("budget")

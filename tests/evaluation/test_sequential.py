@@ -256,3 +256,42 @@ def test_the_cap_simulation_of_bench_stopping() -> None:
     assert np.isinf(deals_to_decide("german_whist_v0", 500, 0.0, 0.08, **kwargs)).mean() >= 0.95
     close = deals_to_decide("classic_whist_v0", 1000, 0.211, 0.096, **kwargs)
     assert np.median(close) > 1000 and np.isfinite(close).mean() > 0.5
+
+
+# Found by a mutation audit (small bugs planted one at a time; these are the ones no test caught).
+def test_the_sequence_is_the_docstrings_recursion_deal_by_deal() -> None:
+    """The vectorised sequence against the module docstring's definition, one deal at a time (a running mean over
+    ``t`` instead of ``t + 1`` kept the coverage tests green)."""
+    d = np.random.default_rng(0).choice([-1.0, 0.0, 1.0], 300, p=[0.2, 0.3, 0.5])
+    bound, alpha = 1.0, 0.05
+    x, log_term = (d + bound) / (2 * bound), np.log(2 / alpha)
+    mhat, s2, squares, weight, weighted, spent, low, high = 0.5, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0
+    for t, xt in enumerate(x, 1):
+        lam = min(np.sqrt(2 * log_term / (s2 * t * np.log(t + 1))), 0.5)
+        spent += (xt - mhat) ** 2 * (-np.log1p(-lam) - lam)
+        weight, weighted = weight + lam, weighted + lam * xt
+        low = max(low, (weighted - log_term - spent) / weight)
+        high = min(high, (weighted + log_term + spent) / weight)
+        mhat = (0.5 + x[:t].sum()) / (t + 1)
+        squares += (xt - mhat) ** 2
+        s2 = (0.25 + squares) / (t + 1)
+    lows, highs = confidence_sequence(d, bound, alpha)
+    assert 0 < low < high < 1
+    assert lows[-1] == pytest.approx(low * 2 * bound - bound, abs=1e-9)
+    assert highs[-1] == pytest.approx(high * 2 * bound - bound, abs=1e-9)
+
+
+def test_an_interval_that_touches_zero_decides_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(StopRule, "interval", lambda self, diffs: (0.0, 0.4))
+    assert not StopRule(1.0).decided([0.1])
+    monkeypatch.setattr(StopRule, "interval", lambda self, diffs: (-0.4, 0.0))
+    assert not StopRule(1.0).decided([-0.1])
+
+
+def test_a_game_whose_deal_range_is_empty_has_no_bound() -> None:
+    class Flat:
+        def deal_return_range(self) -> tuple[float, float]:
+            return 1.0, 1.0
+
+    with pytest.raises(OptionError, match="low < high"):
+        deal_bound(Flat())

@@ -40,3 +40,17 @@ def test_paired_differences_remove_shared_luck() -> None:
     assert mean_ci(list(a)).half_width > 0.8  # unpaired, the luck swamps it
     with pytest.raises(ValueError):
         paired_ci([1.0], [1.0, 2.0])
+
+
+def test_an_interval_of_no_width_holds_its_mean() -> None:
+    """Found by a mutation audit: an agent against itself, deterministic, differs by 0 on every deal; the interval
+    [0, 0] holds 0, so it does not say the two differ."""
+    ci = mean_ci([0.0] * 10)
+    assert ci.contains(0.0) and not ci.excludes_zero()
+
+
+@pytest.mark.parametrize(("df", "quantile"), [(31, 2.0395), (40, 2.0211), (50, 2.0086)])
+def test_the_t_quantile_just_past_the_table(df: int, quantile: float) -> None:
+    """Found by a mutation audit: the series' second-order term could go (0.003 low at df = 31) with no test failing:
+    they checked the table and df of 60 and more."""
+    assert t_quantile_975(df) == pytest.approx(quantile, abs=2e-4)

@@ -24,9 +24,21 @@ import numpy as np
 import pytest
 
 from whist_env.errors import OptionError
-from whist_env.evaluation.referee import FAULT_KINDS, BotLedger
-from whist_env.evaluation.tournament import TournamentReport, load_tournament, match_key, rate, run_tournament
+from whist_env.evaluation import tournament as tournament_module
+from whist_env.evaluation.referee import FAULT_KINDS, BotCommand, BotLedger, HalfResult, Limits, Referee, Seating
+from whist_env.evaluation.sequential import StopRule
+from whist_env.evaluation.tournament import (
+    Entrant,
+    MatchTask,
+    Tournament,
+    TournamentReport,
+    load_tournament,
+    match_key,
+    rate,
+    run_tournament,
+)
 from whist_env.record import GameRecord
+from whist_env.registry import get_spec
 
 BOTS = Path(__file__).resolve().parent / "bots"
 STARTERS = Path(__file__).resolve().parents[2] / "whist_env" / "evaluation" / "starters"
@@ -691,3 +703,69 @@ def test_the_outputs_are_strict_json_and_one_deal_decides_nothing(tmp_path: Path
         assert [t["output"].split(":")[0] for t in grade["tests"]] == ["forfeit" if bot == "broken" else "undecided"]
     assert report.verdict("good", "random").verdict == "undecided"
     assert "[none: one deal a match]" in (tmp_path / "out" / "leaderboard.md").read_text()
+
+
+# Found by a mutation audit (small bugs planted one at a time; these are the ones no test caught): the grading's
+# weights, the anchor, Bonferroni, the cache key and the chunks of a stopping match were only ever tried at their
+# defaults.
+def gate(name: str, agent: str, points: float = 1.0) -> Entrant:
+    return Entrant(name, "gate", BotCommand(name, ("python", name)), agent=agent, points=points)
+
+
+def bot(name: str) -> Entrant:
+    return Entrant(name, "bot", BotCommand(name, ("python", f"{name}.py")))
+
+
+def tournament(entrants: tuple[Entrant, ...], **given: Any) -> Tournament:
+    spec = get_spec("german_whist_v0")
+    return Tournament(spec, dict(spec.single_deal), entrants, **given)
+
+
+def result(a: str, b: str, diffs: list[float]) -> dict[str, Any]:
+    return {"a": a, "b": b, "diffs": diffs, "ledgers": {n: BotLedger(n).as_dict() for n in (a, b)},
+            "records": {"file": None, "bytes": 0}}  # fmt: skip
+
+
+def test_a_gates_points_and_the_undecided_share_make_the_score() -> None:
+    t = tournament((gate("random", "random", points=2.0), bot("b")), undecided_score=0.25)
+    standing = rate(t, [result("b", "random", [1.0, -1.0] * 50)], 0.0, 1).standing("b")
+    assert standing.gates[0].verdict == "undecided" and standing.score == 0.5 and standing.max_score == 2.0
+
+
+def test_the_random_gate_is_the_anchor_wherever_it_is_listed() -> None:
+    t = tournament((gate("heur", "heuristic"), gate("rnd", "random"), bot("b")))
+    results = [result("b", "heur", [0.5] * 4), result("b", "rnd", [1.0] * 4), result("heur", "rnd", [0.5] * 4)]
+    report = rate(t, results, 0.0, 3)
+    assert report.anchor == "rnd" and report.standing("rnd").rating == 0.0
+
+
+def test_the_cache_key_holds_the_seed_and_the_limits() -> None:
+    t = tournament((gate("random", "random"), bot("b")))
+    a, b = t.pairs()[0]
+    key = match_key(t, a, b)
+    assert key != match_key(replace(t, seed=1), a, b)
+    assert key != match_key(replace(t, limits=Limits(decision_s=2.0)), a, b)
+
+
+def test_bonferroni_divides_alpha_by_the_pairs() -> None:
+    t = tournament((bot("a"), bot("b"), bot("c")), stop_when_decided=True, bonferroni=True, alpha=0.06)
+    rule = t.stop_rule()
+    assert rule is not None and rule.alpha == pytest.approx(0.02)  # three pairs
+
+
+def test_a_stopping_match_ends_at_its_cap_and_each_chunk_gets_its_own_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """25 deals in chunks of 10, never decided (every deal even): 10, 10, then 5 deals, each chunk's two seatings
+    with processes seeded anew."""
+    seeds = []
+
+    def play_half(self: Referee, seating: Seating, deals: range, ledgers: Any, half: int = 0) -> HalfResult:
+        seeds.append(seating.seeds)
+        return HalfResult([(0.0, 0.0)] * len(deals), [], 0.0)
+
+    monkeypatch.setattr(Referee, "play_half", play_half)
+    spec = get_spec("german_whist_v0")
+    task = MatchTask(spec, dict(spec.single_deal), BotCommand("a", ("x",)), BotCommand("b", ("y",)), 25, 0,
+                     "alternate", Limits(), (), None, None, None, StopRule(2.0, look_every=10))  # fmt: skip
+    played = tournament_module._play_match(task)
+    assert len(played["diffs"]) == 25
+    assert len(seeds) == 6 == len(set(seeds))

@@ -214,7 +214,7 @@ class BotLedger:
         self.faults.append(Fault(kind, half, deal, message))
         played = [f for f in self.faults if f.kind != "leftover"]
         if kind != "leftover" and self.forfeit is None and (kind in ENDING or len(played) >= limits.max_faults):
-            self.forfeit = f"{kind}: {message}" if kind in ENDING else f"{len(self.faults)} faults (last: {kind})"
+            self.forfeit = f"{kind}: {message}" if kind in ENDING else f"{len(played)} faults (last: {kind})"
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
