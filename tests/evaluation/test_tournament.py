@@ -658,9 +658,10 @@ def test_matches_that_stop_when_decided_end_a_lopsided_pairing_early(tmp_path: P
 @pytest.mark.parametrize("deals", [5, 10])
 def test_two_equal_entrants_get_a_verdict_about_one_time_in_twenty(deals: int, tmp_path: Path) -> None:
     """Found by simulating a course's short matches: the gates' verdicts came from the 2.5 and 97.5 percentiles of the
-    bootstrap, which are too narrow for a mean of few deals, so a bot as strong as a gate passed or failed it in 9-16%
-    of tournaments at 5 and 10 deals a match (the tutorial plays 10). With Student's t on the bootstrap's standard
-    error (``interval_scale``) it is about the 5% a 95% interval allows, in a round robin of a bot and two gates."""
+    bootstrap, which are too narrow for a mean of few deals, so a bot as strong as a gate passed or failed it in 16%
+    and 10% of tournaments at 5 and 10 deals a match (the tutorial plays 10). With Student's t on the bootstrap's
+    standard error (``interval_scale``) it is about the 5% a 95% interval allows, in a round robin of a bot and two
+    gates."""
     file = write_tournament(tmp_path, {"good": str(BOTS / "good.py")}, {"random": "random", "heuristic": "heuristic"},
                             deals=deals, bootstrap=200)  # fmt: skip
     t = load_tournament(file)

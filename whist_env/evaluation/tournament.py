@@ -1295,8 +1295,8 @@ def interval_scale(deals: int) -> float:
     interval: every verdict undecided).
 
     A course's matches are short (the tutorial plays 10 deals), and there the bootstrap's 2.5 and 97.5 percentiles
-    are too narrow: two equal agents got a verdict 7-16% of the time at 5-10 deals a match, where a 95% interval
-    allows 5% (simulated in ``tests/evaluation/test_tournament.py``)."""
+    are too narrow: two equal agents got a verdict 16% of the time at 5 deals a match and 10% at 10, where a 95%
+    interval allows 5% (simulated in ``tests/evaluation/test_tournament.py``)."""
     if deals < 2:
         return math.nan
     return t_quantile_975(deals - 1) * math.sqrt(deals / (deals - 1))
