@@ -39,6 +39,23 @@ def library_bot(spec: str) -> BotCommand:
     return BotCommand(spec, (*HELPER, spec))
 
 
+def play_script(
+    folder: Path, name: str, text: str, args: tuple[str, ...] = (), deals: int = 1, **referee: Any
+) -> BotLedger:
+    """The ledger of the bot script ``text`` (saved in ``folder`` as ``<name>.py``, run with ``args``) after
+    ``deals`` deals of German Whist at seat 0 against the random agent as a bot; ``referee``: the Referee's keywords
+    (``limits``, ``seed``, ...)."""
+    bot = folder / f"{name}.py"
+    bot.write_text(text)
+    spec = get_spec("german_whist_v0")
+    command = BotCommand(name, (sys.executable, bot.name, *args), str(bot))
+    ledgers = {name: BotLedger(name), "random": BotLedger("random")}
+    Referee(spec, dict(spec.single_deal), **referee).play_half(
+        Seating((command, library_bot("random")), (1, 2)), range(deals), ledgers
+    )
+    return ledgers[name]
+
+
 def play(game_id: str, specs: tuple[str, str], deals: int, seeds: tuple[int, ...] = (11, 12, 13, 14)) -> list[Any]:
     """One half: ``specs[0]`` at seat 0, ``specs[1]`` at every other seat (one process each): the game records."""
     spec = get_spec(game_id)
@@ -272,17 +289,12 @@ def test_a_bot_that_writes_a_report_and_ends_instead_of_the_hello_is_shown_whole
     """Found by trying a Java bot: a JVM that cannot start writes its report on standard output ("#", then "# There
     is insufficient memory for the Java Runtime Environment to continue.") and exits; the fault said only "its answer
     to the hello is not JSON: b'#'". It now says what followed, how the process ended and the end of its stderr."""
-    bot = tmp_path / "report.py"
-    bot.write_text(
+    text = (
         "import sys\nprint('#')\nprint('# There is insufficient memory for the runtime to continue.')\n"
         "print('could not commit memory', file=sys.stderr)\nsys.exit(1)\n"
     )
-    spec = get_spec("german_whist_v0")
-    referee = Referee(spec, dict(spec.single_deal), Limits(), seed=1, workroot=tmp_path)
-    ledgers = {"report": BotLedger("report"), "random": BotLedger("random")}
-    report = BotCommand("report", (sys.executable, bot.name), str(bot))
-    referee.play_half(Seating((report, library_bot("random")), (1, 2)), range(1), ledgers)
-    [fault] = ledgers["report"].faults
+    ledger = play_script(tmp_path, "report", text, limits=Limits(), seed=1, workroot=tmp_path)
+    [fault] = ledger.faults
     assert fault.kind == "start" and "insufficient memory for the runtime" in fault.message, fault.message
     assert "exit status 1" in fault.message and "could not commit memory" in fault.message, fault.message
 
@@ -308,15 +320,9 @@ def test_a_slow_decision_costs_a_timeout_per_limit_it_runs_over(think: float, ti
     """With 0.5 s per decision, a bot slow once gets one timeout for 0.8 s (its late answer is dropped, and it
     answers the next request in time) and two for 1.3 s (the next request's time runs out while it still thinks);
     it plays on either way."""
-    bot = tmp_path / "slow.py"
-    bot.write_text(SLOW_ONCE)
-    spec = get_spec("german_whist_v0")
-    referee = Referee(spec, dict(spec.single_deal), Limits(decision_s=0.5), seed=2)
-    slow = BotCommand("slow", (sys.executable, bot.name, str(think)), str(bot))
-    ledgers = {"slow": BotLedger("slow"), "random": BotLedger("random")}
-    referee.play_half(Seating((slow, library_bot("random")), (1, 2)), range(2), ledgers)
-    assert [f.kind for f in ledgers["slow"].faults] == ["timeout"] * timeouts and ledgers["slow"].forfeit is None
-    assert ledgers["slow"].decisions == 52
+    slow = play_script(tmp_path, "slow", SLOW_ONCE, (str(think),), deals=2, limits=Limits(decision_s=0.5), seed=2)
+    assert [f.kind for f in slow.faults] == ["timeout"] * timeouts and slow.forfeit is None
+    assert slow.decisions == 52
 
 
 CLOSES_STDOUT = """
@@ -344,18 +350,12 @@ def test_a_bot_that_closes_its_standard_output_is_told_whether_it_ran_on(then: s
     """Found by an audit: a bot that closed its standard output and ran on was reported as "the process ended (it
     closed its standard output)", though it had not ended. The fault now says that it ran on (and the referee ends
     it), or how it ended where it did, with the end of its stderr either way; no process is left."""
-    bot = tmp_path / "closes.py"
-    bot.write_text(CLOSES_STDOUT)
-    spec = get_spec("german_whist_v0")
-    referee = Referee(spec, dict(spec.single_deal), Limits(decision_s=2.0), seed=3)
-    closes = BotCommand("closes", (sys.executable, bot.name, then), str(bot))
-    ledgers = {"closes": BotLedger("closes"), "random": BotLedger("random")}
     before = children()  # an earlier test's pool workers may live on in this process
-    referee.play_half(Seating((closes, library_bot("random")), (1, 2)), range(1), ledgers)
-    fault = ledgers["closes"].faults[0]
+    closes = play_script(tmp_path, "closes", CLOSES_STDOUT, (then,), limits=Limits(decision_s=2.0), seed=3)
+    fault = closes.faults[0]
     assert fault.kind == "crash" and says in fault.message, fault.message
     assert "closing my standard output" in fault.message, fault.message
-    assert ledgers["closes"].forfeit is not None and not children() - before
+    assert closes.forfeit is not None and not children() - before
 
 
 # Found by a mutation audit (small bugs planted one at a time; these are the ones no test caught).
@@ -398,12 +398,6 @@ run_bot(act)
 
 def test_a_bot_that_spends_the_match_budget_forfeits(tmp_path: Path) -> None:
     """0.15 s a decision, each within the second it may take, spends a budget of 0.5 s in four decisions."""
-    bot = tmp_path / "slow.py"
-    bot.write_text(SLOW_EVERY_TIME)
-    spec = get_spec("german_whist_v0")
-    referee = Referee(spec, dict(spec.single_deal), Limits(decision_s=1.0, match_s=0.5), seed=1)
-    slow = BotCommand("slow", (sys.executable, bot.name), str(bot))
-    ledgers = {"slow": BotLedger("slow"), "random": BotLedger("random")}
-    referee.play_half(Seating((slow, library_bot("random")), (1, 2)), range(1), ledgers)
-    assert [f.kind for f in ledgers["slow"].faults] == ["budget"], ledgers["slow"].faults
-    assert ledgers["slow"].forfeit is not None and ledgers["slow"].forfeit.startswith("budget")
+    slow = play_script(tmp_path, "slow", SLOW_EVERY_TIME, limits=Limits(decision_s=1.0, match_s=0.5), seed=1)
+    assert [f.kind for f in slow.faults] == ["budget"], slow.faults
+    assert slow.forfeit is not None and slow.forfeit.startswith("budget")
