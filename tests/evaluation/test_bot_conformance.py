@@ -152,6 +152,49 @@ def test_a_bot_that_answers_deal_end_is_told_so(tmp_path: Path) -> None:
     assert "one legal action: answered 7D: ok" in text and "goodbye: it exited" in text, text
 
 
+STRICT = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "protocol": 1}), flush=True)
+    elif message["type"] == "act":
+        print(message["legal"][0]["id"], flush=True)
+    elif message["type"] == "goodbye":
+        break
+    elif message["type"] not in ("deal_end", "match_end"):
+        raise ValueError("unknown message type " + message["type"])
+"""
+
+
+def test_a_bot_that_ends_on_a_message_it_does_not_know_is_told_so(tmp_path: Path) -> None:
+    """A bot that raises on a type it does not know passed that line ("ignored: ok": no answer came), and its end
+    was blamed on the act that followed, with "goodbye: it exited ...: ok" after it."""
+    bot = tmp_path / "strict.py"
+    bot.write_text(STRICT)
+    report = check_bot((sys.executable, bot.name), ["humbug_v0"], source=str(bot))
+    text = report.text()
+    said = "a message of a type it does not know: the process ended (exit status 1); the end of its stderr: "
+    assert said in text and "unknown message type notice" in text and "ignore a type you do not know" in text, text
+    assert "ignored: ok" not in text and "goodbye" not in text and "an act with a field" not in text, text
+    assert "the rest of the edge cases: not checked (the process has ended)" in text and report.problems == 1, text
+
+
+def test_a_bot_that_ends_on_a_field_it_does_not_know_gets_no_goodbye_ok(tmp_path: Path) -> None:
+    """It ends at the act with a field from a later version: the act's line says so, and the goodbye's line no
+    longer says "it exited in 0.00 s (exit status 1): ok"."""
+    bot = tmp_path / "fields.py"
+    strict_fields = STRICT.replace('raise ValueError("unknown message type " + message["type"])', "pass")
+    refuses = '"act":\n        assert "a_field_from_a_later_version" not in message'
+    bot.write_text(strict_fields.replace('"act":', refuses))
+    report = check_bot((sys.executable, bot.name), ["humbug_v0"], source=str(bot))
+    text = report.text()
+    assert "a message of a type it does not know: ignored: ok\na deal_end: ignored: ok" in text, text
+    assert "an act with a field it does not know: the process ended (exit status 1)" in text, text
+    assert "goodbye: not sent: the process had ended (exit status 1), as said above" in text, text
+    assert "exited in" not in text and report.problems == 1, text
+
+
 @pytest.mark.parametrize(
     ("spec", "says"),
     [

@@ -157,6 +157,19 @@ def test_answers_are_read_as_documented() -> None:
         assert codec.read_answer(json.dumps(text, ensure_ascii=False).encode(), 1 << 47) == 47
 
 
+def test_a_legal_entry_sent_back_whole_is_malformed_and_named() -> None:
+    """A bot that answers the entry of ``legal`` it picked, ``{"id": 47, "label": "TS"}``, was told only that the
+    value names no action; it is told to answer the id alone. The protocol does not change: it stays malformed."""
+    codec = ViewCodec(get_spec("german_whist_v0").make_rules())
+    for line, example in ((b'{"id": 47, "label": "TS"}', "(the line 47)"), (b'{"id": true}', "(the line 47)")):
+        with pytest.raises(AnswerError) as err:
+            codec.read_answer(line, 1 << 47)
+        assert err.value.kind == "malformed" and "sent back whole: answer its id alone " + example in str(err.value)
+    with pytest.raises(AnswerError) as err:
+        codec.read_answer(b'{"id": 3}', 1 << 47)
+    assert '(the line 3) or {"action": 3}' in str(err.value)
+
+
 # JSON that orjson (up to 1,024 levels) and json (up to about 1,000) read, but that Python cannot write back: an
 # answer's message quoted it with json.dumps, whose RecursionError stopped the referee (and `whist-bot check`)
 DEEP = [b"[" * depth + b"]" * depth for depth in (999, 1010, 1023)]

@@ -316,6 +316,13 @@ class ViewCodec:
                 pass
             else:
                 return card
+        if isinstance(value, dict) and "id" in value:  # an entry of the act's 'legal', sent back whole
+            ident = value["id"] if type(value["id"]) is int and abs(value["id"]) < 2**64 else 47
+            raise AnswerError(
+                "malformed",
+                f"{_shown(value)} is an entry of the act message's 'legal' sent back whole: answer its id alone "
+                f'(the line {ident}) or {{"action": {ident}}}',
+            )
         raise AnswerError(
             "malformed",
             f"{_shown(value)} names no action: answer an action id (an int from the act message's "
