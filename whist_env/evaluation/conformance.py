@@ -49,6 +49,8 @@ HINTS = {
     "leftover": "end every process you start before your bot exits",
 }
 """What to do about each kind of fault, in a student's words."""
+News = dict[str, tuple[dict[str, Any], str]]
+"""Messages that want no answer, by what each is: the message, and the hint for a bot that answers or ends on it."""
 
 
 @dataclass
@@ -158,25 +160,10 @@ def _phases_of(referee: Referee, records: Sequence[dict[str, Any]], seat: int) -
 
 def _check_edges(report: CheckReport, bot: BotCommand, game_id: str, limits: Limits, prefix: tuple[str, ...]) -> None:
     """Unknown messages and fields, a deal_end (news, not answered), a decision with one legal action, and the
-    goodbye."""
+    goodbye. A bot that ends at one of them is told so there; the cases after it are not checked."""
     spec = get_spec(game_id)
     referee = Referee(spec, dict(spec.single_deal), limits)
-    game = referee.game
-    state = game.new_episode(np.random.default_rng(5))
-    while game.view(state, state.to_act).legal.bit_count() != 1 and not state.done:
-        view = game.view(state, state.to_act)
-        game.step(state, stand_in(view), np.random.default_rng(0))
-    seat = state.to_act
-    view = game.view(state, seat)
-    end = game.new_episode(np.random.default_rng(6))  # a deal played out, for a deal_end as a match sends it
-    while not end.done:
-        game.step(end, stand_in(game.view(end, end.to_act)), np.random.default_rng(0))
-    deal_end = {
-        "type": "deal_end",
-        "deal": 0,
-        "returns": [float(r) for r in end.returns],
-        "view": referee.codec.to_json(game.view(end, seat)),
-    }
+    seat, news, act, only = _edge_messages(referee)
     with selectors.DefaultSelector() as selector, tempfile.TemporaryDirectory(prefix="whist-check-") as root:
         proc = BotProcess(bot, seat, limits, selector)
         try:
@@ -186,59 +173,93 @@ def _check_edges(report: CheckReport, bot: BotCommand, game_id: str, limits: Lim
             report.add(f"the edge cases: not checked, the bot did not start ({err})", problem=True)
             proc.stop(None)
             return
-        news = {
-            "a message of a type it does not know": (
-                {"type": "notice", "text": "a message of a type this bot does not know"},
-                "ignore a type you do not know (a later protocol may add one)",
-            ),
-            "a deal_end": (
-                deal_end,
-                "deal_end, match_end and goodbye are news (an answer to one is read as the next act's)",
-            ),
-        }
-        for what, (message, hint) in news.items():
-            proc.send(encode_line(message))
-            try:
-                stray = proc.read_line(time.monotonic() + min(0.5, limits.decision_s), owed=False)
-            except Exception as err:  # noqa: BLE001 - no line in time: as it should be; or it ended (said here)
-                if getattr(err, "kind", "") == "timeout":
-                    report.add(f"{what}: ignored: ok")
-                    continue
-                report.add(f"{what}: {err}; take every message and go on: {hint}", problem=True)
-                report.add("the rest of the edge cases: not checked (the process has ended)")
-                proc.stop(None)
-                return
-            else:
-                report.add(f"{what}: it answered {stray[:80]!r}; answer act messages only: {hint}", problem=True)
-        message = {
-            "type": "act",
-            "deal": 0,
-            "decision": 0,
-            "view": referee.codec.to_json(view),
-            "legal": referee.codec.legal(view),
-            "a_field_from_a_later_version": {"ignore": "me"},
-        }
-        only = referee.codec.labels[view.legal.bit_length() - 1]
+        if not _news_ignored(report, proc, news, limits):
+            report.add("the rest of the edge cases: not checked (the process has ended)")
+            proc.stop(None)
+            return
+        label = referee.codec.labels[only]
         try:
-            line = proc.request(encode_line(message), limits.decision_s)
-            referee.codec.read_answer(line, view.legal)
+            referee.codec.read_answer(proc.request(encode_line(act), limits.decision_s), 1 << only)
         except AnswerError as err:
-            report.add(f"an act with a field it does not know and one legal action ({only}): {err}", problem=True)
+            report.add(f"an act with a field it does not know and one legal action ({label}): {err}", problem=True)
         except Exception as err:  # noqa: BLE001 - the process ended or took too long
             report.add(f"an act with a field it does not know: {err or 'no answer in time'}", problem=True)
         else:
-            report.add(f"an act with a field it does not know and one legal action: answered {only}: ok")
-        if not proc.alive:
-            report.add(f"goodbye: not sent: the process had ended ({proc.exit_text()}), as said above")
-            proc.stop(None)
-            return
-        start = time.monotonic()
-        proc.stop({"type": "goodbye", "reason": "the check is over"})
-        took = time.monotonic() - start
-        if proc.killed:
-            report.add(f"goodbye: it did not exit within {limits.grace_s:g} s; exit when it comes", problem=True)
+            report.add(f"an act with a field it does not know and one legal action: answered {label}: ok")
+        _check_goodbye(report, proc, limits)
+
+
+def _edge_messages(referee: Referee) -> tuple[int, News, dict[str, Any], int]:
+    """The edge cases' messages: ``(seat, news, act, only)``. ``news`` maps what each message is to the message and
+    the hint for a bot that answers it or ends on it: one of a type no bot knows, and a deal_end of a deal played
+    out, as a match sends it. ``act`` is a decision with one legal action, ``only``, and a field from a later
+    version, at ``seat``."""
+    game = referee.game
+    state = game.new_episode(np.random.default_rng(5))
+    while game.view(state, state.to_act).legal.bit_count() != 1 and not state.done:
+        game.step(state, stand_in(game.view(state, state.to_act)), np.random.default_rng(0))
+    seat = state.to_act
+    view = game.view(state, seat)
+    end = game.new_episode(np.random.default_rng(6))
+    while not end.done:
+        game.step(end, stand_in(game.view(end, end.to_act)), np.random.default_rng(0))
+    deal_end = {
+        "type": "deal_end",
+        "deal": 0,
+        "returns": [float(r) for r in end.returns],
+        "view": referee.codec.to_json(game.view(end, seat)),
+    }
+    news: News = {
+        "a message of a type it does not know": (
+            {"type": "notice", "text": "a message of a type this bot does not know"},
+            "ignore a type you do not know (a later protocol may add one)",
+        ),
+        "a deal_end": (
+            deal_end,
+            "deal_end, match_end and goodbye are news (an answer to one is read as the next act's)",
+        ),
+    }
+    act: dict[str, Any] = {
+        "type": "act",
+        "deal": 0,
+        "decision": 0,
+        "view": referee.codec.to_json(view),
+        "legal": referee.codec.legal(view),
+        "a_field_from_a_later_version": {"ignore": "me"},
+    }
+    return seat, news, act, view.legal.bit_length() - 1
+
+
+def _news_ignored(report: CheckReport, proc: BotProcess, news: News, limits: Limits) -> bool:
+    """Send each message of ``news``, which wants no answer, and say whether the bot ignored it: False once the
+    process has ended on one."""
+    for what, (message, hint) in news.items():
+        proc.send(encode_line(message))
+        try:
+            stray = proc.read_line(time.monotonic() + min(0.5, limits.decision_s), owed=False)
+        except Exception as err:  # noqa: BLE001 - no line in time: as it should be; or it ended (said here)
+            if getattr(err, "kind", "") != "timeout":
+                report.add(f"{what}: {err}; take every message and go on: {hint}", problem=True)
+                return False
+            report.add(f"{what}: ignored: ok")
         else:
-            report.add(f"goodbye: it exited in {took:.2f} s ({proc.exit_text()}): ok")
+            report.add(f"{what}: it answered {stray[:80]!r}; answer act messages only: {hint}", problem=True)
+    return True
+
+
+def _check_goodbye(report: CheckReport, proc: BotProcess, limits: Limits) -> None:
+    """Say goodbye (to a process still running) and see that it exits within ``grace_s``."""
+    if not proc.alive:
+        report.add(f"goodbye: not sent: the process had ended ({proc.exit_text()}), as said above")
+        proc.stop(None)
+        return
+    start = time.monotonic()
+    proc.stop({"type": "goodbye", "reason": "the check is over"})
+    took = time.monotonic() - start
+    if proc.killed:
+        report.add(f"goodbye: it did not exit within {limits.grace_s:g} s; exit when it comes", problem=True)
+    else:
+        report.add(f"goodbye: it exited in {took:.2f} s ({proc.exit_text()}): ok")
 
 
 def _hello(referee: Referee, seat: int) -> dict[str, Any]:
