@@ -26,7 +26,8 @@ gives.
 
 **Ratings and gates.** The ratings are the ladder's (:func:`~whist_env.evaluation.ladder.fit_with_draws`: least
 squares of every match's mean per-deal difference, in the game's unit per deal, the ``random`` gate at 0), with 95%
-intervals of Student's t on the bootstrap's standard error (:func:`interval_scale`; a bootstrap over the deals, the
+intervals of Student's t on the bootstrap's standard error
+(:func:`~whist_env.evaluation.ladder.interval_scale`; a bootstrap over the deals, the
 fit redone on each resample): for one match, the arena's paired interval. A bot *passes* a gate when the 95%
 interval of its rating minus the gate's lies above 0, *fails* it when the interval lies below 0, and is *undecided*
 otherwise; a bot that forfeited its match against the gate gets the verdict *forfeit* (the referee's stand-in played
@@ -83,7 +84,7 @@ import numpy as np
 from whist_env.agents.agent_spec import AgentSpec, format_agent_spec, parse_agent_spec
 from whist_env.errors import OptionError, unreadable
 from whist_env.evaluation.arena import seat_assignments
-from whist_env.evaluation.ladder import BOOTSTRAP, Rating, fit_with_draws, plot_ratings
+from whist_env.evaluation.ladder import BOOTSTRAP, Rating, fit_with_draws, interval_scale, plot_ratings
 from whist_env.evaluation.protocol import PROTOCOL
 from whist_env.evaluation.referee import (
     FAULT_KINDS,
@@ -100,7 +101,6 @@ from whist_env.evaluation.referee import (
     seat_seed,
 )
 from whist_env.evaluation.sequential import ALPHA, LOOK_EVERY, StopRule, deal_bound, pair_alpha
-from whist_env.evaluation.stats import t_quantile_975
 from whist_env.evaluation.workers import one_blas_thread, sigint_ignored
 from whist_env.registry import ensure_spec, get_spec
 from whist_env.spec import GameSpec
@@ -1285,21 +1285,6 @@ def autograder(s: Standing, report: TournamentReport) -> dict[str, Any]:
         "tests": tests,
         "leaderboard": [{"name": "rating", "value": round(s.rating, 4)}],
     }
-
-
-def interval_scale(deals: int) -> float:
-    """How many bootstrap standard errors a 95% interval spans either side of a rating (or of a difference of two)
-    when the matches have ``deals`` deals (the shortest match's, where they differ): Student's ``t(0.975, n - 1)``
-    times ``sqrt(n / (n - 1))``, the factor by which the bootstrap's spread of a mean of ``n`` deals falls short of
-    its standard error. For one match this is the paired Student-t interval of the arena; NaN below two deals (no
-    interval: every verdict undecided).
-
-    A course's matches are short (the tutorial plays 10 deals), and there the bootstrap's 2.5 and 97.5 percentiles
-    are too narrow: two equal agents got a verdict 16% of the time at 5 deals a match and 10% at 10, where a 95%
-    interval allows 5% (simulated in ``tests/evaluation/test_tournament.py``)."""
-    if deals < 2:
-        return math.nan
-    return t_quantile_975(deals - 1) * math.sqrt(deals / (deals - 1))
 
 
 def rate(t: Tournament, results: Sequence[dict[str, Any]], wall_s: float, played: int) -> TournamentReport:
