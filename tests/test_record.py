@@ -163,6 +163,17 @@ def test_a_missing_or_bad_later_deal_names_the_step() -> None:
         over.replay()
 
 
+@pytest.mark.parametrize("start", [{"deck": 0}, {"dealer": 1}, {"trump_card": "AS"}, {"rng": 1}])
+def test_a_start_option_the_game_does_not_have_is_refused_by_name(start: dict[str, Any]) -> None:
+    """Found by the record fuzzer (``--hypothesis-seed=11``): ``"start": {"deck": 0}`` clashed with the record's own
+    deck and raised ``TypeError`` (got multiple values for argument 'deck') from the replay."""
+    record = replace(_humbug_record(), start=start)
+    with pytest.raises(
+        RecordError, match=rf"humbug_v0 record: start: unknown start option\(s\) \['{next(iter(start))}'\]; known: none"
+    ):
+        record.replay()
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

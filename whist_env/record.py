@@ -147,6 +147,10 @@ class GameRecord:
         """
         game = _make_rules(self.game_id, self.options)
         rng = _ReplayRng(self)
+        unknown = sorted(set(self.start) - set(game.extra_reset_options))
+        if unknown:  # "deck" or "dealer" here would also clash with the record's own fields of those names
+            known = ", ".join(game.extra_reset_options) or "none"
+            raise RecordError(f"{self.game_id} record: start: unknown start option(s) {unknown}; known: {known}")
         try:
             state = game.new_episode(cast(np.random.Generator, rng), list(self.deck), self.dealer, **self.start)
         except OptionError as err:
