@@ -288,6 +288,13 @@ def test_bad_constructor_arguments(game_id: str) -> None:
         make(game_id, colour="red")
     with pytest.raises(OptionError, match="render_mode='rgb_array' is not supported"):
         make(game_id, render_mode="rgb_array")
+    # Options read from a file (a tournament's, a record's, a config's) may hold any name: ``self`` and ``cls``
+    # raised TypeError (got multiple values for argument 'self') where any other unknown name is an OptionError.
+    for name in ("self", "cls"):
+        with pytest.raises(OptionError, match=f"{game_id} has no option '{name}'"):
+            make(game_id, **{name: 1})
+        with pytest.raises(OptionError, match=f"{game_id} has no option '{name}'"):
+            get_spec(game_id).make_rules(**{name: 1})
 
 
 @pytest.mark.parametrize("game_id", game_ids())

@@ -163,6 +163,13 @@ def test_a_missing_or_bad_later_deal_names_the_step() -> None:
         over.replay()
 
 
+def test_an_option_named_self_is_an_unknown_option() -> None:
+    """It raised TypeError (got multiple values for argument 'self') from the replay."""
+    record = replace(_humbug_record(), options={"self": 1})
+    with pytest.raises(RecordError, match="options: humbug_v0 has no option 'self'"):
+        record.replay()
+
+
 @pytest.mark.parametrize("start", [{"deck": 0}, {"dealer": 1}, {"trump_card": "AS"}, {"rng": 1}])
 def test_a_start_option_the_game_does_not_have_is_refused_by_name(start: dict[str, Any]) -> None:
     """Found by the record fuzzer (``--hypothesis-seed=11``): ``"start": {"deck": 0}`` clashed with the record's own

@@ -167,7 +167,7 @@ class GameSpec(Generic[G, S]):
         """The side index of each seat (partners share one; see :func:`sides_of`)."""
         return sides_of(num_players, self.partner_offset)
 
-    def make_rules(self, **options: Any) -> G:
+    def make_rules(self, /, **options: Any) -> G:
         """The rules object for ``options``.
 
         Raises:

@@ -41,7 +41,7 @@ class HeuristicAgent:
     name = "heuristic"
     game_id: ClassVar[str] = ""
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, /, **options: Any) -> None:
         self.options = dict(options)
 
     def act(self, view: PlayerView, rng: np.random.Generator) -> int:

@@ -148,12 +148,12 @@ class WhistAECEnv(AECEnv):
             cls.metadata = {**WhistAECEnv.metadata, "render_modes": list(RENDER_MODES), "name": cls.game_cls.game_id}
 
     @classmethod
-    def wrapped(cls, illegal_reward: float = -1.0, **kwargs: Any) -> WhistWrapper:
+    def wrapped(cls, /, illegal_reward: float = -1.0, **kwargs: Any) -> WhistWrapper:
         """The wrapped environment (a game module's ``env()``): an illegal action ends the game with
         ``illegal_reward``; ``kwargs`` go to the raw environment."""
         return WhistWrapper(cls(**kwargs), illegal_reward=illegal_reward)
 
-    def __init__(self, render_mode: str | None = None, render_seat: int | None = None, **options: Any) -> None:
+    def __init__(self, /, render_mode: str | None = None, render_seat: int | None = None, **options: Any) -> None:
         super().__init__()
         name = self.metadata["name"]
         if render_mode is not None and render_mode not in RENDER_MODES:

@@ -232,7 +232,7 @@ class TrickGame(Generic[S]):
         if "standard_trick_winner" not in cls.__dict__:
             cls.standard_trick_winner = cls.trick_winner is TrickGame.trick_winner
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, /, **options: Any) -> None:
         self.config = self.config_cls.from_options(self.game_id, options)
         # step() may call play_card directly unless a game overrides apply() (hot path).
         self._plain_apply = type(self).apply is TrickGame.apply

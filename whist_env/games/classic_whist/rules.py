@@ -96,7 +96,7 @@ class ClassicWhist(TrickGame[ClassicWhistState]):
     info_seat_keys = ()
     config: ClassicWhistConfig
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, /, **options: Any) -> None:
         super().__init__(**options)
         self.num_players = NUM_PLAYERS
         self.recall = self.config.include_history

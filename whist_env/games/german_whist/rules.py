@@ -100,7 +100,7 @@ class GermanWhist(TrickGame[GermanWhistState]):
     config: GermanWhistConfig
     info_seat_keys = ("balance",)  # the seat's own balance; the rest of info is the same for both
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, /, **options: Any) -> None:
         super().__init__(**options)
         self.num_players = NUM_PLAYERS
         self.recall = self.config.include_history

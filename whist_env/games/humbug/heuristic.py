@@ -64,7 +64,7 @@ class HumbugHeuristic(HeuristicAgent):
 
     game_id = "humbug_v0"
 
-    def __init__(self, **options: object) -> None:
+    def __init__(self, /, **options: object) -> None:
         super().__init__(**options)
         self._memory: dict[int, list[_Layout]] = {}  # seat -> its deals, least recently used first
 

@@ -60,7 +60,7 @@ class Humbug(TrickGame[State]):
     turn_up_on_table = False  # the turn-up is in the dealer's hand: shown by id, not placed (§3.3)
     info_seat_keys = ("balance",)  # the seat's own balance; the rest of info is the same for both
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, /, **options: Any) -> None:
         super().__init__(**options)
         self.num_players = NUM_PLAYERS
         self.open_table = self.config.mode == "open_table"

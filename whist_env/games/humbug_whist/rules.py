@@ -173,7 +173,7 @@ class HumbugWhist(TrickGame[HumbugWhistState]):
     config: HumbugWhistConfig
     num_actions = 54  # 52 cards, KEEP, EXCHANGE (§0.6)
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, /, **options: Any) -> None:
         super().__init__(**options)
         self.num_players = NUM_PLAYERS
         self.recall = self.config.include_history

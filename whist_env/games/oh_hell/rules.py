@@ -159,7 +159,7 @@ class OhHell(TrickGame[OhHellState]):
     info_seat_keys = ()
     config: OhHellConfig
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, /, **options: Any) -> None:
         super().__init__(**options)
         cfg = self.config
         self.num_players = cfg.num_players
