@@ -252,12 +252,17 @@ class RunConfig:
         Raises:
             ConfigError: naming the field, the bad value and what is allowed.
         """
-        from whist_env.registry import game_ids, unknown_game
+        from whist_env.errors import OptionError
+        from whist_env.registry import game_ids, get_spec, unknown_game
 
         check_trainer(self.trainer, trainer)
         known = game_ids() if games is None else games
         if self.game not in known:
             raise ConfigError(f"game: {unknown_game(self.game, known, listed)}")
+        try:  # before anything takes them as keywords (the batched engine's ``seed``, ``self``)
+            get_spec(self.game).make_rules(**self.game_options)
+        except OptionError as err:
+            raise ConfigError(f"game_options: {err}") from err
         for name in ("keep_checkpoints", "torch_threads"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
@@ -409,10 +414,7 @@ class TrainConfig(PPOConfig):
         from whist_env.registry import get_spec, partnership_games
 
         spec = get_spec(self.game)
-        try:
-            game = spec.make_rules(**self.game_options)
-        except OptionError as err:
-            raise ConfigError(f"game_options: {err}") from err
+        game = spec.make_rules(**self.game_options)  # its options checked by validate_run
         n = game.num_players
         if isinstance(self.learner_seat, int) and not 0 <= self.learner_seat < n:
             raise ConfigError(f"learner_seat must be 'random', 'rotate' or a seat 0..{n - 1}, got {self.learner_seat}")

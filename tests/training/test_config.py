@@ -210,6 +210,11 @@ def test_every_trainer_config_extends_the_one_base_and_documents_every_key() -> 
         ("learning_rate", 0.0, "learning_rate must be"),
         ("gamma", 1.5, "gamma must be"),
         ("trainer", "jax", "trainer must be one of sb3, ppo, rllib"),
+        # the ppo trainer passed these to the batched engine before checking them: ``self`` raised TypeError, and
+        # ``seed`` was blamed on eval_opponents
+        ("game_options", {"self": 1}, "game_options: german_whist_v0 has no option 'self'"),
+        ("game_options", {"seed": 1}, "game_options: german_whist_v0 has no option 'seed'"),
+        ("game_options", {"num_envs": 2}, "game_options: german_whist_v0 has no option 'num_envs'"),
     ],
 )
 def test_the_shared_keys_are_checked_alike_by_every_trainer(key: str, value: object, message: str) -> None:

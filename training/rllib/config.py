@@ -133,12 +133,7 @@ class RLlibConfig(RunConfig):
         from whist_env.agents import make_agent
         from whist_env.errors import OptionError
         from whist_env.learning.rllib.league import SNAPSHOT, check_opponents, scripted_names
-        from whist_env.registry import get_spec
 
-        try:
-            get_spec(self.game).make_rules(**self.game_options)
-        except OptionError as err:
-            raise ConfigError(f"game_options: {err}") from err
         try:
             check_opponents(self.opponents)
         except OptionError as err:
