@@ -156,6 +156,9 @@ def test_a_pretrained_seat_with_other_options_is_refused_naming_the_options_it_n
         ({"game": "german_whist_v0", "seats": ["human"]}, "has 2 seats"),
         ({"game": "german_whist_v0", "seats": ["human", "wizard"]}, "unknown agent"),
         ({"game": "german_whist_v0", "options": {"decks": 2}}, "no option"),
+        # make()'s own keywords, which it took for its own (raw: TypeError, a 500; render_mode: accepted)
+        ({"game": "german_whist_v0", "seats": ["human", "human"], "options": {"raw": False}}, "no option 'raw'"),
+        ({"game": "german_whist_v0", "seats": ["human", "human"], "options": {"render_mode": "ansi"}}, "no option"),
         ({"game": "german_whist_v0", "options": [1]}, "options"),
         ({"game": "german_whist_v0", "colour": "red"}, "unknown field"),
         ({"game": "german_whist_v0", "seed": -1}, "seed"),

@@ -295,6 +295,7 @@ class Table:
         self.id = table_id
         self.game_id = game_id
         self.options = dict(options or {})
+        spec.make_rules(**self.options)  # the game's options alone, before make() takes any as its own (raw=...)
         self.env = make(spec, raw=True, **self.options)
         self.game = self.env.game
         n = self.game.num_players
