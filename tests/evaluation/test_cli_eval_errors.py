@@ -126,6 +126,9 @@ def test_eval_debug_shows_the_traceback() -> None:
 def test_demo_with_a_bad_option_value(capsys: Any) -> None:
     err = _fails(demo_main, ["--game", "german_whist_v0", "--option", "num_deals=x", "--quiet"], capsys)
     assert err.startswith("whist-demo: error:") and "num_deals" in err
+    for name in ("render_mode", "game_id", "raw"):  # make()'s own keywords: a TypeError, an AttributeError
+        err = _fails(demo_main, ["--game", "german_whist_v0", "--option", f"{name}=1", "--quiet"], capsys)
+        assert err.startswith(f"whist-demo: error: german_whist_v0 has no option '{name}'. Allowed options: "), err
     assert "--seed" in _fails(demo_main, ["--seed", "-1"], capsys)
     assert "--help" in _fails(demo_main, ["--game", "chess"], capsys)
     for command in (demo_main, play_main):  # a misspelt game gets the closest id, as in whist-eval

@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from whist_env.envs.registration import make
-from whist_env.registry import default_game_id, game_ids, unknown_game
+from whist_env.registry import default_game_id, game_ids, get_spec, unknown_game
 
 
 class CliParser(argparse.ArgumentParser):
@@ -119,6 +119,7 @@ def parse_option(text: str) -> tuple[str, Any]:
 
 def demo(game_id: str, episodes: int, seed: int, options: dict[str, Any], show: bool) -> dict[str, Any]:
     """Play ``episodes`` seeded episodes with uniformly random legal actions; return a summary."""
+    get_spec(game_id).make_rules(**options)  # the game's options alone (render_mode=... was make()'s own, a TypeError)
     env = make(game_id, render_mode="ansi", **options)
     chooser = np.random.default_rng(seed + 1)
     returns: dict[str, list[float]] = {a: [] for a in env.possible_agents}
