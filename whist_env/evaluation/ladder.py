@@ -407,8 +407,8 @@ def plot_ratings(ratings: Sequence[Rating], path: str | Path, title: str, xlabel
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.6))
     values = np.array([r.rating for r in rows])
     lows, highs = np.array([r.low for r in rows]), np.array([r.high for r in rows])
-    # Each interval drawn as it is, around its middle (it need not be symmetric about the rating; an interval
-    # that is none, with one deal per match, is not drawn; matplotlib refuses a negative error bar).
+    # Each interval drawn around its middle (the rating: the intervals are symmetric); one that is none (matches
+    # of one deal) is not drawn, and matplotlib refuses a negative error bar.
     known = np.isfinite(lows) & np.isfinite(highs)
     middles = np.where(known, (lows + highs) / 2, values)
     ax.errorbar(middles, y, xerr=np.where(known, np.maximum(highs - lows, 0.0) / 2, 0.0), fmt="none", capsize=4,
