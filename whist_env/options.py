@@ -142,17 +142,26 @@ class GameConfig:
         return out
 
     @classmethod
+    def check_names(cls, game_id: str, options: Mapping[str, Any]) -> None:
+        """Refuse an option name the game does not have (the values are :meth:`from_options`'s to check).
+
+        Raises:
+            OptionError: naming the unknown names and every allowed option.
+        """
+        unknown = sorted(set(options) - {f.name for f in dataclasses.fields(cls)})
+        if unknown:
+            allowed = "; ".join(f"{k}: {v}" for k, v in cls.allowed().items())
+            raise OptionError(f"{game_id} has no option {', '.join(map(repr, unknown))}. Allowed options: {allowed}")
+
+    @classmethod
     def from_options(cls: type[C], game_id: str, options: Mapping[str, Any]) -> C:
         """Build and validate a config from keyword options.
 
         Raises:
             OptionError: for an unknown name, a wrong type or a value outside the allowed set.
         """
+        cls.check_names(game_id, options)
         names = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(options) - set(names))
-        if unknown:
-            allowed = "; ".join(f"{k}: {v}" for k, v in cls.allowed().items())
-            raise OptionError(f"{game_id} has no option {', '.join(map(repr, unknown))}. Allowed options: {allowed}")
         for key, value in options.items():
             m = names[key].metadata
             if value is None and m.get("optional"):

@@ -173,7 +173,7 @@ class GameSpec(Generic[G, S]):
         Raises:
             OptionError: for an unknown option or a bad value, naming what is allowed.
         """
-        return self.rules_cls(**options)
+        return self.rules_cls.from_options(options)
 
     def heuristic_cls(self) -> type[HeuristicAgent]:
         """The rule-based agent class (its module is imported now)."""

@@ -159,7 +159,7 @@ class WhistAECEnv(AECEnv):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise OptionError(f"{name}: render_mode={render_mode!r} is not supported; use None, 'ansi' or 'human'")
         self.render_mode = render_mode
-        self.game = self.game_cls(**options)
+        self.game = self.game_cls.from_options(options)
         n = self.game.num_players
         if render_seat is not None and not (
             isinstance(render_seat, int) and not isinstance(render_seat, bool) and 0 <= render_seat < n

@@ -232,6 +232,17 @@ class TrickGame(Generic[S]):
         if "standard_trick_winner" not in cls.__dict__:
             cls.standard_trick_winner = cls.trick_winner is TrickGame.trick_winner
 
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Self:
+        """``cls(**options)``, the names checked first: a game's ``__init__(self, **options)`` would take an option
+        named ``self`` as its own argument (a ``TypeError``), where any other unknown name is an ``OptionError``.
+
+        Raises:
+            OptionError: for an unknown option or a bad value, naming what is allowed.
+        """
+        cls.config_cls.check_names(cls.game_id, options)
+        return cls(**options)
+
     def __init__(self, /, **options: Any) -> None:
         self.config = self.config_cls.from_options(self.game_id, options)
         # step() may call play_card directly unless a game overrides apply() (hot path).
