@@ -218,8 +218,10 @@ def test_damaged_or_foreign_files_are_refused(tmp_path: Path, exported: dict[str
         make_agent(f"pretrained(path={text})", "humbug_v0")
     bare = tmp_path / "bare.npz"
     np.savez(bare, action_weight=np.zeros((2, 3), np.float32))
-    with pytest.warns(UserWarning, match="carries no whist_env metadata"), pytest.raises(OptionError, match="lacks"):
+    with pytest.warns(UserWarning, match="carries no whist_env metadata"), pytest.raises(OptionError) as err:
         load_policy(bare, "humbug_v0")
+    # it said "lacks the array 'policy_format is not a file in the archive'" (numpy's KeyError, quoted whole)
+    assert "bare.npz lacks the array 'policy_format': it is not a policy written by" in str(err.value)
     arrays = dict(np.load(exported["humbug_v0"]))  # a good file, then damaged one way at a time
     for name, value, says in [
         ("action_bias", np.full_like(arrays["action_bias"], np.nan), "not finite numbers"),  # was played

@@ -195,9 +195,10 @@ class NumpyPolicy:
                 for i in range(len(activations))
             ]
             action = (np.asarray(arrays["action_weight"]), np.asarray(arrays["action_bias"]))
-        except KeyError as err:
+        except KeyError as err:  # an opened .npz says "<name> is not a file in the archive", a dict the name
+            missing = str(err.args[0]).removesuffix(" is not a file in the archive") if err.args else ""
             raise OptionError(
-                f"{what} lacks the array {err}: it is not a policy written by whist_env's export_policy"
+                f"{what} lacks the array {missing!r}: it is not a policy written by whist_env's export_policy"
             ) from None
         except FILE_DAMAGE + (TypeError,) as err:  # no number, an array of objects, a damaged member
             raise OptionError(f"{what} is not a policy written by whist_env's export_policy ({err})") from None
